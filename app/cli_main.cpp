@@ -1,0 +1,38 @@
+// tokenscope-cli: the scriptable face of TokenScope. Subcommands print JSON with --json.
+#include <QCoreApplication>
+#include <cstdio>
+
+#include "app/cli_chat.h"
+
+namespace {
+
+void printUsage() {
+  std::printf(
+      "Usage: tokenscope-cli <command> [options]\n\n"
+      "Commands:\n"
+      "  chat       stream one chat completion from an OpenAI-compatible endpoint, measured\n\n"
+      "  --version  print the version\n"
+      "Run `tokenscope-cli <command> --help` for a command's options.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QCoreApplication app(argc, argv);
+  QCoreApplication::setApplicationName("tokenscope-cli");
+  QCoreApplication::setApplicationVersion(TOKENSCOPE_VERSION);
+  QStringList args = QCoreApplication::arguments().mid(1);
+  if (args.isEmpty() || args.first() == "--help" || args.first() == "-h") {
+    printUsage();
+    return args.isEmpty() ? 2 : 0;
+  }
+  if (args.first() == "--version") {
+    std::printf("tokenscope-cli %s\n", TOKENSCOPE_VERSION);
+    return 0;
+  }
+  const QString command = args.takeFirst();
+  if (command == "chat") return ts::runChatCommand(args);
+  std::fprintf(stderr, "tokenscope-cli: unknown command '%s'\n", command.toLocal8Bit().constData());
+  printUsage();
+  return 2;
+}

@@ -1,0 +1,29 @@
+// What the user asked for: messages and sampling parameters, independent of the source.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ts {
+
+struct ChatMessage {
+  std::string role;  // "system" | "user" | "assistant"
+  std::string content;
+};
+
+struct SamplingParams {
+  double temperature = 0.7;  // 0..2
+  double top_p = 0.9;        // (0, 1]
+  int max_tokens = 512;      // >= 1
+  bool stream = true;
+  std::optional<int64_t> seed;
+};
+
+struct GenerationRequest {
+  std::vector<ChatMessage> messages;
+  SamplingParams params;
+  std::string provider;  // provider name, for logs and per-provider memory
+  std::string model;
+};
+
+}  // namespace ts

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs everything TokenScope needs to build, run and test on Debian 12.
+# Usage: sudo packaging/install-deps.sh   (as root, sudo is not needed)
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake ninja-build pkg-config clang clang-format \
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libglx-dev \
+  libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev \
+  qt6-qpa-plugins libqt6svg6 fonts-dejavu-core fonts-droid-fallback \
+  xvfb xauth >/dev/null
+echo "TokenScope dependencies are installed."

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Configures, builds and runs every test (unit, end-to-end against a local HTTP server,
+# offscreen GUI, the SSE fuzzer for TOKENSCOPE_FUZZ_SECONDS, default 60). Prints ctest's
+# summary last. Usage: tests/run_all.sh [build-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build "$build" --parallel "$(nproc)"
+cd "$build"
+ctest --output-on-failure --parallel "$(nproc)" --timeout 600
