@@ -96,9 +96,7 @@ int runChatCommand(const QStringList& args) {
   endpoint.base_url = p.value("base-url");
   endpoint.api_key_env = p.value("api-key-env");
   endpoint.max_retries = *retries;
-  const int limit_ms = static_cast<int>(*timeout * 1000);
-  endpoint.timeouts = {std::min(limit_ms, 10'000), limit_ms, limit_ms,
-                       static_cast<int>(std::min(*timeout * 10'000, 2.0e9))};
+  endpoint.timeouts = RemoteTimeouts::fromLimitSeconds(*timeout);
 
   const bool json = p.isSet("json");
   OpenAiClient client;

@@ -33,6 +33,12 @@ int retryAfterMs(const QByteArray& header) {
 
 }  // namespace
 
+RemoteTimeouts RemoteTimeouts::fromLimitSeconds(double seconds) {
+  const double ms = std::clamp(seconds * 1000.0, 1.0, 2.0e8);
+  return {static_cast<int>(std::min(ms, 10'000.0)), static_cast<int>(ms), static_cast<int>(ms),
+          static_cast<int>(ms * 10)};
+}
+
 OpenAiClient::OpenAiClient(QObject* parent, QNetworkAccessManager* nam)
     : QObject(parent), nam_(nam ? nam : new QNetworkAccessManager(this)) {
   for (QTimer* t : {&phase_timer_, &total_timer_, &retry_timer_}) {
@@ -419,23 +425,22 @@ void OpenAiClient::cancel() {
 
 void OpenAiClient::fail(FailureKind kind, int http_status, const QString& message) {
   if (!running_) return;
-  dropReply();
-  emitEvent(StreamEvent::failed(monotonicNowNs(), kind, http_status, message.toStdString(),
+  terminate(StreamEvent::failed(monotonicNowNs(), kind, http_status, message.toStdString(),
                                 recorder_.run().contentText()));
-  running_ = false;
-  total_timer_.stop();
-  retry_timer_.stop();
-  result_.run = recorder_.run();
-  emit runFinished();
 }
 
 void OpenAiClient::finishOk(const std::string& reason) {
   if (!running_) return;
-  dropReply();
-  emitEvent(StreamEvent::finished(monotonicNowNs(), reason));
+  terminate(StreamEvent::finished(monotonicNowNs(), reason));
+}
+
+void OpenAiClient::terminate(StreamEvent end) {
+  // Not running from here on, so a handler of the terminal event cannot re-enter.
   running_ = false;
+  dropReply();
   total_timer_.stop();
   retry_timer_.stop();
+  emitEvent(std::move(end));
   result_.run = recorder_.run();
   emit runFinished();
 }

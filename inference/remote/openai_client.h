@@ -24,6 +24,10 @@ struct RemoteTimeouts {
   int first_byte_ms = 60'000;  // request sent -> first response byte
   int idle_ms = 30'000;        // longest silence between bytes while streaming (stall)
   int total_ms = 600'000;      // the whole run, retries included
+
+  // From one user-facing limit S (a provider's timeout_seconds, the CLI's --timeout):
+  // connect min(S, 10 s); first byte S; idle S; the whole run 10 S.
+  static RemoteTimeouts fromLimitSeconds(double seconds);
 };
 
 struct RemoteEndpoint {
@@ -79,6 +83,7 @@ class OpenAiClient : public QObject {
   void fetchModelsThenFail(const QString& server_message);
   void fail(FailureKind kind, int http_status, const QString& message);
   void finishOk(const std::string& reason);
+  void terminate(StreamEvent end);
   void emitEvent(StreamEvent event);
   void dropReply();
   QString urlForMessages() const;

@@ -1,0 +1,87 @@
+#include "app/provider_store.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+namespace ts {
+
+ProviderStore::ProviderStore(QString path) : path_(std::move(path)) {}
+
+QString ProviderStore::defaultPath() {
+  QString dir = qEnvironmentVariable("TOKENSCOPE_CONFIG_DIR");
+  if (dir.isEmpty())
+    dir = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + "/tokenscope";
+  return dir + "/providers.json";
+}
+
+ProviderList ProviderStore::presets() {
+  ProviderList list;
+  list.providers.push_back({"TaoToken", "https://taotoken.net/api", "baichuan", "TAOTOKEN_API_KEY", 60, 2});
+  list.providers.push_back({"Local OpenAI-compatible server", "http://127.0.0.1:8000", "default", "", 60, 2});
+  return list;
+}
+
+ProviderList ProviderStore::load(QString* error) const {
+  QFile file(path_);
+  if (!file.exists()) return presets();
+  if (!file.open(QIODevice::ReadOnly)) {
+    if (error) *error = QString("cannot read %1: %2").arg(path_, file.errorString());
+    return presets();
+  }
+  QJsonParseError parse{};
+  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parse);
+  file.close();
+  if (parse.error != QJsonParseError::NoError || !doc.object().value("providers").isArray()) {
+    const QString aside = path_ + ".bad";
+    QFile::remove(aside);
+    QFile::rename(path_, aside);
+    if (error)
+      *error = QString("%1 is damaged (%2); it was kept as %3 and the presets were loaded")
+                   .arg(path_, parse.error != QJsonParseError::NoError
+                                   ? parse.errorString() + " at offset " + QString::number(parse.offset)
+                                   : QString("expected an object with a \"providers\" array"),
+                        aside);
+    return presets();
+  }
+  ProviderList list;
+  for (const QJsonValue& v : doc.object().value("providers").toArray()) {
+    const QJsonObject o = v.toObject();
+    ProviderSettings p;
+    p.name = o.value("name").toString().toStdString();
+    p.base_url = o.value("base_url").toString().toStdString();
+    p.default_model = o.value("default_model").toString().toStdString();
+    p.api_key_env = o.value("api_key_env").toString().toStdString();
+    p.timeout_seconds = std::max(1, o.value("timeout_seconds").toInt(60));
+    p.max_retries = std::clamp(o.value("max_retries").toInt(2), 0, 10);
+    if (!p.name.empty()) list.providers.push_back(p);
+  }
+  list.current = doc.object().value("current").toInt(0);
+  return list;
+}
+
+QString ProviderStore::save(const ProviderList& list) const {
+  QJsonArray providers;
+  for (const auto& p : list.providers)
+    providers.append(QJsonObject{{"name", QString::fromStdString(p.name)},
+                                 {"base_url", QString::fromStdString(p.base_url)},
+                                 {"default_model", QString::fromStdString(p.default_model)},
+                                 {"api_key_env", QString::fromStdString(p.api_key_env)},
+                                 {"timeout_seconds", p.timeout_seconds},
+                                 {"max_retries", p.max_retries}});
+  QDir().mkpath(QFileInfo(path_).absolutePath());
+  QSaveFile file(path_);
+  if (!file.open(QIODevice::WriteOnly))
+    return QString("cannot write %1: %2").arg(path_, file.errorString());
+  file.write(QJsonDocument(QJsonObject{{"providers", providers}, {"current", list.current}})
+                 .toJson(QJsonDocument::Indented));
+  if (!file.commit()) return QString("cannot write %1: %2").arg(path_, file.errorString());
+  return {};
+}
+
+}  // namespace ts

@@ -1,0 +1,33 @@
+// Providers persisted as JSON (providers.json in the config directory: $TOKENSCOPE_CONFIG_DIR,
+// else the platform's app config location). Holds names of key variables, never keys.
+#pragma once
+#include <QString>
+#include <vector>
+
+#include "inference/stream/provider_settings.h"
+
+namespace ts {
+
+struct ProviderList {
+  std::vector<ProviderSettings> providers;
+  int current = 0;
+};
+
+class ProviderStore {
+ public:
+  explicit ProviderStore(QString path = defaultPath());
+  static QString defaultPath();
+  static ProviderList presets();  // TaoToken and a local OpenAI-compatible server
+
+  // The saved list; presets when the file does not exist. A damaged file is kept aside
+  // (renamed *.bad) and reported in `error`, and the presets are returned.
+  ProviderList load(QString* error = nullptr) const;
+  // Atomic (write to a temporary file, then rename); returns an error message or "".
+  QString save(const ProviderList& list) const;
+  const QString& path() const { return path_; }
+
+ private:
+  QString path_;
+};
+
+}  // namespace ts

@@ -1,0 +1,135 @@
+// `tokenscope-cli chat --json` as a user runs it: a real process against a real server.
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "tests/support/openai_test_server.h"
+
+using ts::testing::OpenAiTestServer;
+using ts::testing::ServerScript;
+
+class TestCliChat : public QObject {
+  Q_OBJECT
+  OpenAiTestServer server_;
+  QTemporaryDir logs_;
+
+  struct Run {
+    int exit_code;
+    QJsonObject json;
+    QString stderr_text;
+    QString stdout_text;
+  };
+  Run cli(QStringList args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+    QProcess p;
+    p.setProcessEnvironment(env);
+    args.prepend("chat");
+    p.start(TOKENSCOPE_CLI, args);
+    [&] { QVERIFY(p.waitForFinished(30000)); }();
+    Run r{p.exitCode(), {}, QString::fromUtf8(p.readAllStandardError()), {}};
+    r.stdout_text = QString::fromUtf8(p.readAllStandardOutput());
+    r.json = QJsonDocument::fromJson(r.stdout_text.toUtf8()).object();
+    return r;
+  }
+  QStringList base() const {
+    return {"--base-url", QString::fromStdString(server_.baseUrl()), "--model", "test-model",
+            "--prompt", "Hello", "--log-dir", logs_.path(), "--json"};
+  }
+  QStringList logLines() const {
+    QStringList lines;
+    for (const QString& f : QDir(logs_.path()).entryList({"*.jsonl"}, QDir::Files)) {
+      QFile file(QDir(logs_.path()).filePath(f));
+      file.open(QIODevice::ReadOnly);
+      for (const QByteArray& l : file.readAll().split('\n'))
+        if (!l.isEmpty()) lines << QString::fromUtf8(l);
+    }
+    return lines;
+  }
+
+ private slots:
+  void initTestCase() { QVERIFY(server_.start() > 0); }
+  void cleanupTestCase() { server_.stop(); }
+
+  void jsonHasEveryPromisedField() {
+    ServerScript s;
+    s.chunks = 6;
+    s.gap_ms = 10;
+    s.ttft_ms = 30;
+    server_.setScript(s);
+    const Run r = cli(base());
+    QCOMPARE(r.exit_code, 0);
+    for (const char* field : {"ttft_ms", "e2e_ms", "tpot_ms", "output_tokens", "output_tokens_source",
+                              "itl_ms", "text", "finish_reason", "error"})
+      QVERIFY2(r.json.contains(field), field);
+    QCOMPARE(r.json.value("text").toString(), QString::fromStdString(OpenAiTestServer::expectedText(s)));
+    QCOMPARE(r.json.value("output_tokens").toInt(), 6);
+    QCOMPARE(r.json.value("output_tokens_source").toString(), QString("usage"));
+    QCOMPARE(r.json.value("itl_ms").toArray().size(), 5);
+    QVERIFY(r.json.value("ttft_ms").toDouble() >= 30);
+    QVERIFY(qAbs(r.json.value("tpot_ms").toDouble() - 10) < 5);
+    QCOMPARE(r.json.value("finish_reason").toString(), QString("stop"));
+    QVERIFY(r.json.value("error").isNull());
+  }
+
+  void failureGivesErrorObjectAndExitCode() {
+    ServerScript s;
+    s.required_key = "sk-right";
+    server_.setScript(s);
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("TS_CLI_KEY", "sk-wrong-secret-123");
+    const Run r = cli(base() << "--api-key-env" << "TS_CLI_KEY", env);
+    QCOMPARE(r.exit_code, 1);
+    const QJsonObject error = r.json.value("error").toObject();
+    QCOMPARE(error.value("kind").toString(), QString("auth"));
+    QCOMPARE(error.value("http_status").toInt(), 401);
+    QVERIFY(error.value("message").toString().contains("TS_CLI_KEY"));
+    QVERIFY(!r.stdout_text.contains("sk-wrong-secret-123"));
+    for (const QString& line : logLines()) QVERIFY(!line.contains("sk-wrong-secret-123"));
+  }
+
+  void badOptionsSayWhatWasExpected() {
+    const Run temp = cli(base() << "--temperature" << "hot");
+    QCOMPARE(temp.exit_code, 2);
+    QVERIFY2(temp.stderr_text.contains("--temperature: expected a number from 0 to 2, found 'hot'"),
+             qPrintable(temp.stderr_text));
+    const Run missing = cli({"--model", "x"});
+    QCOMPARE(missing.exit_code, 2);
+    QVERIFY(missing.stderr_text.contains("missing --base-url, --prompt"));
+    const Run url = cli({"--base-url", "ftp://x", "--model", "m", "--prompt", "p"});
+    QCOMPARE(url.exit_code, 2);
+    QVERIFY(url.stderr_text.contains("expected http or https"));
+  }
+
+  void everyRunIsAppendedToTheLog() {
+    server_.setScript(ServerScript{});
+    const int before = logLines().size();
+    QCOMPARE(cli(base()).exit_code, 0);
+    QCOMPARE(cli(base() << "--no-stream").exit_code, 0);
+    const QStringList lines = logLines();
+    QCOMPARE(lines.size(), before + 2);
+    const QJsonObject last = QJsonDocument::fromJson(lines.last().toUtf8()).object();
+    QCOMPARE(last.value("request").toObject().value("model").toString(), QString("test-model"));
+    QCOMPARE(last.value("result").toObject().value("text").toString(),
+             QString::fromStdString(OpenAiTestServer::expectedText(ServerScript{})));
+    QVERIFY(last.value("events").toArray().size() >= 3);
+    QVERIFY(cli(base() << "--no-log").exit_code == 0);
+    QCOMPARE(logLines().size(), before + 2);
+  }
+
+  void plainOutputStreamsTextAndSummarises() {
+    server_.setScript(ServerScript{});
+    QStringList args = base();
+    args.removeAll("--json");
+    const Run r = cli(args);
+    QCOMPARE(r.exit_code, 0);
+    QVERIFY(r.stdout_text.startsWith(QString::fromStdString(OpenAiTestServer::expectedText(ServerScript{}))));
+    QVERIFY(r.stderr_text.contains("TTFT"));
+    QVERIFY(r.stderr_text.contains("8 output tokens (usage)"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliChat)
+#include "test_cli_chat.moc"

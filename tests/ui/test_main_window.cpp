@@ -1,0 +1,167 @@
+// The window as a user drives it (offscreen): type, send, watch the answer and the
+// metric labels fill, stop mid-stream, read an error. A real server on 127.0.0.1.
+#include <QDir>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QDoubleSpinBox>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "app/chat_controller.h"
+#include "tests/support/openai_test_server.h"
+#include "ui/chat_panel.h"
+#include "ui/latency_chart.h"
+#include "ui/main_window.h"
+
+using namespace ts;
+using ts::testing::OpenAiTestServer;
+using ts::testing::ServerScript;
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+  OpenAiTestServer server_;
+  QTemporaryDir dir_;
+  std::unique_ptr<ui::MainWindow> window_;
+  std::unique_ptr<ChatController> controller_;
+
+  QString label(const char* name) const { return window_->findChild<QLabel*>(name)->text(); }
+  void typeAndSend(const QString& text) {
+    auto* input = window_->findChild<QPlainTextEdit*>("input");
+    input->setFocus();
+    QTest::keyClicks(input, text);
+    QTest::mouseClick(window_->findChild<QPushButton*>("sendButton"), Qt::LeftButton);
+  }
+  void setProvider(const std::string& key_env = "") {
+    window_->setProviders({{"Test server", server_.baseUrl(), "test-model", key_env, 5, 0}}, 0);
+  }
+
+ private slots:
+  void initTestCase() { QVERIFY(server_.start() > 0); }
+  void cleanupTestCase() { server_.stop(); }
+  void init() {
+    window_ = std::make_unique<ui::MainWindow>();
+    controller_ = std::make_unique<ChatController>(
+        window_.get(), ProviderStore(dir_.filePath("providers.json")), dir_.filePath("logs"), true);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+  }
+  void cleanup() {
+    controller_.reset();
+    window_.reset();
+  }
+
+  void sendStreamsTextAndFillsMetrics() {
+    ServerScript s;
+    s.ttft_ms = 50;
+    s.gap_ms = 4;
+    s.chunks = 30;
+    server_.setScript(s);
+    setProvider();
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("Hello there");
+    QVERIFY(window_->isRunning());
+    QVERIFY(!window_->findChild<QPushButton*>("sendButton")->isEnabled());
+    QVERIFY(shown.wait(10000));
+    const QString expected = QString::fromStdString(OpenAiTestServer::expectedText(s));
+    QCOMPARE(window_->chatPanel()->lastAssistantText(), expected);
+    QVERIFY(window_->chatPanel()->transcriptText().contains("Hello there"));
+    QVERIFY(window_->chatPanel()->transcriptText().contains(expected));
+    QVERIFY2(label("ttftValue").endsWith(" ms"), qPrintable(label("ttftValue")));
+    QVERIFY(label("ttftValue").split(' ').first().toDouble() >= 50);
+    QVERIFY(label("tpotValue").endsWith(" ms"));
+    QVERIFY(label("decodeRateValue").endsWith("tok/s"));
+    QCOMPARE(label("outputTokensValue"), QString("30 (usage)"));
+    QVERIFY(label("itlValue").contains(" / "));
+    QCOMPARE(window_->latencyChart()->pointCount(), 29);
+    QVERIFY(window_->findChild<QPushButton*>("sendButton")->isEnabled());
+    // The request carried the panel's parameters, and the run was logged.
+    const auto body = QJsonDocument::fromJson(
+        QByteArray::fromStdString(server_.requests().back().body)).object();
+    QCOMPARE(body.value("temperature").toDouble(), 0.7);
+    QCOMPARE(body.value("messages").toArray().last().toObject().value("content").toString(),
+             QString("Hello there"));
+    QTRY_VERIFY(!QDir(dir_.filePath("logs")).entryList({"*.jsonl"}).isEmpty());
+  }
+
+  void secondTurnSendsTheConversation() {
+    server_.setScript(ServerScript{});
+    setProvider();
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("first");
+    QVERIFY(shown.wait(10000));
+    typeAndSend("second");
+    QVERIFY(shown.wait(10000));
+    const auto messages = QJsonDocument::fromJson(
+        QByteArray::fromStdString(server_.requests().back().body)).object().value("messages").toArray();
+    QCOMPARE(messages.size(), 3);  // user, assistant, user
+    QCOMPARE(messages[1].toObject().value("role").toString(), QString("assistant"));
+  }
+
+  void slidersMoveTheValuesSent() {
+    server_.setScript(ServerScript{});
+    setProvider();
+    window_->findChild<QSlider*>("temperatureSlider")->setValue(25);
+    QCOMPARE(window_->findChild<QDoubleSpinBox*>("temperatureSpin")->value(), 0.25);
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("x");
+    QVERIFY(shown.wait(10000));
+    const auto body = QJsonDocument::fromJson(
+        QByteArray::fromStdString(server_.requests().back().body)).object();
+    QCOMPARE(body.value("temperature").toDouble(), 0.25);
+  }
+
+  void stopKeepsThePartialAnswer() {
+    ServerScript s;
+    s.chunks = 3000;
+    s.gap_ms = 5;
+    server_.setScript(s);
+    setProvider();
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("long answer please");
+    QTRY_VERIFY_WITH_TIMEOUT(window_->chatPanel()->lastAssistantText().size() > 20, 5000);
+    QElapsedTimer clock;
+    clock.start();
+    QTest::mouseClick(window_->findChild<QPushButton*>("stopButton"), Qt::LeftButton);
+    QVERIFY(shown.wait(5000));
+    QVERIFY2(clock.elapsed() < 100, qPrintable(QString("stop took %1 ms").arg(clock.elapsed())));
+    const QString partial = window_->chatPanel()->lastAssistantText();
+    QVERIFY(!partial.isEmpty());
+    QVERIFY(partial.size() < static_cast<int>(OpenAiTestServer::expectedText(s).size()));
+    QVERIFY(window_->chatPanel()->transcriptText().contains("partial answer is kept"));
+    QCOMPARE(window_->currentRun().terminal()->text, std::string("cancelled"));
+  }
+
+  void errorIsShownWithTheFix() {
+    ServerScript s;
+    s.required_key = "sk-right";
+    server_.setScript(s);
+    qunsetenv("TS_GUI_TEST_KEY");
+    setProvider("TS_GUI_TEST_KEY");
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("hi");
+    QVERIFY(shown.wait(10000));
+    const QString transcript = window_->chatPanel()->transcriptText();
+    QVERIFY2(transcript.contains("HTTP 401") && transcript.contains("TS_GUI_TEST_KEY is not set"),
+             qPrintable(transcript));
+    QCOMPARE(label("ttftValue"), QString("—"));
+    QVERIFY(window_->findChild<QPushButton*>("sendButton")->isEnabled());
+  }
+
+  void emptyMessageIsNotSent() {
+    setProvider();
+    server_.clearRequests();
+    QTest::mouseClick(window_->findChild<QPushButton*>("sendButton"), Qt::LeftButton);
+    QVERIFY(!window_->isRunning());
+    QVERIFY(server_.requests().empty());
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

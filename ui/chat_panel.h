@@ -1,0 +1,43 @@
+// The conversation: a transcript that grows as the answer streams, an input box, and
+// Send (Ctrl+Return) / Stop (Esc) buttons.
+#pragma once
+#include <QString>
+#include <QWidget>
+
+class QPlainTextEdit;
+class QPushButton;
+class QTextBrowser;
+
+namespace ts::ui {
+
+class ChatPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ChatPanel(QWidget* parent = nullptr);
+
+  QString inputText() const;
+  void clearInput();
+  void focusInput();
+  void setBusy(bool busy);  // Send disabled / Stop enabled while a run streams
+
+  void appendUserMessage(const QString& text);
+  void beginAssistantMessage(const QString& label);
+  void appendAssistantText(const QString& text);  // streamed pieces, batched by the caller
+  void endAssistantMessage(const QString& note, bool is_error);
+  void clearTranscript();
+  QString lastAssistantText() const { return last_answer_; }
+  QString transcriptText() const;
+
+ signals:
+  void sendClicked();
+  void stopClicked();
+
+ private:
+  QTextBrowser* transcript_;
+  QPlainTextEdit* input_;
+  QPushButton* send_;
+  QPushButton* stop_;
+  QString last_answer_;
+};
+
+}  // namespace ts::ui

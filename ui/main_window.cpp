@@ -1,0 +1,264 @@
+#include "ui/main_window.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "ui/chat_panel.h"
+#include "ui/latency_chart.h"
+#include "ui/metrics_strip.h"
+#include "ui/parameter_panel.h"
+
+namespace ts::ui {
+namespace {
+constexpr int kFrameMs = 16;  // one UI update per ~60 Hz frame while streaming
+}
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle("TokenScope");
+  resize(1280, 800);
+  url_preview_ = [](const QString& url) { return std::make_pair(url, false); };
+
+  chat_ = new ChatPanel(this);
+  metrics_ = new MetricsStrip(this);
+  parameters_ = new ParameterPanel(this);
+  chart_ = new LatencyChart(this);
+
+  auto* left = new QWidget(this);
+  auto* left_layout = new QVBoxLayout(left);
+  left_layout->setContentsMargins(6, 6, 6, 6);
+  left_layout->addWidget(chat_, 1);
+  left_layout->addWidget(metrics_);
+  auto* right = new QSplitter(Qt::Vertical, this);
+  right->addWidget(parameters_);
+  right->addWidget(chart_);
+  right->setStretchFactor(1, 1);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(left);
+  split->addWidget(right);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  setCentralWidget(split);
+
+  buildToolbar();
+  buildMenus();
+  statusBar()->showMessage("Ready");
+
+  frame_timer_.setSingleShot(true);
+  frame_timer_.setInterval(kFrameMs);
+  connect(&frame_timer_, &QTimer::timeout, this, &MainWindow::flushFrame);
+  connect(chat_, &ChatPanel::sendClicked, this, &MainWindow::send);
+  connect(chat_, &ChatPanel::stopClicked, this, &MainWindow::stop);
+  chat_->focusInput();
+}
+
+void MainWindow::buildToolbar() {
+  QToolBar* bar = addToolBar("Provider");
+  bar->setObjectName("providerToolbar");
+  bar->setMovable(false);
+  bar->addWidget(new QLabel(" Provider ", bar));
+  provider_combo_ = new QComboBox(bar);
+  provider_combo_->setObjectName("providerCombo");
+  provider_combo_->setMinimumWidth(200);
+  bar->addWidget(provider_combo_);
+  bar->addAction("Add…", this, [this] { editProvider(true); });
+  bar->addAction("Edit…", this, [this] { editProvider(false); });
+  bar->addAction("Remove", this, &MainWindow::removeProvider);
+  bar->addSeparator();
+  bar->addWidget(new QLabel(" Model ", bar));
+  model_edit_ = new QLineEdit(bar);
+  model_edit_->setObjectName("modelEdit");
+  model_edit_->setMinimumWidth(220);
+  bar->addWidget(model_edit_);
+  connect(provider_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    if (i < 0 || i >= static_cast<int>(providers_.size())) return;
+    model_edit_->setText(QString::fromStdString(providers_[i].default_model));
+    emit providersEdited(providers_, i);
+  });
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("&New chat", QKeySequence::New, this, &MainWindow::newChat);
+  file->addSeparator();
+  file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+  QMenu* provider = menuBar()->addMenu("&Provider");
+  provider->addAction("&Add…", this, [this] { editProvider(true); });
+  provider->addAction("&Edit…", this, [this] { editProvider(false); });
+  provider->addAction("&Remove", this, &MainWindow::removeProvider);
+  QMenu* view = menuBar()->addMenu("&View");
+  view->addAction("Focus &parameters", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
+                  [this] { parameters_->focusFirstField(); });
+  view->addAction("Focus &message", QKeySequence(Qt::CTRL | Qt::Key_L), this,
+                  [this] { chat_->focusInput(); });
+}
+
+void MainWindow::setProviders(const std::vector<ProviderSettings>& providers, int current) {
+  providers_ = providers;
+  refreshProviderCombo(current);
+}
+
+void MainWindow::refreshProviderCombo(int current) {
+  const QSignalBlocker block(provider_combo_);
+  provider_combo_->clear();
+  for (const auto& p : providers_) provider_combo_->addItem(QString::fromStdString(p.name));
+  if (providers_.empty()) {
+    model_edit_->clear();
+    return;
+  }
+  current = std::clamp(current, 0, static_cast<int>(providers_.size()) - 1);
+  provider_combo_->setCurrentIndex(current);
+  model_edit_->setText(QString::fromStdString(providers_[current].default_model));
+}
+
+int MainWindow::currentProvider() const { return provider_combo_->currentIndex(); }
+void MainWindow::setModel(const QString& model) { model_edit_->setText(model); }
+
+void MainWindow::editProvider(bool create) {
+  const int index = currentProvider();
+  if (!create && index < 0) {
+    showStatus("No provider to edit: add one first.");
+    return;
+  }
+  ProviderSettings initial;
+  if (create) {
+    initial.name = "New provider";
+    initial.default_model = "baichuan";
+  } else {
+    initial = providers_[index];
+  }
+  ProviderDialog dialog(initial, url_preview_, this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  ProviderSettings edited = dialog.settings();
+  for (size_t i = 0; i < providers_.size(); ++i) {
+    if (providers_[i].name == edited.name && (create || static_cast<int>(i) != index)) {
+      QMessageBox::warning(this, "Provider", QString("A provider named '%1' already exists; "
+                                                     "choose another name.")
+                                                 .arg(QString::fromStdString(edited.name)));
+      return;
+    }
+  }
+  int current = index;
+  if (create) {
+    providers_.push_back(edited);
+    current = static_cast<int>(providers_.size()) - 1;
+  } else {
+    providers_[index] = edited;
+  }
+  refreshProviderCombo(current);
+  emit providersEdited(providers_, current);
+}
+
+void MainWindow::removeProvider() {
+  const int index = currentProvider();
+  if (index < 0) return;
+  providers_.erase(providers_.begin() + index);
+  refreshProviderCombo(index);
+  emit providersEdited(providers_, currentProvider());
+}
+
+void MainWindow::send() {
+  if (running_) return;
+  const QString text = chat_->inputText();
+  if (text.isEmpty()) {
+    showStatus("Type a message first.");
+    return;
+  }
+  const int index = currentProvider();
+  if (index < 0) {
+    showStatus("Add a provider first (Provider → Add…).");
+    return;
+  }
+  const ProviderSettings& provider = providers_[index];
+  GenerationRequest request;
+  request.provider = provider.name;
+  request.model = model_edit_->text().trimmed().toStdString();
+  if (request.model.empty()) request.model = provider.default_model;
+  request.params = parameters_->params();
+  if (!parameters_->systemPrompt().isEmpty())
+    request.messages.push_back({"system", parameters_->systemPrompt().toStdString()});
+  history_.push_back({"user", text.toStdString()});
+  request.messages.insert(request.messages.end(), history_.begin(), history_.end());
+
+  chat_->appendUserMessage(text);
+  chat_->clearInput();
+  chat_->beginAssistantMessage(QString("%1 · %2").arg(QString::fromStdString(request.model),
+                                                      QString::fromStdString(provider.name)));
+  chat_->setBusy(true);
+  recorder_.clear();
+  pending_text_.clear();
+  chart_->reset();
+  metrics_->clear();
+  running_ = true;
+  showStatus("Sending to " + QString::fromStdString(provider.name) + "…");
+  emit sendRequested(provider, request);
+}
+
+void MainWindow::stop() {
+  if (!running_) return;
+  showStatus("Stopping…");
+  emit stopRequested();
+}
+
+void MainWindow::newChat() {
+  if (running_) stop();
+  history_.clear();
+  chat_->clearTranscript();
+  chart_->reset();
+  metrics_->clear();
+  chat_->focusInput();
+}
+
+void MainWindow::onStreamEvent(const StreamEvent& event) {
+  if (!running_) return;
+  recorder_.record(event);
+  if (event.kind == EventKind::TokenChunk) pending_text_ += QString::fromStdString(event.text);
+  if (event.kind == EventKind::Finished || event.kind == EventKind::Failed) {
+    frame_timer_.stop();
+    flushFrame();
+    finishRun(event);
+    return;
+  }
+  if (!frame_timer_.isActive()) frame_timer_.start();
+}
+
+void MainWindow::flushFrame() {
+  chat_->appendAssistantText(pending_text_);
+  pending_text_.clear();
+  chart_->appendFrom(recorder_.run());
+  metrics_->showMetrics(computeMetrics(recorder_.run()));
+}
+
+void MainWindow::finishRun(const StreamEvent& end) {
+  running_ = false;
+  chat_->setBusy(false);
+  const QString answer = chat_->lastAssistantText();
+  if (!answer.isEmpty()) history_.push_back({"assistant", answer.toStdString()});
+  if (end.kind == EventKind::Failed) {
+    const QString message = QString::fromStdString(end.text);
+    chat_->endAssistantMessage(message, true);
+    showStatus("Failed: " + message);
+  } else if (end.text == "cancelled") {
+    chat_->endAssistantMessage("Stopped — the partial answer is kept.", false);
+    showStatus("Stopped.");
+  } else {
+    if (end.text == "length")
+      chat_->endAssistantMessage("Stopped at max_tokens (finish_reason: length).", false);
+    showStatus(QString("Done (finish_reason: %1).").arg(QString::fromStdString(end.text)));
+  }
+  emit runDisplayed();
+}
+
+void MainWindow::onRunWarnings(const QStringList& warnings) {
+  for (const QString& w : warnings) chat_->endAssistantMessage("Note: " + w, false);
+}
+
+void MainWindow::showStatus(const QString& message) { statusBar()->showMessage(message); }
+
+}  // namespace ts::ui

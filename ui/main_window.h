@@ -1,0 +1,83 @@
+// The main window: provider and model on top, the chat on the left with the metrics
+// strip under it, parameters and the live latency chart on the right. It holds widgets
+// and formatting only: requests leave as signals, events arrive as values, and text /
+// chart updates are batched once per frame so 1,000 tokens/s do not flood the UI.
+#pragma once
+#include <QMainWindow>
+#include <QTimer>
+#include <vector>
+
+#include "inference/stream/generation_request.h"
+#include "inference/stream/metrics.h"
+#include "inference/stream/provider_settings.h"
+#include "ui/provider_dialog.h"
+
+class QComboBox;
+class QLineEdit;
+
+namespace ts::ui {
+
+class ChatPanel;
+class LatencyChart;
+class MetricsStrip;
+class ParameterPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+
+  void setUrlPreview(UrlPreview preview) { url_preview_ = std::move(preview); }
+  void setProviders(const std::vector<ProviderSettings>& providers, int current);
+  const std::vector<ProviderSettings>& providers() const { return providers_; }
+  int currentProvider() const;
+  void setModel(const QString& model);
+
+  ChatPanel* chatPanel() const { return chat_; }
+  ParameterPanel* parameterPanel() const { return parameters_; }
+  MetricsStrip* metricsStrip() const { return metrics_; }
+  LatencyChart* latencyChart() const { return chart_; }
+  const RecordedRun& currentRun() const { return recorder_.run(); }
+  bool isRunning() const { return running_; }
+
+ public slots:
+  void send();
+  void stop();
+  void newChat();
+  void onStreamEvent(const ts::StreamEvent& event);
+  // After the terminal event: things the user should know that did not fail the run.
+  void onRunWarnings(const QStringList& warnings);
+  void showStatus(const QString& message);
+
+ signals:
+  void sendRequested(const ts::ProviderSettings& provider, const ts::GenerationRequest& request);
+  void stopRequested();
+  void providersEdited(const std::vector<ts::ProviderSettings>& providers, int current);
+  void runDisplayed();  // the terminal event has been painted
+
+ private:
+  void buildToolbar();
+  void buildMenus();
+  void flushFrame();
+  void finishRun(const StreamEvent& end);
+  void refreshProviderCombo(int current);
+  void editProvider(bool create);
+  void removeProvider();
+
+  std::vector<ProviderSettings> providers_;
+  UrlPreview url_preview_;
+  QComboBox* provider_combo_;
+  QLineEdit* model_edit_;
+  ChatPanel* chat_;
+  ParameterPanel* parameters_;
+  MetricsStrip* metrics_;
+  LatencyChart* chart_;
+
+  std::vector<ChatMessage> history_;  // the conversation so far, sent with each message
+  RunRecorder recorder_;              // the run being displayed
+  QString pending_text_;              // arrived since the last frame
+  QTimer frame_timer_;
+  bool running_ = false;
+};
+
+}  // namespace ts::ui

@@ -1,0 +1,77 @@
+#include "ui/metrics_strip.h"
+
+#include <QHBoxLayout>
+#include <QVBoxLayout>
+
+#include "ui/format.h"
+
+namespace ts::ui {
+
+MetricsStrip::MetricsStrip(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(4, 2, 4, 2);
+  ttft_ = addField("TTFT", "ttftValue",
+                   "Time to first token: first chunk with non-empty content − request start.");
+  tpot_ = addField("TPOT", "tpotValue",
+                   "Time per output token: (E2E − TTFT) / (output tokens − 1); only for more "
+                   "than one output token.");
+  decode_rate_ = addField("Decode", "decodeRateValue",
+                          "Decode rate: (output tokens − 1) / (E2E − TTFT) = 1 / TPOT.");
+  overall_rate_ = addField("Overall", "overallRateValue",
+                           "Overall rate: output tokens / E2E (includes the wait for the first "
+                           "token).");
+  output_tokens_ = addField("Output", "outputTokensValue",
+                            "Output tokens: usage.completion_tokens when the server sends it; "
+                            "else the local tokenizer's count; else the number of chunks.");
+  e2e_ = addField("E2E", "e2eValue",
+                  "End to end: last content chunk − request start (a trailing usage chunk does "
+                  "not extend it).");
+  itl_ = addField("ITL p50 / p99", "itlValue",
+                  "Inter-token latency: gaps between consecutive content chunks (per chunk).");
+  layout->addStretch(1);
+  clear();
+}
+
+QLabel* MetricsStrip::addField(const QString& name, const QString& object_name,
+                               const QString& definition) {
+  auto* box = new QWidget(this);
+  auto* v = new QVBoxLayout(box);
+  v->setContentsMargins(6, 0, 6, 0);
+  v->setSpacing(0);
+  auto* caption = new QLabel(name, box);
+  caption->setStyleSheet("color: palette(mid); font-size: small;");
+  auto* value = new QLabel(box);
+  value->setObjectName(object_name);
+  value->setStyleSheet("font-weight: bold;");
+  value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  v->addWidget(caption);
+  v->addWidget(value);
+  box->setToolTip(definition);
+  static_cast<QHBoxLayout*>(layout())->addWidget(box);
+  return value;
+}
+
+void MetricsStrip::showMetrics(const RunMetrics& m) {
+  ttft_->setText(formatDurationNs(m.ttft_ns ? std::optional<double>(*m.ttft_ns) : std::nullopt));
+  tpot_->setText(formatDurationNs(m.tpot_ns));
+  decode_rate_->setText(formatRate(m.decode_tok_s));
+  overall_rate_->setText(formatRate(m.overall_tok_s));
+  output_tokens_->setText(QString("%1 (%2)").arg(m.output_tokens).arg(
+      m.output_tokens_source == TokenCountSource::Chunks ? "chunks"
+                                                         : tokenCountSourceName(m.output_tokens_source)));
+  e2e_->setText(formatDurationNs(m.e2e_ns ? std::optional<double>(*m.e2e_ns) : std::nullopt));
+  if (m.itl_ns.empty()) {
+    itl_->setText("—");
+  } else {
+    std::vector<double> gaps(m.itl_ns.begin(), m.itl_ns.end());
+    const Summary s = summarize(std::move(gaps));
+    itl_->setText(formatDurationNs(s.p50) + " / " + formatDurationNs(s.p99));
+  }
+}
+
+void MetricsStrip::clear() {
+  for (QLabel* l : {ttft_, tpot_, decode_rate_, overall_rate_, output_tokens_, e2e_, itl_})
+    l->setText("—");
+}
+
+}  // namespace ts::ui

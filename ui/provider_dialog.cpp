@@ -1,0 +1,90 @@
+#include "ui/provider_dialog.h"
+
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+
+namespace ts::ui {
+
+ProviderDialog::ProviderDialog(const ProviderSettings& initial, UrlPreview preview,
+                               QWidget* parent)
+    : QDialog(parent), preview_(std::move(preview)) {
+  setWindowTitle("Provider");
+  auto* form = new QFormLayout(this);
+  name_ = new QLineEdit(QString::fromStdString(initial.name), this);
+  name_->setObjectName("providerName");
+  form->addRow("&Name", name_);
+  base_url_ = new QLineEdit(QString::fromStdString(initial.base_url), this);
+  base_url_->setObjectName("providerBaseUrl");
+  base_url_->setPlaceholderText("https://taotoken.net/api");
+  form->addRow("&Base URL", base_url_);
+  url_note_ = new QLabel(this);
+  url_note_->setObjectName("providerUrlNote");
+  url_note_->setWordWrap(true);
+  form->addRow("", url_note_);
+  model_ = new QLineEdit(QString::fromStdString(initial.default_model), this);
+  model_->setObjectName("providerModel");
+  form->addRow("Default &model", model_);
+  key_env_ = new QLineEdit(QString::fromStdString(initial.api_key_env), this);
+  key_env_->setObjectName("providerKeyEnv");
+  key_env_->setPlaceholderText("TAOTOKEN_API_KEY");
+  key_env_->setToolTip("The name of the environment variable that holds the API key. The key "
+                       "itself is never stored by TokenScope.");
+  form->addRow("API key &variable", key_env_);
+  key_note_ = new QLabel(this);
+  key_note_->setObjectName("providerKeyNote");
+  key_note_->setWordWrap(true);
+  form->addRow("", key_note_);
+  timeout_ = new QSpinBox(this);
+  timeout_->setRange(1, 3600);
+  timeout_->setSuffix(" s");
+  timeout_->setValue(initial.timeout_seconds);
+  timeout_->setToolTip("Longest wait for the connection, the first token, and between chunks.");
+  form->addRow("&Timeout", timeout_);
+  retries_ = new QSpinBox(this);
+  retries_->setRange(0, 10);
+  retries_->setValue(initial.max_retries);
+  retries_->setToolTip("Retries before the first token only; a stream is never replayed.");
+  form->addRow("Max &retries", retries_);
+  buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  form->addRow(buttons_);
+  connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  for (QLineEdit* e : {name_, base_url_, key_env_, model_})
+    connect(e, &QLineEdit::textChanged, this, &ProviderDialog::revalidate);
+  revalidate();
+}
+
+void ProviderDialog::revalidate() {
+  const auto [url, is_error] = preview_(base_url_->text());
+  url_note_->setText(is_error ? url : "Requests go to " + url);
+  url_note_->setStyleSheet(is_error ? "color: #c0392b" : "color: palette(mid)");
+  const QString var = key_env_->text().trimmed();
+  if (var.isEmpty())
+    key_note_->setText("No key will be sent (fine for local servers).");
+  else if (!qEnvironmentVariableIsSet(var.toLocal8Bit().constData()))
+    key_note_->setText(QString("%1 is not set in this environment: run `export %1=<key>` before "
+                               "starting TokenScope.")
+                           .arg(var));
+  else
+    key_note_->setText(QString("%1 is set.").arg(var));
+  buttons_->button(QDialogButtonBox::Ok)
+      ->setEnabled(!is_error && !name_->text().trimmed().isEmpty() &&
+                   !model_->text().trimmed().isEmpty());
+}
+
+ProviderSettings ProviderDialog::settings() const {
+  ProviderSettings s;
+  s.name = name_->text().trimmed().toStdString();
+  s.base_url = base_url_->text().trimmed().toStdString();
+  s.default_model = model_->text().trimmed().toStdString();
+  s.api_key_env = key_env_->text().trimmed().toStdString();
+  s.timeout_seconds = timeout_->value();
+  s.max_retries = retries_->value();
+  return s;
+}
+
+}  // namespace ts::ui
