@@ -50,8 +50,9 @@ void ChatController::onSend(const ProviderSettings& provider, const GenerationRe
 
 void ChatController::onFinished(const RemoteResult& result) {
   window_->onRunWarnings(result.warnings);
-  const QString error = appendRunLog(log_dir_, last_request_, result.run,
-                                     {last_root_, result.final_url, result.attempts, result.warnings});
+  const QString error =
+      appendRunLog(log_dir_, last_request_, result.run,
+                   {last_root_, result.final_url, result.attempts, result.warnings});
   if (!error.isEmpty()) window_->showStatus("Run not logged: " + error);
   emit runLogged(error);
 }

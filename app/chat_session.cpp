@@ -48,7 +48,8 @@ void ChatSession::start(const RemoteEndpoint& endpoint, const GenerationRequest&
 
 void ChatSession::cancel() {
   cancel_flag_ = true;
-  QMetaObject::invokeMethod(worker_, [w = worker_] { w->cancel(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_] { w->cancel(); }, Qt::QueuedConnection);
 }
 
 }  // namespace ts

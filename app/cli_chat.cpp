@@ -15,7 +15,9 @@
 namespace ts {
 namespace {
 
-void printErr(const QString& s) { std::fprintf(stderr, "%s\n", s.toLocal8Bit().constData()); }
+void printErr(const QString& s) {
+  std::fprintf(stderr, "%s\n", s.toLocal8Bit().constData());
+}
 
 QString formatMs(const QJsonValue& v) {
   return v.isNull() ? QString("n/a") : QString::number(v.toDouble(), 'f', 1) + " ms";
@@ -39,8 +41,10 @@ int runChatCommand(const QStringList& args) {
       {"top-p", "Nucleus sampling, 0..1 (default 0.9).", "P", "0.9"},
       {"seed", "Sampling seed, sent when given.", "S"},
       {"no-stream", "Ask for one complete response instead of a stream."},
-      {"timeout", "Longest wait in seconds for the connection, the first token and between "
-                  "chunks (default 60); the whole run may take 10x this.", "S", "60"},
+      {"timeout",
+       "Longest wait in seconds for the connection, the first token and between "
+       "chunks (default 60); the whole run may take 10x this.",
+       "S", "60"},
       {"max-retries", "Retries before the first token (default 2).", "N", "2"},
       {"provider", "Provider name used in logs (default: cli).", "NAME", "cli"},
       {"log-dir", "Where the run is appended as a JSON line (default ./logs/infer).", "DIR"},

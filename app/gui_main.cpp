@@ -34,10 +34,10 @@ int main(int argc, char** argv) {
   ts::ProviderList list = store.load(&load_error);
   const bool from_command_line = p.isSet("base-url");
   if (from_command_line) {
-    list.providers.insert(list.providers.begin(),
-                          {"Command line", p.value("base-url").toStdString(),
-                           p.value("model").toStdString(), p.value("api-key-env").toStdString(),
-                           60, 2});
+    list.providers.insert(
+        list.providers.begin(),
+        {"Command line", p.value("base-url").toStdString(), p.value("model").toStdString(),
+         p.value("api-key-env").toStdString(), 60, 2});
     list.current = 0;
   }
   ts::ui::MainWindow window;
@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
     QObject::connect(&controller, &ts::ChatController::runLogged, &window, [&window, path] {
       QTimer::singleShot(300, &window, [&window, path] {  // let the last frame paint
         const bool ok = window.grab().save(path);
-        std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "saved" : "cannot save", qPrintable(path));
+        std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "saved" : "cannot save",
+                     qPrintable(path));
         QApplication::exit(ok ? 0 : 1);
       });
     });

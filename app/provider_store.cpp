@@ -22,8 +22,10 @@ QString ProviderStore::defaultPath() {
 
 ProviderList ProviderStore::presets() {
   ProviderList list;
-  list.providers.push_back({"TaoToken", "https://taotoken.net/api", "baichuan", "TAOTOKEN_API_KEY", 60, 2});
-  list.providers.push_back({"Local OpenAI-compatible server", "http://127.0.0.1:8000", "default", "", 60, 2});
+  list.providers.push_back(
+      {"TaoToken", "https://taotoken.net/api", "baichuan", "TAOTOKEN_API_KEY", 60, 2});
+  list.providers.push_back(
+      {"Local OpenAI-compatible server", "http://127.0.0.1:8000", "default", "", 60, 2});
   return list;
 }
 
@@ -43,9 +45,10 @@ ProviderList ProviderStore::load(QString* error) const {
     QFile::rename(path_, aside);
     if (error)
       *error = QString("%1 is damaged (%2); it was kept as %3 and the presets were loaded")
-                   .arg(path_, parse.error != QJsonParseError::NoError
-                                   ? parse.errorString() + " at offset " + QString::number(parse.offset)
-                                   : QString("expected an object with a \"providers\" array"),
+                   .arg(path_,
+                        parse.error != QJsonParseError::NoError
+                            ? parse.errorString() + " at offset " + QString::number(parse.offset)
+                            : QString("expected an object with a \"providers\" array"),
                         aside);
     return presets();
   }

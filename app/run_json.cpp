@@ -11,15 +11,22 @@ QJsonValue msOrNull(const std::optional<int64_t>& ns) {
 QJsonValue msOrNull(const std::optional<double>& ns) {
   return ns ? QJsonValue(*ns / 1e6) : QJsonValue();
 }
-QJsonValue orNull(const std::optional<double>& v) { return v ? QJsonValue(*v) : QJsonValue(); }
+QJsonValue orNull(const std::optional<double>& v) {
+  return v ? QJsonValue(*v) : QJsonValue();
+}
 
 const char* eventKindName(EventKind kind) {
   switch (kind) {
-    case EventKind::Started: return "started";
-    case EventKind::TokenChunk: return "token-chunk";
-    case EventKind::Usage: return "usage";
-    case EventKind::Finished: return "finished";
-    case EventKind::Failed: return "failed";
+    case EventKind::Started:
+      return "started";
+    case EventKind::TokenChunk:
+      return "token-chunk";
+    case EventKind::Usage:
+      return "usage";
+    case EventKind::Finished:
+      return "finished";
+    case EventKind::Failed:
+      return "failed";
   }
   return "unknown";
 }
@@ -41,8 +48,8 @@ QJsonObject runResultJson(const RecordedRun& run, const RunMetrics& m) {
       {"content_chunks", static_cast<qint64>(m.content_chunks)},
       {"decode_tok_s", orNull(m.decode_tok_s)},
       {"overall_tok_s", orNull(m.overall_tok_s)},
-      {"prompt_tokens", m.prompt_tokens ? QJsonValue(static_cast<qint64>(*m.prompt_tokens))
-                                        : QJsonValue()},
+      {"prompt_tokens",
+       m.prompt_tokens ? QJsonValue(static_cast<qint64>(*m.prompt_tokens)) : QJsonValue()},
       {"text", QString::fromStdString(run.contentText())},
   };
   const StreamEvent* end = run.terminal();

@@ -12,7 +12,9 @@
 
 namespace ts {
 
-QString defaultLogDir() { return "./logs/infer"; }
+QString defaultLogDir() {
+  return "./logs/infer";
+}
 
 QString appendRunLog(const QString& log_dir, const GenerationRequest& request,
                      const RecordedRun& run, const RunLogContext& context) {

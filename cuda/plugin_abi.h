@@ -17,12 +17,12 @@ typedef struct TsCudaDeviceInfo {
 } TsCudaDeviceInfo;
 
 typedef struct TsCudaProbe {
-  int abi_version;          // out: TOKENSCOPE_CUDA_ABI_VERSION of the plugin
-  int runtime_version;      // out: cudaRuntimeGetVersion, e.g. 13000
-  int driver_version;       // out: cudaDriverGetVersion, 0 when no driver
-  int device_count;         // out: usable devices (at most 8 described)
+  int abi_version;      // out: TOKENSCOPE_CUDA_ABI_VERSION of the plugin
+  int runtime_version;  // out: cudaRuntimeGetVersion, e.g. 13000
+  int driver_version;   // out: cudaDriverGetVersion, 0 when no driver
+  int device_count;     // out: usable devices (at most 8 described)
   TsCudaDeviceInfo devices[8];
-  char error[512];          // out: the runtime's error string when device_count == 0
+  char error[512];  // out: the runtime's error string when device_count == 0
 } TsCudaProbe;
 
 // Fills *probe. Returns 0 when at least one device is usable, else non-zero.

@@ -16,7 +16,8 @@ extern "C" __attribute__((visibility("default"))) int tokenscope_cuda_probe(TsCu
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
     std::snprintf(probe->error, sizeof(probe->error), "cudaGetDeviceCount: %s (error %d)",
-                  err == cudaSuccess ? "no devices" : cudaGetErrorString(err), static_cast<int>(err));
+                  err == cudaSuccess ? "no devices" : cudaGetErrorString(err),
+                  static_cast<int>(err));
     return 1;
   }
   probe->device_count = count < 8 ? count : 8;

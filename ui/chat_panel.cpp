@@ -18,7 +18,9 @@ QTextCharFormat headerFormat() {
   return f;
 }
 
-QTextCharFormat bodyFormat() { return QTextCharFormat(); }
+QTextCharFormat bodyFormat() {
+  return QTextCharFormat();
+}
 
 QTextCharFormat noteFormat(bool is_error) {
   QTextCharFormat f;
@@ -74,7 +76,8 @@ ChatPanel::ChatPanel(QWidget* parent) : QWidget(parent) {
 
   connect(send_, &QPushButton::clicked, this, &ChatPanel::sendClicked);
   connect(stop_, &QPushButton::clicked, this, &ChatPanel::stopClicked);
-  for (const auto& key : {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)}) {
+  for (const auto& key :
+       {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)}) {
     auto* shortcut = new QShortcut(key, this);
     shortcut->setContext(Qt::WindowShortcut);
     connect(shortcut, &QShortcut::activated, this, [this] {
@@ -88,9 +91,15 @@ ChatPanel::ChatPanel(QWidget* parent) : QWidget(parent) {
   });
 }
 
-QString ChatPanel::inputText() const { return input_->toPlainText().trimmed(); }
-void ChatPanel::clearInput() { input_->clear(); }
-void ChatPanel::focusInput() { input_->setFocus(); }
+QString ChatPanel::inputText() const {
+  return input_->toPlainText().trimmed();
+}
+void ChatPanel::clearInput() {
+  input_->clear();
+}
+void ChatPanel::focusInput() {
+  input_->setFocus();
+}
 
 void ChatPanel::setBusy(bool busy) {
   send_->setEnabled(!busy);
@@ -130,6 +139,8 @@ void ChatPanel::clearTranscript() {
   last_answer_.clear();
 }
 
-QString ChatPanel::transcriptText() const { return transcript_->toPlainText(); }
+QString ChatPanel::transcriptText() const {
+  return transcript_->toPlainText();
+}
 
 }  // namespace ts::ui

@@ -11,8 +11,38 @@
 
 namespace ts::ui {
 namespace {
-constexpr int kMaxDots = 400;  // beyond this, dots clutter and cost paint time
+constexpr int kMaxDots = 400;         // beyond this, dots clutter and cost paint time
+constexpr int kMaxLinePoints = 1600;  // beyond this, draw min and max of each x bucket
+
+// Keeps the shape (every spike) of a long series with at most kMaxLinePoints points:
+// each of kMaxLinePoints / 2 equal x ranges contributes its lowest and highest point.
+QList<QPointF> decimate(const QList<QPointF>& points) {
+  if (points.size() <= kMaxLinePoints) return points;
+  const int buckets = kMaxLinePoints / 2;
+  const double x0 = points.first().x(), span = std::max(1e-9, points.last().x() - x0);
+  QList<QPointF> out;
+  out.reserve(kMaxLinePoints + 2);
+  qsizetype i = 0;
+  for (int b = 0; b < buckets && i < points.size(); ++b) {
+    const double end = x0 + span * (b + 1) / buckets;
+    const QPointF* lo = &points[i];
+    const QPointF* hi = &points[i];
+    for (; i < points.size() && (points[i].x() <= end || b == buckets - 1); ++i) {
+      if (points[i].y() < lo->y()) lo = &points[i];
+      if (points[i].y() > hi->y()) hi = &points[i];
+    }
+    if (lo->x() <= hi->x()) {
+      out.append(*lo);
+      if (hi != lo) out.append(*hi);
+    } else {
+      out.append(*hi);
+      out.append(*lo);
+    }
+  }
+  return out;
 }
+
+}  // namespace
 
 LatencyChart::LatencyChart(QWidget* parent) : QChartView(parent) {
   setObjectName("latencyChart");
@@ -22,6 +52,9 @@ LatencyChart::LatencyChart(QWidget* parent) : QChartView(parent) {
   chart->setMargins(QMargins(4, 4, 4, 4));
   gaps_ = new QLineSeries(chart);
   gaps_->setName("inter-token latency (ms)");
+  QPen line_pen = gaps_->pen();
+  line_pen.setWidth(1);  // width-1 lines take the rasteriser's fast path
+  gaps_->setPen(line_pen);
   gap_dots_ = new QScatterSeries(chart);
   gap_dots_->setMarkerSize(5);
   ttft_line_ = new QLineSeries(chart);
@@ -83,7 +116,7 @@ void LatencyChart::appendFrom(const RecordedRun& run) {
     last_chunk_ns_ = e.t_ns;
   }
   if (points_.size() == before && ttft_s_ < 0) return;
-  gaps_->replace(points_);
+  gaps_->replace(decimate(points_));
   gap_dots_->replace(points_.size() <= kMaxDots ? points_ : QList<QPointF>{});
   ttft_line_->replace({QPointF(ttft_s_, 0), QPointF(ttft_s_, y_max_)});
   const double x_max = points_.isEmpty() ? ttft_s_ : points_.last().x();

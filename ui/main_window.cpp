@@ -17,8 +17,9 @@
 
 namespace ts::ui {
 namespace {
-constexpr int kFrameMs = 16;  // one UI update per ~60 Hz frame while streaming
-}
+constexpr int kFrameMs = 16;     // text: one update per ~60 Hz frame while streaming
+constexpr qint64 kChartMs = 50;  // chart and metrics: at most 20 updates per second
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle("TokenScope");
@@ -117,8 +118,12 @@ void MainWindow::refreshProviderCombo(int current) {
   model_edit_->setText(QString::fromStdString(providers_[current].default_model));
 }
 
-int MainWindow::currentProvider() const { return provider_combo_->currentIndex(); }
-void MainWindow::setModel(const QString& model) { model_edit_->setText(model); }
+int MainWindow::currentProvider() const {
+  return provider_combo_->currentIndex();
+}
+void MainWindow::setModel(const QString& model) {
+  model_edit_->setText(model);
+}
 
 void MainWindow::editProvider(bool create) {
   const int index = currentProvider();
@@ -138,9 +143,10 @@ void MainWindow::editProvider(bool create) {
   ProviderSettings edited = dialog.settings();
   for (size_t i = 0; i < providers_.size(); ++i) {
     if (providers_[i].name == edited.name && (create || static_cast<int>(i) != index)) {
-      QMessageBox::warning(this, "Provider", QString("A provider named '%1' already exists; "
-                                                     "choose another name.")
-                                                 .arg(QString::fromStdString(edited.name)));
+      QMessageBox::warning(this, "Provider",
+                           QString("A provider named '%1' already exists; "
+                                   "choose another name.")
+                               .arg(QString::fromStdString(edited.name)));
       return;
     }
   }
@@ -195,6 +201,7 @@ void MainWindow::send() {
   pending_text_.clear();
   chart_->reset();
   metrics_->clear();
+  chart_clock_.invalidate();
   running_ = true;
   showStatus("Sending to " + QString::fromStdString(provider.name) + "…");
   emit sendRequested(provider, request);
@@ -231,6 +238,12 @@ void MainWindow::onStreamEvent(const StreamEvent& event) {
 void MainWindow::flushFrame() {
   chat_->appendAssistantText(pending_text_);
   pending_text_.clear();
+  const bool final_frame = recorder_.hasTerminal();
+  if (!final_frame && chart_clock_.isValid() && chart_clock_.elapsed() < kChartMs) {
+    if (!frame_timer_.isActive()) frame_timer_.start();  // the chart catches up next frame
+    return;
+  }
+  chart_clock_.start();
   chart_->appendFrom(recorder_.run());
   metrics_->showMetrics(computeMetrics(recorder_.run()));
 }
@@ -259,6 +272,8 @@ void MainWindow::onRunWarnings(const QStringList& warnings) {
   for (const QString& w : warnings) chat_->endAssistantMessage("Note: " + w, false);
 }
 
-void MainWindow::showStatus(const QString& message) { statusBar()->showMessage(message); }
+void MainWindow::showStatus(const QString& message) {
+  statusBar()->showMessage(message);
+}
 
 }  // namespace ts::ui

@@ -3,6 +3,7 @@
 // and formatting only: requests leave as signals, events arrive as values, and text /
 // chart updates are batched once per frame so 1,000 tokens/s do not flood the UI.
 #pragma once
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QTimer>
 #include <vector>
@@ -77,6 +78,7 @@ class MainWindow : public QMainWindow {
   RunRecorder recorder_;              // the run being displayed
   QString pending_text_;              // arrived since the last frame
   QTimer frame_timer_;
+  QElapsedTimer chart_clock_;  // since the chart and metrics were last refreshed
   bool running_ = false;
 };
 

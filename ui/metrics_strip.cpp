@@ -56,9 +56,11 @@ void MetricsStrip::showMetrics(const RunMetrics& m) {
   tpot_->setText(formatDurationNs(m.tpot_ns));
   decode_rate_->setText(formatRate(m.decode_tok_s));
   overall_rate_->setText(formatRate(m.overall_tok_s));
-  output_tokens_->setText(QString("%1 (%2)").arg(m.output_tokens).arg(
-      m.output_tokens_source == TokenCountSource::Chunks ? "chunks"
-                                                         : tokenCountSourceName(m.output_tokens_source)));
+  output_tokens_->setText(QString("%1 (%2)")
+                              .arg(m.output_tokens)
+                              .arg(m.output_tokens_source == TokenCountSource::Chunks
+                                       ? "chunks"
+                                       : tokenCountSourceName(m.output_tokens_source)));
   e2e_->setText(formatDurationNs(m.e2e_ns ? std::optional<double>(*m.e2e_ns) : std::nullopt));
   if (m.itl_ns.empty()) {
     itl_->setText("—");

@@ -35,8 +35,12 @@ QWidget* linkedDouble(QWidget* parent, QDoubleSpinBox* spin, QSlider* slider, do
 
 // max_tokens spans 1..131072: the slider moves on a log2 scale, the spin box is exact.
 constexpr int kMaxTokens = 131072;
-int tokensToSlider(int tokens) { return static_cast<int>(std::lround(std::log2(tokens) * 100)); }
-int sliderToTokens(int pos) { return static_cast<int>(std::lround(std::exp2(pos / 100.0))); }
+int tokensToSlider(int tokens) {
+  return static_cast<int>(std::lround(std::log2(tokens) * 100));
+}
+int sliderToTokens(int pos) {
+  return static_cast<int>(std::lround(std::exp2(pos / 100.0)));
+}
 
 }  // namespace
 
@@ -103,8 +107,14 @@ void ParameterPanel::setParams(const SamplingParams& p) {
   stream_->setChecked(p.stream);
 }
 
-QString ParameterPanel::systemPrompt() const { return system_prompt_->toPlainText().trimmed(); }
-void ParameterPanel::setSystemPrompt(const QString& text) { system_prompt_->setPlainText(text); }
-void ParameterPanel::focusFirstField() { temperature_->setFocus(); }
+QString ParameterPanel::systemPrompt() const {
+  return system_prompt_->toPlainText().trimmed();
+}
+void ParameterPanel::setSystemPrompt(const QString& text) {
+  system_prompt_->setPlainText(text);
+}
+void ParameterPanel::focusFirstField() {
+  temperature_->setFocus();
+}
 
 }  // namespace ts::ui

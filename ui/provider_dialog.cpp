@@ -9,8 +9,7 @@
 
 namespace ts::ui {
 
-ProviderDialog::ProviderDialog(const ProviderSettings& initial, UrlPreview preview,
-                               QWidget* parent)
+ProviderDialog::ProviderDialog(const ProviderSettings& initial, UrlPreview preview, QWidget* parent)
     : QDialog(parent), preview_(std::move(preview)) {
   setWindowTitle("Provider");
   auto* form = new QFormLayout(this);
@@ -31,8 +30,9 @@ ProviderDialog::ProviderDialog(const ProviderSettings& initial, UrlPreview previ
   key_env_ = new QLineEdit(QString::fromStdString(initial.api_key_env), this);
   key_env_->setObjectName("providerKeyEnv");
   key_env_->setPlaceholderText("TAOTOKEN_API_KEY");
-  key_env_->setToolTip("The name of the environment variable that holds the API key. The key "
-                       "itself is never stored by TokenScope.");
+  key_env_->setToolTip(
+      "The name of the environment variable that holds the API key. The key "
+      "itself is never stored by TokenScope.");
   form->addRow("API key &variable", key_env_);
   key_note_ = new QLabel(this);
   key_note_->setObjectName("providerKeyNote");

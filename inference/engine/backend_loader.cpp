@@ -47,8 +47,7 @@ CudaAvailability probeCuda() {
   }
   if (path.empty()) {
     result.reason = "CUDA plugin " TOKENSCOPE_CUDA_PLUGIN_NAME " not found (looked in: ";
-    for (size_t i = 0; i < candidates.size(); ++i)
-      result.reason += (i ? ", " : "") + candidates[i];
+    for (size_t i = 0; i < candidates.size(); ++i) result.reason += (i ? ", " : "") + candidates[i];
     result.reason += "); this build has no CUDA backend, using the CPU backend";
     return result;
   }
@@ -80,7 +79,8 @@ CudaAvailability probeCuda() {
     result.devices.push_back({d.name, d.total_bytes, d.compute_major, d.compute_minor});
   }
   if (rc != 0 || result.devices.empty()) {
-    result.reason = std::string("no usable CUDA device: ") + probe->error + "; using the CPU backend";
+    result.reason =
+        std::string("no usable CUDA device: ") + probe->error + "; using the CPU backend";
     return result;
   }
   result.usable = true;

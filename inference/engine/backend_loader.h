@@ -15,10 +15,10 @@ struct CudaDevice {
 
 struct CudaAvailability {
   bool usable = false;
-  std::string plugin_path;   // the file that was opened, empty when none was found
-  std::string reason;        // why CUDA is not usable (empty when usable)
-  int runtime_version = 0;   // e.g. 13000
-  int driver_version = 0;    // 0 when no driver
+  std::string plugin_path;  // the file that was opened, empty when none was found
+  std::string reason;       // why CUDA is not usable (empty when usable)
+  int runtime_version = 0;  // e.g. 13000
+  int driver_version = 0;   // 0 when no driver
   std::vector<CudaDevice> devices;
 };
 

@@ -16,7 +16,7 @@ enum class KeyState {
 struct ResolvedKey {
   QByteArray key;  // trimmed; empty unless state == Present
   KeyState state = KeyState::NotConfigured;
-  QString env_name;            // the variable consulted, if any
+  QString env_name;             // the variable consulted, if any
   bool had_whitespace = false;  // surrounding white space (often a pasted newline) was trimmed
 };
 

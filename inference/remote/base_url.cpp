@@ -32,8 +32,9 @@ NormalizedBaseUrl normalizeBaseUrl(const QString& input) {
   }
   QUrl url(text, QUrl::StrictMode);
   if (!url.isValid() || url.host().isEmpty()) {
-    out.error = QString("the base URL '%1' is not a valid URL; expected something like "
-                        "https://taotoken.net/api")
+    out.error = QString(
+                    "the base URL '%1' is not a valid URL; expected something like "
+                    "https://taotoken.net/api")
                     .arg(input.trimmed());
     return out;
   }
@@ -57,7 +58,11 @@ NormalizedBaseUrl normalizeBaseUrl(const QString& input) {
   return out;
 }
 
-QUrl chatCompletionsUrl(const QString& root) { return QUrl(root + "/v1/chat/completions"); }
-QUrl modelsUrl(const QString& root) { return QUrl(root + "/v1/models"); }
+QUrl chatCompletionsUrl(const QString& root) {
+  return QUrl(root + "/v1/chat/completions");
+}
+QUrl modelsUrl(const QString& root) {
+  return QUrl(root + "/v1/models");
+}
 
 }  // namespace ts

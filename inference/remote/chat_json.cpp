@@ -23,7 +23,8 @@ ChatBody parseBody(std::string_view json, const char* content_parent) {
   if (obj.contains("error")) {
     const auto e = obj.value("error");
     out.api_error = e.isObject() ? e.toObject().value("message").toString() : e.toString();
-    if (out.api_error.isEmpty()) out.api_error = QString::fromUtf8(doc.toJson(QJsonDocument::Compact));
+    if (out.api_error.isEmpty())
+      out.api_error = QString::fromUtf8(doc.toJson(QJsonDocument::Compact));
     return out;
   }
   const QJsonArray choices = obj.value("choices").toArray();
@@ -49,20 +50,22 @@ QByteArray buildChatRequestBody(const GenerationRequest& request, bool include_s
   for (const auto& m : request.messages)
     messages.append(QJsonObject{{"role", QString::fromStdString(m.role)},
                                 {"content", QString::fromStdString(m.content)}});
-  QJsonObject body{{"model", QString::fromStdString(request.model)},
-                   {"messages", messages},
-                   {"temperature", request.params.temperature},
-                   {"top_p", request.params.top_p},
-                   {"max_tokens", request.params.max_tokens},
-                   {"stream", request.params.stream}};
+  QJsonObject body{
+      {"model", QString::fromStdString(request.model)}, {"messages", messages},
+      {"temperature", request.params.temperature},      {"top_p", request.params.top_p},
+      {"max_tokens", request.params.max_tokens},        {"stream", request.params.stream}};
   if (request.params.seed) body.insert("seed", static_cast<qint64>(*request.params.seed));
   if (request.params.stream && include_stream_options)
     body.insert("stream_options", QJsonObject{{"include_usage", true}});
   return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 
-ChatBody parseChatChunk(std::string_view json) { return parseBody(json, "delta"); }
-ChatBody parseChatCompletion(std::string_view json) { return parseBody(json, "message"); }
+ChatBody parseChatChunk(std::string_view json) {
+  return parseBody(json, "delta");
+}
+ChatBody parseChatCompletion(std::string_view json) {
+  return parseBody(json, "message");
+}
 
 QString apiErrorMessage(const QByteArray& body) {
   const auto doc = QJsonDocument::fromJson(body);

@@ -16,9 +16,13 @@ namespace {
 constexpr qsizetype kMaxErrorBody = 64 * 1024;
 constexpr int kMaxRetryAfterMs = 60'000;
 
-int backoffMs(int retry_index) { return std::min(8000, 250 << std::min(retry_index, 5)); }
+int backoffMs(int retry_index) {
+  return std::min(8000, 250 << std::min(retry_index, 5));
+}
 
-QString seconds(int ms) { return QString::number(ms / 1000.0, 'g', 3) + " s"; }
+QString seconds(int ms) {
+  return QString::number(ms / 1000.0, 'g', 3) + " s";
+}
 
 // Retry-After is either delta-seconds or an HTTP date; -1 when absent or unreadable.
 int retryAfterMs(const QByteArray& header) {
@@ -50,7 +54,9 @@ OpenAiClient::OpenAiClient(QObject* parent, QNetworkAccessManager* nam)
   connect(&retry_timer_, &QTimer::timeout, this, &OpenAiClient::startAttempt);
 }
 
-OpenAiClient::~OpenAiClient() { dropReply(); }
+OpenAiClient::~OpenAiClient() {
+  dropReply();
+}
 
 void OpenAiClient::start(const RemoteEndpoint& endpoint, const GenerationRequest& request) {
   if (running_) cancel();
@@ -127,8 +133,9 @@ void OpenAiClient::onMetaData() {
     const QString type = reply_->header(QNetworkRequest::ContentTypeHeader).toString();
     if (request_.params.stream && !type.isEmpty() && !type.contains("event-stream")) {
       body_is_sse_ = false;
-      result_.warnings << QString("the server answered a streaming request with one %1 body; "
-                                  "TTFT then equals E2E")
+      result_.warnings << QString(
+                              "the server answered a streaming request with one %1 body; "
+                              "TTFT then equals E2E")
                               .arg(type);
     }
   }
@@ -183,8 +190,8 @@ void OpenAiClient::processSse(const std::vector<SseEvent>& events, int64_t t_ns)
     }
     if (!c.finish_reason.empty()) finish_reason_ = c.finish_reason;
     if (c.prompt_tokens || c.completion_tokens)
-      emitEvent(StreamEvent::usage(t_ns, c.prompt_tokens.value_or(-1),
-                                   c.completion_tokens.value_or(-1)));
+      emitEvent(
+          StreamEvent::usage(t_ns, c.prompt_tokens.value_or(-1), c.completion_tokens.value_or(-1)));
   }
 }
 
@@ -210,7 +217,8 @@ void OpenAiClient::onReplyFinished() {
                         .arg(urlForMessages())
                         .arg(result_.attempts)
                         .arg(apiErrorMessage(error_body_));
-      if (wait >= 0) msg += QString(" The server asks to wait %1 before retrying.").arg(seconds(wait));
+      if (wait >= 0)
+        msg += QString(" The server asks to wait %1 before retrying.").arg(seconds(wait));
       fail(FailureKind::RateLimited, status, msg);
       return;
     }
@@ -227,8 +235,7 @@ void OpenAiClient::onReplyFinished() {
 void OpenAiClient::handleHttpError(int status, const QByteArray& body) {
   const QString server = apiErrorMessage(body);
   const QString url = urlForMessages();
-  if (status == 400 && send_stream_options_ && !retried_without_stream_options_ &&
-      !content_seen_) {
+  if (status == 400 && send_stream_options_ && !retried_without_stream_options_ && !content_seen_) {
     retried_without_stream_options_ = true;
     send_stream_options_ = false;
     result_.warnings << "the server rejected stream_options (HTTP 400); retried without it and "
@@ -272,7 +279,8 @@ void OpenAiClient::handleHttpError(int status, const QByteArray& body) {
 
 void OpenAiClient::handleNetworkError(int qt_error, const QString& error_string) {
   const QUrl root(root_);
-  const QString host = QString("%1:%2").arg(root.host()).arg(root.port(root.scheme() == "https" ? 443 : 80));
+  const QString host =
+      QString("%1:%2").arg(root.host()).arg(root.port(root.scheme() == "https" ? 443 : 80));
   if (content_seen_) {
     fail(FailureKind::Reset, 200,
          QString("The connection to %1 was lost in the middle of the answer (%2). The partial "
@@ -283,8 +291,9 @@ void OpenAiClient::handleNetworkError(int qt_error, const QString& error_string)
   QString message;
   switch (qt_error) {
     case QNetworkReply::ConnectionRefusedError:
-      message = QString("Could not connect to %1: connection refused. Is the server running, "
-                        "and is the host and port in the base URL (%2) right?")
+      message = QString(
+                    "Could not connect to %1: connection refused. Is the server running, "
+                    "and is the host and port in the base URL (%2) right?")
                     .arg(host, root_);
       break;
     case QNetworkReply::HostNotFoundError:
@@ -292,11 +301,13 @@ void OpenAiClient::handleNetworkError(int qt_error, const QString& error_string)
                     .arg(root.host(), root_);
       break;
     case QNetworkReply::RemoteHostClosedError:
-      message = QString("%1 closed the connection before answering %2.").arg(host, urlForMessages());
+      message =
+          QString("%1 closed the connection before answering %2.").arg(host, urlForMessages());
       break;
     case QNetworkReply::SslHandshakeFailedError:
-      message = QString("The TLS handshake with %1 failed: %2. Is the scheme (http/https) in the "
-                        "base URL right?")
+      message = QString(
+                    "The TLS handshake with %1 failed: %2. Is the scheme (http/https) in the "
+                    "base URL right?")
                     .arg(host, error_string);
       break;
     default:
@@ -324,8 +335,8 @@ void OpenAiClient::finishStream(int64_t t_ns) {
     }
     if (!c.content.empty()) emitEvent(StreamEvent::chunk(t_ns, c.content));
     if (c.prompt_tokens || c.completion_tokens)
-      emitEvent(StreamEvent::usage(t_ns, c.prompt_tokens.value_or(-1),
-                                   c.completion_tokens.value_or(-1)));
+      emitEvent(
+          StreamEvent::usage(t_ns, c.prompt_tokens.value_or(-1), c.completion_tokens.value_or(-1)));
     finishOk(c.finish_reason.empty() ? "unknown" : c.finish_reason);
     return;
   }
@@ -373,8 +384,8 @@ void OpenAiClient::fetchModelsThenFail(const QString& server_message) {
       message += " The endpoint offers: " + ids.join(", ") + ".";
     else
       message += QString(" GET %1 did not list any models (%2), so the available ids are unknown.")
-                     .arg(modelsUrl(root_).toString(), status ? QString("HTTP %1").arg(status)
-                                                                : models_error);
+                     .arg(modelsUrl(root_).toString(),
+                          status ? QString("HTTP %1").arg(status) : models_error);
     fail(FailureKind::ModelNotFound, 404, message);
   });
 }
@@ -409,8 +420,9 @@ void OpenAiClient::onTimer(TimerCause cause) {
            QString("The stream from %1 stalled: no data for %2 after %3 chunk(s). The partial "
                    "answer is kept.")
                .arg(url, seconds(endpoint_.timeouts.idle_ms))
-               .arg(std::count_if(recorder_.run().events.begin(), recorder_.run().events.end(),
-                                  [](const StreamEvent& e) { return e.kind == EventKind::TokenChunk; })));
+               .arg(std::count_if(
+                   recorder_.run().events.begin(), recorder_.run().events.end(),
+                   [](const StreamEvent& e) { return e.kind == EventKind::TokenChunk; })));
       return;
     case TimerCause::None:
       return;
@@ -460,8 +472,12 @@ void OpenAiClient::dropReply() {
   reply->deleteLater();
 }
 
-QString OpenAiClient::urlForMessages() const { return result_.final_url; }
+QString OpenAiClient::urlForMessages() const {
+  return result_.final_url;
+}
 
-QString OpenAiClient::memoryKey() const { return endpoint_.provider_name + "|" + root_; }
+QString OpenAiClient::memoryKey() const {
+  return endpoint_.provider_name + "|" + root_;
+}
 
 }  // namespace ts

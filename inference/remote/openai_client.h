@@ -41,11 +41,11 @@ struct RemoteEndpoint {
 
 struct RemoteResult {
   RecordedRun run;
-  QString final_url;              // the URL of the last attempt
-  int attempts = 0;               // HTTP requests made for this run
+  QString final_url;                 // the URL of the last attempt
+  int attempts = 0;                  // HTTP requests made for this run
   bool stream_options_sent = false;  // on the attempt that produced the answer
-  int malformed_lines = 0;        // `data:` payloads that were not valid JSON (skipped)
-  QStringList warnings;           // things the user should know that did not fail the run
+  int malformed_lines = 0;           // `data:` payloads that were not valid JSON (skipped)
+  QStringList warnings;              // things the user should know that did not fail the run
   bool cancelled = false;
 };
 

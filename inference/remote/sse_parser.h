@@ -14,9 +14,9 @@
 namespace ts {
 
 struct SseEvent {
-  std::string type;  // `event:` field, "message" when absent
-  std::string data;  // `data:` lines joined with '\n'
-  std::string id;    // last event id in effect when this event was dispatched
+  std::string type;                 // `event:` field, "message" when absent
+  std::string data;                 // `data:` lines joined with '\n'
+  std::string id;                   // last event id in effect when this event was dispatched
   std::optional<int64_t> retry_ms;  // `retry:` seen since the previous event
 
   bool operator==(const SseEvent&) const = default;
@@ -39,7 +39,7 @@ class SseParser {
   void processLine(std::string_view line, std::vector<SseEvent>& out);
   void dispatch(std::vector<SseEvent>& out);
 
-  std::string bom_probe_;     // up to 3 leading bytes while checking for a BOM
+  std::string bom_probe_;  // up to 3 leading bytes while checking for a BOM
   bool bom_checked_ = false;
   bool last_was_cr_ = false;  // a CR ended the previous feed: skip a following LF
   std::string line_;          // the current, unterminated line

@@ -8,9 +8,12 @@ namespace ts {
 
 const char* tokenCountSourceName(TokenCountSource source) {
   switch (source) {
-    case TokenCountSource::Usage: return "usage";
-    case TokenCountSource::Tokenizer: return "tokenizer";
-    case TokenCountSource::Chunks: return "chunks";
+    case TokenCountSource::Usage:
+      return "usage";
+    case TokenCountSource::Tokenizer:
+      return "tokenizer";
+    case TokenCountSource::Chunks:
+      return "chunks";
   }
   return "chunks";
 }

@@ -21,7 +21,7 @@ struct RunMetrics {
   // usage.completion_tokens, else the tokenizer's count, else the number of content chunks.
   int64_t output_tokens = 0;
   TokenCountSource output_tokens_source = TokenCountSource::Chunks;
-  int64_t content_chunks = 0;           // TokenChunks with non-empty text
+  int64_t content_chunks = 0;            // TokenChunks with non-empty text
   std::optional<int64_t> prompt_tokens;  // usage.prompt_tokens when sent
   // TPOT = (E2E − TTFT) / (output_tokens − 1), only for output_tokens > 1 (vLLM's).
   std::optional<double> tpot_ns;

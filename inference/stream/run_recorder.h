@@ -12,7 +12,7 @@ struct RecordedRun {
   int64_t start_ns = 0;  // request start: the Started event's timestamp
   std::vector<StreamEvent> events;
 
-  std::string contentText() const;  // concatenated TokenChunk texts
+  std::string contentText() const;      // concatenated TokenChunk texts
   const StreamEvent* terminal() const;  // the Finished or Failed event, if any
 };
 

@@ -6,18 +6,30 @@ namespace ts {
 
 const char* failureKindName(FailureKind kind) {
   switch (kind) {
-    case FailureKind::None: return "none";
-    case FailureKind::Auth: return "auth";
-    case FailureKind::NotFound: return "not_found";
-    case FailureKind::ModelNotFound: return "model_not_found";
-    case FailureKind::RateLimited: return "rate_limited";
-    case FailureKind::BadRequest: return "bad_request";
-    case FailureKind::Server: return "server_error";
-    case FailureKind::Connection: return "connection";
-    case FailureKind::Reset: return "connection_reset";
-    case FailureKind::Timeout: return "timeout";
-    case FailureKind::Stall: return "stall";
-    case FailureKind::Protocol: return "protocol";
+    case FailureKind::None:
+      return "none";
+    case FailureKind::Auth:
+      return "auth";
+    case FailureKind::NotFound:
+      return "not_found";
+    case FailureKind::ModelNotFound:
+      return "model_not_found";
+    case FailureKind::RateLimited:
+      return "rate_limited";
+    case FailureKind::BadRequest:
+      return "bad_request";
+    case FailureKind::Server:
+      return "server_error";
+    case FailureKind::Connection:
+      return "connection";
+    case FailureKind::Reset:
+      return "connection_reset";
+    case FailureKind::Timeout:
+      return "timeout";
+    case FailureKind::Stall:
+      return "stall";
+    case FailureKind::Protocol:
+      return "protocol";
   }
   return "unknown";
 }

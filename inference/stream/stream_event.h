@@ -30,8 +30,8 @@ struct StreamEvent {
   EventKind kind = EventKind::Started;
   int64_t t_ns = 0;  // monotonic (steady_clock) ns, taken where the bytes were parsed
 
-  std::string text;     // TokenChunk: content delta; Finished: finish reason;
-                        // Failed: the user-facing message
+  std::string text;      // TokenChunk: content delta; Finished: finish reason;
+                         // Failed: the user-facing message
   int32_t n_tokens = 0;  // TokenChunk: tokens in this chunk, 0 = unknown (remote)
 
   int64_t prompt_tokens = -1;      // Usage: -1 = not sent

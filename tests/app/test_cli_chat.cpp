@@ -23,7 +23,8 @@ class TestCliChat : public QObject {
     QString stderr_text;
     QString stdout_text;
   };
-  Run cli(QStringList args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+  Run cli(QStringList args,
+          const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
     QProcess p;
     p.setProcessEnvironment(env);
     args.prepend("chat");
@@ -35,8 +36,11 @@ class TestCliChat : public QObject {
     return r;
   }
   QStringList base() const {
-    return {"--base-url", QString::fromStdString(server_.baseUrl()), "--model", "test-model",
-            "--prompt", "Hello", "--log-dir", logs_.path(), "--json"};
+    return {"--base-url", QString::fromStdString(server_.baseUrl()),
+            "--model",    "test-model",
+            "--prompt",   "Hello",
+            "--log-dir",  logs_.path(),
+            "--json"};
   }
   QStringList logLines() const {
     QStringList lines;
@@ -61,10 +65,11 @@ class TestCliChat : public QObject {
     server_.setScript(s);
     const Run r = cli(base());
     QCOMPARE(r.exit_code, 0);
-    for (const char* field : {"ttft_ms", "e2e_ms", "tpot_ms", "output_tokens", "output_tokens_source",
-                              "itl_ms", "text", "finish_reason", "error"})
+    for (const char* field : {"ttft_ms", "e2e_ms", "tpot_ms", "output_tokens",
+                              "output_tokens_source", "itl_ms", "text", "finish_reason", "error"})
       QVERIFY2(r.json.contains(field), field);
-    QCOMPARE(r.json.value("text").toString(), QString::fromStdString(OpenAiTestServer::expectedText(s)));
+    QCOMPARE(r.json.value("text").toString(),
+             QString::fromStdString(OpenAiTestServer::expectedText(s)));
     QCOMPARE(r.json.value("output_tokens").toInt(), 6);
     QCOMPARE(r.json.value("output_tokens_source").toString(), QString("usage"));
     QCOMPARE(r.json.value("itl_ms").toArray().size(), 5);
@@ -80,7 +85,9 @@ class TestCliChat : public QObject {
     server_.setScript(s);
     auto env = QProcessEnvironment::systemEnvironment();
     env.insert("TS_CLI_KEY", "sk-wrong-secret-123");
-    const Run r = cli(base() << "--api-key-env" << "TS_CLI_KEY", env);
+    const Run r = cli(base() << "--api-key-env"
+                             << "TS_CLI_KEY",
+                      env);
     QCOMPARE(r.exit_code, 1);
     const QJsonObject error = r.json.value("error").toObject();
     QCOMPARE(error.value("kind").toString(), QString("auth"));
@@ -91,7 +98,8 @@ class TestCliChat : public QObject {
   }
 
   void badOptionsSayWhatWasExpected() {
-    const Run temp = cli(base() << "--temperature" << "hot");
+    const Run temp = cli(base() << "--temperature"
+                                << "hot");
     QCOMPARE(temp.exit_code, 2);
     QVERIFY2(temp.stderr_text.contains("--temperature: expected a number from 0 to 2, found 'hot'"),
              qPrintable(temp.stderr_text));
@@ -125,7 +133,8 @@ class TestCliChat : public QObject {
     args.removeAll("--json");
     const Run r = cli(args);
     QCOMPARE(r.exit_code, 0);
-    QVERIFY(r.stdout_text.startsWith(QString::fromStdString(OpenAiTestServer::expectedText(ServerScript{}))));
+    QVERIFY(r.stdout_text.startsWith(
+        QString::fromStdString(OpenAiTestServer::expectedText(ServerScript{}))));
     QVERIFY(r.stderr_text.contains("TTFT"));
     QVERIFY(r.stderr_text.contains("8 output tokens (usage)"));
   }

@@ -12,8 +12,9 @@
 namespace ts::testing {
 namespace {
 
-const char* const kPieces[] = {"Hello", ",", " world", "!", " 你好", " The", " quick", " brown",
-                               " fox", " jumps", " over", " the", " lazy", " dog", "."};
+const char* const kPieces[] = {"Hello", ",",      " world", "!",    " 你好",
+                               " The",  " quick", " brown", " fox", " jumps",
+                               " over", " the",   " lazy",  " dog", ".\n"};
 constexpr int kPieceCount = sizeof(kPieces) / sizeof(kPieces[0]);
 
 std::string json(const QJsonObject& obj) {
@@ -51,10 +52,14 @@ OpenAiTestServer::OpenAiTestServer() : server_(std::make_unique<httplib::Server>
       std::lock_guard lock(mutex_);
       s = script_;
     }
-    const size_t index = beginRequest({monotonicNowNs(), req.path, "", req.has_header("Authorization"), 0, {}});
-    if (!s.required_key.empty() && req.get_header_value("Authorization") != "Bearer " + s.required_key) {
+    const size_t index =
+        beginRequest({monotonicNowNs(), req.path, "", req.has_header("Authorization"), 0, {}});
+    if (!s.required_key.empty() &&
+        req.get_header_value("Authorization") != "Bearer " + s.required_key) {
       res.status = 401;
-      res.set_content(errorBody("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"), "application/json");
+      res.set_content(
+          errorBody("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"),
+          "application/json");
     } else {
       QJsonArray data;
       for (const auto& m : s.models)
@@ -77,7 +82,8 @@ OpenAiTestServer::OpenAiTestServer() : server_(std::make_unique<httplib::Server>
     const QJsonObject body = QJsonDocument::fromJson(QByteArray::fromStdString(req.body)).object();
     const std::string model = body.value("model").toString().toStdString();
     const bool stream = body.value("stream").toBool();
-    const bool wants_usage = body.value("stream_options").toObject().value("include_usage").toBool();
+    const bool wants_usage =
+        body.value("stream_options").toObject().value("include_usage").toBool();
     const int max_tokens = body.contains("max_tokens") ? body.value("max_tokens").toInt() : 1 << 30;
 
     auto reject = [&](int status, const std::string& b) {
@@ -92,8 +98,9 @@ OpenAiTestServer::OpenAiTestServer() : server_(std::make_unique<httplib::Server>
     if (s.status != 200 && static_cast<int>(index) < s.fail_first_n) {
       if (s.status == 429 && s.retry_after_s >= 0)
         res.set_header("Retry-After", std::to_string(s.retry_after_s));
-      const std::string msg = s.status == 429   ? "Rate limit reached for requests"
-                              : s.status >= 500 ? "The server had an error while processing your request"
+      const std::string msg = s.status == 429 ? "Rate limit reached for requests"
+                              : s.status >= 500
+                                  ? "The server had an error while processing your request"
                               : s.status == 404 ? "Not Found"
                                                 : "Scripted failure";
       return reject(s.status, errorBody(msg, "scripted", std::to_string(s.status)));
@@ -112,7 +119,8 @@ OpenAiTestServer::OpenAiTestServer() : server_(std::make_unique<httplib::Server>
     const std::string finish = total_tokens < s.chunks * s.tokens_per_chunk ? "length" : "stop";
     setStatus(index, 200);
     if (!stream) {
-      const int64_t end = received + static_cast<int64_t>((s.ttft_ms + s.gap_ms * (s.chunks - 1)) * 1e6);
+      const int64_t end =
+          received + static_cast<int64_t>((s.ttft_ms + s.gap_ms * (s.chunks - 1)) * 1e6);
       sleepUntil(end);
       const std::string text = expectedText(s, max_tokens);
       res.set_content(
@@ -133,50 +141,55 @@ OpenAiTestServer::OpenAiTestServer() : server_(std::make_unique<httplib::Server>
       return;
     }
 
-    res.set_chunked_content_provider(
-        "text/event-stream",
-        [this, s, index, received, model, wants_usage, total_tokens, finish](
-            size_t, httplib::DataSink& sink) {
-          if (s.keepalive_comment && !writeAll(sink, ": keep-alive\n\n")) return false;
-          // OpenAI's first chunk carries the role and empty content.
-          if (!writeAll(sink, "data: " + chunkJson(model, {{"role", "assistant"}, {"content", ""}}, "") + "\n\n"))
-            return false;
-          int token = 0;
-          for (int c = 0; token < total_tokens; ++c) {
-            if (c == s.reset_after_chunks) return false;  // httplib closes the socket
-            if (c == s.malformed_after_chunks && !writeAll(sink, "data: {not json\n\n")) return false;
-            if (c == s.stall_after_chunks && s.stall_ms > 0 &&
-                !sleepUntil(monotonicNowNs() + int64_t{s.stall_ms} * 1'000'000))
-              return false;
-            const int64_t due = received + static_cast<int64_t>((s.ttft_ms + s.gap_ms * c) * 1e6);
-            if (c != s.stall_after_chunks && !sleepUntil(due)) return false;
-            std::string text;
-            const int n = std::min(s.tokens_per_chunk, total_tokens - token);
-            for (int k = 0; k < n; ++k) text += tokenText(token++);
-            if (!writeAll(sink, "data: " + chunkJson(model, {{"content", QString::fromStdString(text)}}, "") + "\n\n"))
-              return false;
-            recordChunk(index, {monotonicNowNs(), n, text});
-          }
-          if (!writeAll(sink, "data: " + chunkJson(model, {}, QString::fromStdString(finish)) + "\n\n"))
-            return false;
-          if (wants_usage && s.usage) {
-            const std::string usage = json(QJsonObject{
-                {"id", "chatcmpl-test"},
-                {"object", "chat.completion.chunk"},
-                {"choices", QJsonArray{}},
-                {"usage", QJsonObject{{"prompt_tokens", 5},
-                                      {"completion_tokens", total_tokens},
-                                      {"total_tokens", 5 + total_tokens}}}});
-            if (!writeAll(sink, "data: " + usage + "\n\n")) return false;
-          }
-          if (s.send_done && !writeAll(sink, "data: [DONE]\n\n")) return false;
-          sink.done();
-          return true;
-        });
+    res.set_chunked_content_provider("text/event-stream", [this, s, index, received, model,
+                                                           wants_usage, total_tokens, finish](
+                                                              size_t, httplib::DataSink& sink) {
+      if (s.keepalive_comment && !writeAll(sink, ": keep-alive\n\n")) return false;
+      // OpenAI's first chunk carries the role and empty content.
+      if (!writeAll(
+              sink,
+              "data: " + chunkJson(model, {{"role", "assistant"}, {"content", ""}}, "") + "\n\n"))
+        return false;
+      int token = 0;
+      for (int c = 0; token < total_tokens; ++c) {
+        if (c == s.reset_after_chunks) return false;  // httplib closes the socket
+        if (c == s.malformed_after_chunks && !writeAll(sink, "data: {not json\n\n")) return false;
+        if (c == s.stall_after_chunks && s.stall_ms > 0 &&
+            !sleepUntil(monotonicNowNs() + int64_t{s.stall_ms} * 1'000'000))
+          return false;
+        const int64_t due = received + static_cast<int64_t>((s.ttft_ms + s.gap_ms * c) * 1e6);
+        if (c != s.stall_after_chunks && !sleepUntil(due)) return false;
+        std::string text;
+        const int n = std::min(s.tokens_per_chunk, total_tokens - token);
+        for (int k = 0; k < n; ++k) text += tokenText(token++);
+        if (!writeAll(sink,
+                      "data: " + chunkJson(model, {{"content", QString::fromStdString(text)}}, "") +
+                          "\n\n"))
+          return false;
+        recordChunk(index, {monotonicNowNs(), n, text});
+      }
+      if (!writeAll(sink, "data: " + chunkJson(model, {}, QString::fromStdString(finish)) + "\n\n"))
+        return false;
+      if (wants_usage && s.usage) {
+        const std::string usage =
+            json(QJsonObject{{"id", "chatcmpl-test"},
+                             {"object", "chat.completion.chunk"},
+                             {"choices", QJsonArray{}},
+                             {"usage", QJsonObject{{"prompt_tokens", 5},
+                                                   {"completion_tokens", total_tokens},
+                                                   {"total_tokens", 5 + total_tokens}}}});
+        if (!writeAll(sink, "data: " + usage + "\n\n")) return false;
+      }
+      if (s.send_done && !writeAll(sink, "data: [DONE]\n\n")) return false;
+      sink.done();
+      return true;
+    });
   });
 }
 
-OpenAiTestServer::~OpenAiTestServer() { stop(); }
+OpenAiTestServer::~OpenAiTestServer() {
+  stop();
+}
 
 int OpenAiTestServer::start(int port) {
   stopping_ = false;
@@ -213,7 +226,9 @@ void OpenAiTestServer::clearRequests() {
   requests_.clear();
 }
 
-std::string OpenAiTestServer::tokenText(int index) { return kPieces[index % kPieceCount]; }
+std::string OpenAiTestServer::tokenText(int index) {
+  return kPieces[index % kPieceCount];
+}
 
 std::string OpenAiTestServer::expectedText(const ServerScript& script, int max_tokens) {
   std::string out;

@@ -17,22 +17,22 @@ class Server;
 namespace ts::testing {
 
 struct ServerScript {
-  int ttft_ms = 20;         // request received -> first content chunk
-  double gap_ms = 2;        // between content chunks
-  int chunks = 8;           // content chunks (fewer when max_tokens cuts the answer)
+  int ttft_ms = 20;   // request received -> first content chunk
+  double gap_ms = 2;  // between content chunks
+  int chunks = 8;     // content chunks (fewer when max_tokens cuts the answer)
   int tokens_per_chunk = 1;
-  bool usage = true;        // usage chunk when the request asks with stream_options
+  bool usage = true;                   // usage chunk when the request asks with stream_options
   bool reject_stream_options = false;  // 400 when the body has stream_options
-  int status = 200;         // e.g. 401/404/429/500 for the first `fail_first_n` requests
-  int fail_first_n = 1 << 30;  // with status != 200: how many requests fail (then 200s)
-  int retry_after_s = -1;   // Retry-After on 429 (>= 0 to send)
-  int stall_after_chunks = -1;  // go silent after this many chunks ...
-  int stall_ms = 0;             // ... for this long
-  int reset_after_chunks = -1;  // drop the connection after this many chunks
-  int malformed_after_chunks = -1;  // send `data: {not json` after this many chunks
-  bool send_done = true;    // `data: [DONE]`
-  bool keepalive_comment = true;  // `: keep-alive` before the first chunk
-  std::string required_key;  // non-empty: 401 unless `Authorization: Bearer <key>`
+  int status = 200;                    // e.g. 401/404/429/500 for the first `fail_first_n` requests
+  int fail_first_n = 1 << 30;          // with status != 200: how many requests fail (then 200s)
+  int retry_after_s = -1;              // Retry-After on 429 (>= 0 to send)
+  int stall_after_chunks = -1;         // go silent after this many chunks ...
+  int stall_ms = 0;                    // ... for this long
+  int reset_after_chunks = -1;         // drop the connection after this many chunks
+  int malformed_after_chunks = -1;     // send `data: {not json` after this many chunks
+  bool send_done = true;               // `data: [DONE]`
+  bool keepalive_comment = true;       // `: keep-alive` before the first chunk
+  std::string required_key;            // non-empty: 401 unless `Authorization: Bearer <key>`
   std::vector<std::string> models = {"test-model"};  // other ids get 404 model_not_found
 };
 

@@ -1,16 +1,16 @@
 // The window as a user drives it (offscreen): type, send, watch the answer and the
 // metric labels fill, stop mid-stream, read an error. A real server on 127.0.0.1.
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
-#include <QDoubleSpinBox>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -82,8 +82,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(window_->latencyChart()->pointCount(), 29);
     QVERIFY(window_->findChild<QPushButton*>("sendButton")->isEnabled());
     // The request carried the panel's parameters, and the run was logged.
-    const auto body = QJsonDocument::fromJson(
-        QByteArray::fromStdString(server_.requests().back().body)).object();
+    const auto body =
+        QJsonDocument::fromJson(QByteArray::fromStdString(server_.requests().back().body)).object();
     QCOMPARE(body.value("temperature").toDouble(), 0.7);
     QCOMPARE(body.value("messages").toArray().last().toObject().value("content").toString(),
              QString("Hello there"));
@@ -98,8 +98,11 @@ class TestMainWindow : public QObject {
     QVERIFY(shown.wait(10000));
     typeAndSend("second");
     QVERIFY(shown.wait(10000));
-    const auto messages = QJsonDocument::fromJson(
-        QByteArray::fromStdString(server_.requests().back().body)).object().value("messages").toArray();
+    const auto messages =
+        QJsonDocument::fromJson(QByteArray::fromStdString(server_.requests().back().body))
+            .object()
+            .value("messages")
+            .toArray();
     QCOMPARE(messages.size(), 3);  // user, assistant, user
     QCOMPARE(messages[1].toObject().value("role").toString(), QString("assistant"));
   }
@@ -112,8 +115,8 @@ class TestMainWindow : public QObject {
     QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
     typeAndSend("x");
     QVERIFY(shown.wait(10000));
-    const auto body = QJsonDocument::fromJson(
-        QByteArray::fromStdString(server_.requests().back().body)).object();
+    const auto body =
+        QJsonDocument::fromJson(QByteArray::fromStdString(server_.requests().back().body)).object();
     QCOMPARE(body.value("temperature").toDouble(), 0.25);
   }
 

@@ -33,17 +33,17 @@ int main() {
   std::ofstream(junk) << "this is not an ELF file";
   setenv("TOKENSCOPE_CUDA_PLUGIN", junk.c_str(), 1);
   auto bad = probeCuda();
-  check(!bad.usable && contains(bad.reason, "cannot load CUDA plugin") &&
-            contains(bad.reason, junk),
-        "unloadable plugin: reason says so: " + bad.reason);
+  check(
+      !bad.usable && contains(bad.reason, "cannot load CUDA plugin") && contains(bad.reason, junk),
+      "unloadable plugin: reason says so: " + bad.reason);
   std::remove(junk.c_str());
 
   if (const char* real = std::getenv("TOKENSCOPE_TEST_CUDA_PLUGIN")) {
     setenv("TOKENSCOPE_CUDA_PLUGIN", real, 1);
     auto cuda = probeCuda();
     check(cuda.plugin_path == real, "real plugin is the one opened");
-    check(cuda.runtime_version > 0, "real plugin reports its runtime version " +
-                                        std::to_string(cuda.runtime_version));
+    check(cuda.runtime_version > 0,
+          "real plugin reports its runtime version " + std::to_string(cuda.runtime_version));
     if (cuda.usable)
       check(!cuda.devices.empty() && !cuda.devices[0].name.empty(),
             "device found: " + cuda.devices[0].name);

@@ -16,15 +16,22 @@ class TestChatJson : public QObject {
   void baseUrlShapesNormalise_data() {
     QTest::addColumn<QString>("input");
     QTest::addColumn<QString>("root");
-    QTest::newRow("plain") << "https://taotoken.net/api" << "https://taotoken.net/api";
-    QTest::newRow("slash") << "https://taotoken.net/api/" << "https://taotoken.net/api";
-    QTest::newRow("v1") << "https://taotoken.net/api/v1" << "https://taotoken.net/api";
-    QTest::newRow("v1 slash") << "https://taotoken.net/api/v1/" << "https://taotoken.net/api";
+    QTest::newRow("plain") << "https://taotoken.net/api"
+                           << "https://taotoken.net/api";
+    QTest::newRow("slash") << "https://taotoken.net/api/"
+                           << "https://taotoken.net/api";
+    QTest::newRow("v1") << "https://taotoken.net/api/v1"
+                        << "https://taotoken.net/api";
+    QTest::newRow("v1 slash") << "https://taotoken.net/api/v1/"
+                              << "https://taotoken.net/api";
     QTest::newRow("full") << "https://taotoken.net/api/v1/chat/completions"
                           << "https://taotoken.net/api";
-    QTest::newRow("spaces") << "  http://127.0.0.1:8000/v1  " << "http://127.0.0.1:8000";
-    QTest::newRow("no scheme local") << "localhost:8000" << "http://localhost:8000";
-    QTest::newRow("no scheme remote") << "api.example.com/v1" << "https://api.example.com";
+    QTest::newRow("spaces") << "  http://127.0.0.1:8000/v1  "
+                            << "http://127.0.0.1:8000";
+    QTest::newRow("no scheme local") << "localhost:8000"
+                                     << "http://localhost:8000";
+    QTest::newRow("no scheme remote") << "api.example.com/v1"
+                                      << "https://api.example.com";
   }
   void baseUrlShapesNormalise() {
     QFETCH(QString, input);
@@ -54,22 +61,29 @@ class TestChatJson : public QObject {
     const auto body = QJsonDocument::fromJson(buildChatRequestBody(r, true)).object();
     QCOMPARE(body.value("model").toString(), QString("baichuan"));
     QCOMPARE(body.value("messages").toArray().size(), 2);
-    QCOMPARE(body.value("messages").toArray()[1].toObject().value("content").toString(), QString("你好"));
+    QCOMPARE(body.value("messages").toArray()[1].toObject().value("content").toString(),
+             QString("你好"));
     QCOMPARE(body.value("temperature").toDouble(), 0.3);
     QCOMPARE(body.value("top_p").toDouble(), 0.8);
     QCOMPARE(body.value("max_tokens").toInt(), 64);
     QCOMPARE(body.value("seed").toInt(), 7);
     QVERIFY(body.value("stream_options").toObject().value("include_usage").toBool());
-    QVERIFY(!QJsonDocument::fromJson(buildChatRequestBody(r, false)).object().contains("stream_options"));
+    QVERIFY(!QJsonDocument::fromJson(buildChatRequestBody(r, false))
+                 .object()
+                 .contains("stream_options"));
     r.params.stream = false;  // stream_options is only valid with stream=true
-    QVERIFY(!QJsonDocument::fromJson(buildChatRequestBody(r, true)).object().contains("stream_options"));
+    QVERIFY(!QJsonDocument::fromJson(buildChatRequestBody(r, true))
+                 .object()
+                 .contains("stream_options"));
   }
   void chunkParsing() {
-    const auto c = parseChatChunk(R"({"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]})");
+    const auto c = parseChatChunk(
+        R"({"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]})");
     QVERIFY(c.valid_json);
     QCOMPARE(c.content, std::string("Hi"));
     QVERIFY(c.finish_reason.empty());
-    const auto u = parseChatChunk(R"({"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":9}})");
+    const auto u =
+        parseChatChunk(R"({"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":9}})");
     QCOMPARE(*u.prompt_tokens, 5);
     QCOMPARE(*u.completion_tokens, 9);
     const auto f = parseChatChunk(R"({"choices":[{"delta":{},"finish_reason":"length"}]})");

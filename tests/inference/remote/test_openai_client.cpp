@@ -99,7 +99,8 @@ class TestOpenAiClient : public QObject {
     QCOMPARE(client_times.size(), served[0].chunks.size());
     for (size_t i = 0; i < client_times.size(); ++i) {
       const int64_t lag = client_times[i] - served[0].chunks[i].t_ns;
-      QVERIFY2(lag >= 0 && lag < 20'000'000, qPrintable(QString("chunk %1 lag %2 ns").arg(i).arg(lag)));
+      QVERIFY2(lag >= 0 && lag < 20'000'000,
+               qPrintable(QString("chunk %1 lag %2 ns").arg(i).arg(lag)));
     }
     QVERIFY(*o.metrics.ttft_ns >= 40'000'000);
     QCOMPARE(o.metrics.itl_ns.size(), size_t{11});
@@ -181,7 +182,8 @@ class TestOpenAiClient : public QObject {
     const Outcome o = run(e, request());
     QCOMPARE(o.end()->failure, FailureKind::NotFound);
     QCOMPARE(o.end()->http_status, 404);
-    QVERIFY2(o.message().contains(QString::fromStdString(server_.baseUrl()) + "/api/v1/chat/completions"),
+    QVERIFY2(o.message().contains(QString::fromStdString(server_.baseUrl()) +
+                                  "/api/v1/chat/completions"),
              qPrintable(o.message()));
     QVERIFY(o.message().contains("base URL"));
   }
@@ -283,7 +285,8 @@ class TestOpenAiClient : public QObject {
     const Outcome o = run(e, request());
     QVERIFY(clock.elapsed() < 2500);
     QCOMPARE(o.end()->failure, FailureKind::Stall);
-    QVERIFY2(o.message().contains("stalled") && o.message().contains("partial"), qPrintable(o.message()));
+    QVERIFY2(o.message().contains("stalled") && o.message().contains("partial"),
+             qPrintable(o.message()));
     QCOMPARE(o.end()->partial_text, OpenAiTestServer::expectedText(s, 3));
     QCOMPARE(o.text(), OpenAiTestServer::expectedText(s, 3));
     QCOMPARE(o.result.attempts, 1);  // never replayed after tokens
@@ -378,7 +381,8 @@ class TestOpenAiClient : public QObject {
     const auto* end = client.result().run.terminal();
     QCOMPARE(end->text, std::string("cancelled"));
     QVERIFY(client.result().cancelled);
-    QVERIFY(client.result().run.contentText().size() >= OpenAiTestServer::expectedText(s, 5).size());
+    QVERIFY(client.result().run.contentText().size() >=
+            OpenAiTestServer::expectedText(s, 5).size());
   }
 };
 

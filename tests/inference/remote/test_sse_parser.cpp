@@ -82,21 +82,31 @@ class TestSseParser : public QObject {
     QCOMPARE(parseWhole("data\n\n"), std::vector<SseEvent>{ev("")});
   }
   void bomIsStrippedOnlyAtTheStart() {
-    QCOMPARE(parseWhole("\xEF\xBB\xBF" "data: a\n\n"), std::vector<SseEvent>{ev("a")});
+    QCOMPARE(parseWhole("\xEF\xBB\xBF"
+                        "data: a\n\n"),
+             std::vector<SseEvent>{ev("a")});
     // A BOM later is part of the field name, so that line is an unknown field.
-    QCOMPARE(parseWhole("data: a\n\n\xEF\xBB\xBF" "data: b\n\n"), std::vector<SseEvent>{ev("a")});
+    QCOMPARE(parseWhole("data: a\n\n\xEF\xBB\xBF"
+                        "data: b\n\n"),
+             std::vector<SseEvent>{ev("a")});
   }
   void bomSplitAcrossFeeds() {
     SseParser p;
     std::vector<SseEvent> out;
     p.feed("\xEF", out);
     p.feed("\xBB", out);
-    p.feed("\xBF" "da", out);
+    p.feed(
+        "\xBF"
+        "da",
+        out);
     p.feed("ta: ok\n\n", out);
     QCOMPARE(out, std::vector<SseEvent>{ev("ok")});
   }
   void shortInputThatLooksLikeABomPrefix() {
-    QCOMPARE(parseWhole("\xEF" "data: x\n\n").size(), size_t{0});  // "\xEF" "data" is not "data"
+    QCOMPARE(parseWhole("\xEF"
+                        "data: x\n\n")
+                 .size(),
+             size_t{0});  // "\xEF" "data" is not "data"
     SseParser p;
     std::vector<SseEvent> out;
     p.feed("d", out);  // shorter than a BOM and not a BOM prefix
@@ -132,7 +142,8 @@ class TestSseParser : public QObject {
         p.feed(all.substr(cut, cut2 - cut), out);
         p.feed(all.substr(cut2), out);
         p.finish(out);
-        if (out != kRichEvents) QFAIL(qPrintable(QString("split at %1/%2 differs").arg(cut).arg(cut2)));
+        if (out != kRichEvents)
+          QFAIL(qPrintable(QString("split at %1/%2 differs").arg(cut).arg(cut2)));
       }
     }
   }

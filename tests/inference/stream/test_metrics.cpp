@@ -88,14 +88,16 @@ class TestMetrics : public QObject {
   }
 
   void allTokensInOneChunkGiveZeroTpotAndNoDecodeRate() {
-    const auto run = runOf({chunkAt(30, "whole answer"), StreamEvent::usage(kStart + 31 * kMs, 3, 5)});
+    const auto run =
+        runOf({chunkAt(30, "whole answer"), StreamEvent::usage(kStart + 31 * kMs, 3, 5)});
     const RunMetrics m = computeMetrics(run);
     QCOMPARE(*m.tpot_ns, 0.0);
     QVERIFY(!m.decode_tok_s);
   }
 
   void failedRunWithoutContentHasNoTimes() {
-    const auto run = runOf({StreamEvent::failed(kStart + 3 * kMs, FailureKind::Auth, 401, "no", "")});
+    const auto run =
+        runOf({StreamEvent::failed(kStart + 3 * kMs, FailureKind::Auth, 401, "no", "")});
     const RunMetrics m = computeMetrics(run);
     QVERIFY(!m.ttft_ns);
     QVERIFY(!m.e2e_ns);
