@@ -15,6 +15,14 @@ RemoteEndpoint endpointFor(const ProviderSettings& provider) {
   return e;
 }
 
+std::pair<QString, bool> previewBaseUrl(const QString& typed) {
+  const NormalizedBaseUrl n = normalizeBaseUrl(typed);
+  if (!n.ok()) return {n.error, true};
+  QString text = chatCompletionsUrl(n.root).toString();
+  if (!n.notes.isEmpty()) text += " (" + n.notes.join("; ") + ")";
+  return {text, false};
+}
+
 ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QString log_dir,
                                bool persist_providers, QObject* parent)
     : QObject(parent),
@@ -22,13 +30,7 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
       store_(std::move(store)),
       log_dir_(std::move(log_dir)),
       persist_(persist_providers) {
-  window->setUrlPreview([](const QString& typed) {
-    const NormalizedBaseUrl n = normalizeBaseUrl(typed);
-    if (!n.ok()) return std::make_pair(n.error, true);
-    QString text = chatCompletionsUrl(n.root).toString();
-    if (!n.notes.isEmpty()) text += " (" + n.notes.join("; ") + ")";
-    return std::make_pair(text, false);
-  });
+  window->setUrlPreview(&previewBaseUrl);
   connect(window, &ui::MainWindow::sendRequested, this, &ChatController::onSend);
   connect(window, &ui::MainWindow::stopRequested, &session_, &ChatSession::cancel);
   connect(&session_, &ChatSession::eventReady, window, &ui::MainWindow::onStreamEvent);

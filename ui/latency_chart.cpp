@@ -52,9 +52,6 @@ LatencyChart::LatencyChart(QWidget* parent) : QChartView(parent) {
   chart->setMargins(QMargins(4, 4, 4, 4));
   gaps_ = new QLineSeries(chart);
   gaps_->setName("inter-token latency (ms)");
-  QPen line_pen = gaps_->pen();
-  line_pen.setWidth(1);  // width-1 lines take the rasteriser's fast path
-  gaps_->setPen(line_pen);
   gap_dots_ = new QScatterSeries(chart);
   gap_dots_->setMarkerSize(5);
   ttft_line_ = new QLineSeries(chart);
@@ -76,6 +73,9 @@ LatencyChart::LatencyChart(QWidget* parent) : QChartView(parent) {
     s->attachAxis(x_axis_);
     s->attachAxis(y_axis_);
   }
+  QPen line_pen = gaps_->pen();  // the theme's colour, set when the series was added
+  line_pen.setWidthF(1.0);       // width-1 lines take the rasteriser's fast path
+  gaps_->setPen(line_pen);
   gap_dots_->setColor(gaps_->color());
   gap_dots_->setBorderColor(gaps_->color());
   chart->legend()->markers(gap_dots_).first()->setVisible(false);

@@ -162,11 +162,11 @@ OpenAiTestServer::OpenAiTestServer() : server_(std::make_unique<httplib::Server>
         std::string text;
         const int n = std::min(s.tokens_per_chunk, total_tokens - token);
         for (int k = 0; k < n; ++k) text += tokenText(token++);
-        if (!writeAll(sink,
-                      "data: " + chunkJson(model, {{"content", QString::fromStdString(text)}}, "") +
-                          "\n\n"))
-          return false;
-        recordChunk(index, {monotonicNowNs(), n, text});
+        const std::string line =
+            "data: " + chunkJson(model, {{"content", QString::fromStdString(text)}}, "") + "\n\n";
+        const int64_t sent_ns = monotonicNowNs();  // the bytes cannot arrive before this
+        if (!writeAll(sink, line)) return false;
+        recordChunk(index, {sent_ns, n, text});
       }
       if (!writeAll(sink, "data: " + chunkJson(model, {}, QString::fromStdString(finish)) + "\n\n"))
         return false;

@@ -37,7 +37,7 @@ struct ServerScript {
 };
 
 struct SentChunk {
-  int64_t t_ns = 0;  // steady_clock, after the write to the socket returned
+  int64_t t_ns = 0;  // steady_clock, just before the chunk was written to the socket
   int n_tokens = 0;
   std::string text;
 };

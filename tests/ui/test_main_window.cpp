@@ -1,5 +1,6 @@
 // The window as a user drives it (offscreen): type, send, watch the answer and the
 // metric labels fill, stop mid-stream, read an error. A real server on 127.0.0.1.
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
@@ -7,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -155,6 +157,29 @@ class TestMainWindow : public QObject {
              qPrintable(transcript));
     QCOMPARE(label("ttftValue"), QString("—"));
     QVERIFY(window_->findChild<QPushButton*>("sendButton")->isEnabled());
+  }
+
+  void providerDialogPreviewsTheUrlAndTheKeyVariable() {
+    qunsetenv("TS_DIALOG_KEY");
+    ui::ProviderDialog dialog(
+        {"Gateway", "https://taotoken.net/api/v1/", "baichuan", "TS_DIALOG_KEY", 60, 2},
+        &previewBaseUrl);
+    auto* note = dialog.findChild<QLabel*>("providerUrlNote");
+    QVERIFY2(note->text().contains("https://taotoken.net/api/v1/chat/completions"),
+             qPrintable(note->text()));
+    QVERIFY(note->text().contains("removed a trailing /v1"));
+    QVERIFY(
+        dialog.findChild<QLabel*>("providerKeyNote")->text().contains("TS_DIALOG_KEY is not set"));
+    auto* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    QVERIFY(ok->isEnabled());
+    auto* url = dialog.findChild<QLineEdit*>("providerBaseUrl");
+    url->setText("ftp://nope");
+    QVERIFY(!ok->isEnabled());
+    QVERIFY(note->text().contains("expected http or https"));
+    url->setText("  https://taotoken.net/api  ");
+    const ProviderSettings s = dialog.settings();
+    QCOMPARE(s.base_url, std::string("https://taotoken.net/api"));
+    QCOMPARE(s.api_key_env, std::string("TS_DIALOG_KEY"));
   }
 
   void emptyMessageIsNotSent() {
