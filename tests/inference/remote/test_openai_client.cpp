@@ -357,6 +357,37 @@ class TestOpenAiClient : public QObject {
     QVERIFY2(o.message().contains("first-byte timeout"), qPrintable(o.message()));
   }
 
+  void totalLimitEndsALongAnswerAndKeepsIt() {
+    ServerScript s;
+    s.chunks = 1000;
+    s.gap_ms = 5;
+    script(s);
+    auto e = endpoint();
+    e.timeouts.total_ms = 400;
+    const Outcome o = run(e, request("test-model", 5000));
+    QCOMPARE(o.end()->failure, FailureKind::Timeout);
+    QVERIFY2(o.message().contains("total limit of 0.4 s"), qPrintable(o.message()));
+    QVERIFY(o.message().contains("partial answer is kept"));
+    QVERIFY(!o.end()->partial_text.empty());
+    QCOMPARE(o.end()->partial_text, o.text());
+  }
+
+  void measuredGapsMatchTheServersGaps() {
+    ServerScript s;
+    s.chunks = 40;
+    s.gap_ms = 8;
+    script(s);
+    const Outcome o = run(endpoint(), request());
+    const auto truth = server_.requests().at(0).chunks;
+    QCOMPARE(o.metrics.itl_ns.size(), truth.size() - 1);
+    std::vector<double> errors;
+    for (size_t i = 1; i < truth.size(); ++i)
+      errors.push_back(
+          std::abs(double(o.metrics.itl_ns[i - 1]) - double(truth[i].t_ns - truth[i - 1].t_ns)));
+    // The median gap error is tiny on loopback; single outliers are the scheduler's.
+    QVERIFY2(summarize(errors).p50 < 2e6, qPrintable(QString::number(summarize(errors).p50)));
+  }
+
   void cancelKeepsPartialWithin100ms() {
     ServerScript s;
     s.chunks = 2000;
