@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <cstdio>
 
+#include "app/cli_common.h"
 #include "app/cli_options.h"
 #include "app/run_json.h"
 #include "app/run_log.h"
@@ -14,10 +15,6 @@
 
 namespace ts {
 namespace {
-
-void printErr(const QString& s) {
-  std::fprintf(stderr, "%s\n", s.toLocal8Bit().constData());
-}
 
 QString formatMs(const QJsonValue& v) {
   return v.isNull() ? QString("n/a") : QString::number(v.toDouble(), 'f', 1) + " ms";
@@ -28,26 +25,29 @@ QString formatMs(const QJsonValue& v) {
 int runChatCommand(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription(
-      "Streams one chat completion from an OpenAI-compatible endpoint and measures it.");
+      "Streams one chat completion from an OpenAI-compatible endpoint and measures it.\n"
+      "Options not given come from the configuration (see `tokenscope-cli config show`).");
   p.addHelpOption();
+  addConfigOption(p);
   p.addOptions({
       {"base-url", "Endpoint root, e.g. https://taotoken.net/api (a pasted /v1 is fine).", "URL"},
       {"model", "Model id.", "NAME"},
       {"api-key-env", "Environment variable that holds the API key.", "VAR"},
-      {"prompt", "The user message.", "TEXT"},
+      {"prompt", "The user message (required).", "TEXT"},
       {"system", "A system message.", "TEXT"},
-      {"max-tokens", "Most tokens to generate (default 512).", "N", "512"},
-      {"temperature", "Sampling temperature, 0..2 (default 0.7).", "T", "0.7"},
-      {"top-p", "Nucleus sampling, 0..1 (default 0.9).", "P", "0.9"},
+      {"max-tokens", "Most tokens to generate.", "N"},
+      {"temperature", "Sampling temperature, 0..2.", "T"},
+      {"top-p", "Nucleus sampling, 0..1.", "P"},
       {"seed", "Sampling seed, sent when given.", "S"},
+      {"stream", "Stream the answer (overrides inference.stream = false)."},
       {"no-stream", "Ask for one complete response instead of a stream."},
       {"timeout",
        "Longest wait in seconds for the connection, the first token and between "
-       "chunks (default 60); the whole run may take 10x this.",
-       "S", "60"},
-      {"max-retries", "Retries before the first token (default 2).", "N", "2"},
-      {"provider", "Provider name used in logs (default: cli).", "NAME", "cli"},
-      {"log-dir", "Where the run is appended as a JSON line (default ./logs/infer).", "DIR"},
+       "chunks; the whole run may take 10x this.",
+       "S"},
+      {"max-retries", "Retries before the first token.", "N"},
+      {"provider", "Provider name used in logs.", "NAME"},
+      {"log-dir", "Where the run is appended as a JSON line.", "DIR"},
       {"no-log", "Do not write the run log."},
       {"json", "Print one JSON object with the text and the metrics."},
   });
@@ -61,44 +61,59 @@ int runChatCommand(const QStringList& args) {
     std::printf("%s", p.helpText().toLocal8Bit().constData());
     return 0;
   }
-  QStringList missing;
-  for (const char* required : {"base-url", "model", "prompt"})
-    if (!p.isSet(required)) missing << QString("--") + required;
-  if (!missing.isEmpty()) {
-    printErr("tokenscope-cli chat: missing " + missing.join(", ") +
-             "\nExample: tokenscope-cli chat --base-url https://taotoken.net/api --model baichuan "
-             "--api-key-env TAOTOKEN_API_KEY --prompt \"Hello\" --json");
+  if (!p.isSet("prompt")) {
+    printErr(
+        "tokenscope-cli chat: missing --prompt\nExample: tokenscope-cli chat --base-url "
+        "https://taotoken.net/api --model baichuan --api-key-env TAOTOKEN_API_KEY --prompt "
+        "\"Hello\" --json");
     return 2;
   }
+  config::EffectiveConfig cfg;
+  if (!loadConfig(p, "chat", cfg)) return 2;
+  // A flag wins over the configuration; numbers from flags are range-checked here.
+  const auto text = [&](const char* flag, const char* key) {
+    return p.isSet(flag) ? p.value(flag) : cfg.value(key).toString();
+  };
   OptionError err;
-  const auto max_tokens = parseIntOption("max-tokens", p.value("max-tokens"), 1, 10'000'000, err);
-  const auto temperature = parseDoubleOption("temperature", p.value("temperature"), 0, 2, err);
-  const auto top_p = parseDoubleOption("top-p", p.value("top-p"), 0, 1, err);
-  const auto timeout = parseDoubleOption("timeout", p.value("timeout"), 0.001, 86'400, err);
-  const auto retries = parseIntOption("max-retries", p.value("max-retries"), 0, 20, err);
+  const auto number = [&](const char* flag, const char* key, double min, double max) {
+    return p.isSet(flag) ? parseDoubleOption(flag, p.value(flag), min, max, err)
+                         : std::optional<double>(cfg.value(key).toDouble());
+  };
+  const auto whole = [&](const char* flag, const char* key, int min, int max) {
+    return p.isSet(flag) ? parseIntOption(flag, p.value(flag), min, max, err)
+                         : std::optional<int>(cfg.value(key).toInt());
+  };
+  const auto max_tokens = whole("max-tokens", "inference.max_tokens", 1, 10'000'000);
+  const auto temperature = number("temperature", "inference.temperature", 0, 2);
+  const auto top_p = number("top-p", "inference.top_p", 0, 1);
+  const auto timeout = number("timeout", "timeout_seconds", 0.001, 86'400);
+  const auto retries = whole("max-retries", "max_retries", 0, 20);
   std::optional<int> seed;
   if (p.isSet("seed")) seed = parseIntOption("seed", p.value("seed"), 0, INT32_MAX, err);
   if (!err.message.isEmpty()) {
     printErr("tokenscope-cli chat: " + err.message);
     return 2;
   }
-  const NormalizedBaseUrl url = normalizeBaseUrl(p.value("base-url"));
+  const QString base_url = text("base-url", "base_url");
+  const NormalizedBaseUrl url = normalizeBaseUrl(base_url);
   if (!url.ok()) {
-    printErr("tokenscope-cli chat: --base-url: " + url.error);
+    printErr("tokenscope-cli chat: base URL: " + url.error);
     return 2;
   }
+  const bool stream =
+      p.isSet("no-stream") ? false : (p.isSet("stream") || cfg.value("inference.stream").toBool());
 
   GenerationRequest request;
-  request.provider = p.value("provider").toStdString();
-  request.model = p.value("model").toStdString();
+  request.provider = text("provider", "provider").toStdString();
+  request.model = text("model", "default_model").toStdString();
   if (p.isSet("system")) request.messages.push_back({"system", p.value("system").toStdString()});
   request.messages.push_back({"user", p.value("prompt").toStdString()});
-  request.params = {*temperature, *top_p, *max_tokens, !p.isSet("no-stream"), seed};
+  request.params = {*temperature, *top_p, *max_tokens, stream, seed};
 
   RemoteEndpoint endpoint;
-  endpoint.provider_name = p.value("provider");
-  endpoint.base_url = p.value("base-url");
-  endpoint.api_key_env = p.value("api-key-env");
+  endpoint.provider_name = QString::fromStdString(request.provider);
+  endpoint.base_url = base_url;
+  endpoint.api_key_env = text("api-key-env", "api_key_env");
   endpoint.max_retries = *retries;
   endpoint.timeouts = RemoteTimeouts::fromLimitSeconds(*timeout);
 
@@ -122,9 +137,11 @@ int runChatCommand(const QStringList& args) {
   out.insert("warnings", QJsonArray::fromStringList(result.warnings));
 
   if (!p.isSet("no-log")) {
-    const QString dir = p.isSet("log-dir") ? p.value("log-dir") : defaultLogDir();
-    const QString log_error = appendRunLog(
-        dir, request, result.run, {url.root, result.final_url, result.attempts, result.warnings});
+    RunLogContext context{url.root, result.final_url, result.attempts, result.warnings};
+    context.log_ttft = cfg.value("observability.log_ttft").toBool();
+    context.log_tpot = cfg.value("observability.log_tpot").toBool();
+    const QString log_error =
+        appendRunLog(text("log-dir", "observability.log_dir"), request, result.run, context);
     if (!log_error.isEmpty()) printErr("warning: run log not written: " + log_error);
   }
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "app/cli_chat.h"
+#include "app/cli_config.h"
 
 namespace {
 
@@ -10,7 +11,8 @@ void printUsage() {
   std::printf(
       "Usage: tokenscope-cli <command> [options]\n\n"
       "Commands:\n"
-      "  chat       stream one chat completion from an OpenAI-compatible endpoint, measured\n\n"
+      "  chat       stream one chat completion from an OpenAI-compatible endpoint, measured\n"
+      "  config     show the effective configuration and its sources; check or export files\n\n"
       "  --version  print the version\n"
       "Run `tokenscope-cli <command> --help` for a command's options.\n");
 }
@@ -32,6 +34,7 @@ int main(int argc, char** argv) {
   }
   const QString command = args.takeFirst();
   if (command == "chat") return ts::runChatCommand(args);
+  if (command == "config") return ts::runConfigCommand(args);
   std::fprintf(stderr, "tokenscope-cli: unknown command '%s'\n", command.toLocal8Bit().constData());
   printUsage();
   return 2;

@@ -1,5 +1,7 @@
 #include "app/provider_store.h"
 
+#include "app/config/effective_config.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -13,12 +15,7 @@ namespace ts {
 
 ProviderStore::ProviderStore(QString path) : path_(std::move(path)) {}
 
-QString ProviderStore::defaultPath() {
-  QString dir = qEnvironmentVariable("TOKENSCOPE_CONFIG_DIR");
-  if (dir.isEmpty())
-    dir = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + "/tokenscope";
-  return dir + "/providers.json";
-}
+QString ProviderStore::defaultPath() { return config::configDirectory() + "/providers.json"; }
 
 ProviderList ProviderStore::presets() {
   ProviderList list;

@@ -20,13 +20,16 @@ QString appendRunLog(const QString& log_dir, const GenerationRequest& request,
                      const RecordedRun& run, const RunLogContext& context) {
   if (!QDir().mkpath(log_dir)) return QString("cannot create the log directory %1").arg(log_dir);
   const QDateTime now = QDateTime::currentDateTimeUtc();
+  QJsonObject result = runResultJson(run, computeMetrics(run));
+  if (!context.log_ttft) result.remove("ttft_ms");
+  if (!context.log_tpot) result.remove("tpot_ms");
   QJsonObject line{{"time", now.toString(Qt::ISODateWithMs)},
                    {"request", requestJson(request)},
                    {"base_url", context.base_url},
                    {"final_url", context.final_url},
                    {"attempts", context.attempts},
                    {"warnings", QJsonArray::fromStringList(context.warnings)},
-                   {"result", runResultJson(run, computeMetrics(run))},
+                   {"result", result},
                    {"events", eventsJson(run)}};
   QByteArray bytes = QJsonDocument(line).toJson(QJsonDocument::Compact);
   bytes.append('\n');

@@ -15,6 +15,8 @@ struct RunLogContext {
   QString final_url;
   int attempts = 0;
   QStringList warnings;
+  bool log_ttft = true;  // observability.log_ttft: include ttft_ms in the line
+  bool log_tpot = true;  // observability.log_tpot: include tpot_ms in the line
 };
 
 // Returns an empty string on success, else what went wrong (the caller shows it).

@@ -9,7 +9,7 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake ninja-build pkg-config clang clang-format \
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libglx-dev \
-  libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev \
+  libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev libtomlplusplus-dev \
   qt6-qpa-plugins libqt6svg6 fonts-dejavu-core fonts-droid-fallback \
   xvfb xauth >/dev/null
 echo "TokenScope dependencies are installed."

@@ -23,11 +23,14 @@ class TestCliChat : public QObject {
     QString stderr_text;
     QString stdout_text;
   };
-  Run cli(QStringList args,
-          const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+  Run cli(QStringList args, QProcessEnvironment env = QProcessEnvironment::systemEnvironment(),
+          const char* command = "chat") {
     QProcess p;
+    env.insert("TOKENSCOPE_CONFIG_DIR", logs_.filePath("no-config"));  // no user config
+    env.remove("TOKENSCOPE_CONFIG");
     p.setProcessEnvironment(env);
-    args.prepend("chat");
+    p.setWorkingDirectory(logs_.path());
+    args.prepend(command);
     p.start(TOKENSCOPE_CLI, args);
     [&] { QVERIFY(p.waitForFinished(30000)); }();
     Run r{p.exitCode(), {}, QString::fromUtf8(p.readAllStandardError()), {}};
@@ -105,7 +108,7 @@ class TestCliChat : public QObject {
              qPrintable(temp.stderr_text));
     const Run missing = cli({"--model", "x"});
     QCOMPARE(missing.exit_code, 2);
-    QVERIFY(missing.stderr_text.contains("missing --base-url, --prompt"));
+    QVERIFY(missing.stderr_text.contains("missing --prompt"));
     const Run url = cli({"--base-url", "ftp://x", "--model", "m", "--prompt", "p"});
     QCOMPARE(url.exit_code, 2);
     QVERIFY(url.stderr_text.contains("expected http or https"));
@@ -125,6 +128,73 @@ class TestCliChat : public QObject {
     QVERIFY(last.value("events").toArray().size() >= 3);
     QVERIFY(cli(base() << "--no-log").exit_code == 0);
     QCOMPARE(logLines().size(), before + 2);
+  }
+
+  void configFileSuppliesWhatFlagsDoNot() {
+    server_.setScript(ServerScript{});
+    const QString path = logs_.filePath("run.toml");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QString("[provider]\nname = \"local-test\"\nbase_url = \"%1/v1\"\napi_key_env = \"\"\n"
+                    "[model]\ndefault = \"test-model\"\n[inference]\nmax_tokens = 3\n"
+                    "[observability]\nlog_dir = \"%2\"\nlog_tpot = false\n")
+                .arg(QString::fromStdString(server_.baseUrl()), logs_.filePath("from-config"))
+                .toUtf8());
+    f.close();
+    const Run from_file = cli({"--config", path, "--prompt", "hi", "--json"});
+    QCOMPARE(from_file.exit_code, 0);
+    QCOMPARE(from_file.json.value("output_tokens").toInt(), 3);
+    const Run flag_wins = cli({"--config", path, "--prompt", "hi", "--max-tokens", "5", "--json"});
+    QCOMPARE(flag_wins.json.value("output_tokens").toInt(), 5);
+    QFile log(QDir(logs_.filePath("from-config"))
+                  .filePath(QDir(logs_.filePath("from-config")).entryList({"*.jsonl"}).value(0)));
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    const QJsonObject line = QJsonDocument::fromJson(log.readLine()).object();
+    QVERIFY(line.value("result").toObject().contains("ttft_ms"));
+    QVERIFY(!line.value("result").toObject().contains("tpot_ms"));  // log_tpot = false
+  }
+
+  void badConfigFileStopsWithLineAndColumn() {
+    const QString path = logs_.filePath("bad.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\n  \"inference\": {\"temperature\": 9}\n}\n");
+    f.close();
+    const Run r = cli({"--config", path, "--prompt", "hi"});
+    QCOMPARE(r.exit_code, 2);
+    QVERIFY2(r.stderr_text.contains(
+                 path + ":2:17: inference.temperature: expected a number from 0 to 2, found 9"),
+             qPrintable(r.stderr_text));
+  }
+
+  void configShowNamesEverySource() {
+    const QString path = logs_.filePath("show.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\"default_model\": \"from-file\", \"inference\": {\"top_p\": 0.5}}");
+    f.close();
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("TOKENSCOPE_TOP_P", "0.25");
+    const Run r = cli({"show", "--config", path, "--json"}, env, "config");
+    QCOMPARE(r.exit_code, 0);
+    const QJsonObject values = r.json.value("values").toObject();
+    QCOMPARE(r.json.value("config_file").toString(), path);
+    QCOMPARE(values.value("default_model").toObject().value("source").toString(), QString("file"));
+    QCOMPARE(values.value("default_model").toObject().value("origin").toString(), path);
+    QCOMPARE(values.value("inference.top_p").toObject().value("value").toDouble(), 0.25);
+    QCOMPARE(values.value("inference.top_p").toObject().value("source").toString(),
+             QString("environment"));
+    QCOMPARE(values.value("max_retries").toObject().value("source").toString(), QString("default"));
+  }
+
+  void configExportThenCheck() {
+    const QString out = logs_.filePath("exported.toml");
+    QCOMPARE(
+        cli({"export", "--out", out}, QProcessEnvironment::systemEnvironment(), "config").exit_code,
+        0);
+    const Run check = cli({"check", out}, QProcessEnvironment::systemEnvironment(), "config");
+    QCOMPARE(check.exit_code, 0);
+    QVERIFY(check.stdout_text.contains("valid (13 settings)"));
   }
 
   void plainOutputStreamsTextAndSummarises() {
