@@ -5,16 +5,6 @@
 
 namespace ts {
 
-RemoteEndpoint endpointFor(const ProviderSettings& provider) {
-  RemoteEndpoint e;
-  e.provider_name = QString::fromStdString(provider.name);
-  e.base_url = QString::fromStdString(provider.base_url);
-  e.api_key_env = QString::fromStdString(provider.api_key_env);
-  e.max_retries = provider.max_retries;
-  e.timeouts = RemoteTimeouts::fromLimitSeconds(provider.timeout_seconds);
-  return e;
-}
-
 std::pair<QString, bool> previewBaseUrl(const QString& typed) {
   const NormalizedBaseUrl n = normalizeBaseUrl(typed);
   if (!n.ok()) return {n.error, true};

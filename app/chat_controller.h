@@ -8,7 +8,6 @@
 
 namespace ts {
 
-RemoteEndpoint endpointFor(const ProviderSettings& provider);
 // For the provider dialog: the URL requests will go to, or the error (second = true).
 std::pair<QString, bool> previewBaseUrl(const QString& typed);
 

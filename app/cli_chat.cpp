@@ -114,6 +114,10 @@ int runChatCommand(const QStringList& args) {
   endpoint.provider_name = QString::fromStdString(request.provider);
   endpoint.base_url = base_url;
   endpoint.api_key_env = text("api-key-env", "api_key_env");
+  // The built-in key variable belongs to the built-in URL: never send it elsewhere.
+  if (p.isSet("base-url") && !p.isSet("api-key-env") &&
+      cfg.entry("api_key_env").source == config::Source::Default)
+    endpoint.api_key_env.clear();
   endpoint.max_retries = *retries;
   endpoint.timeouts = RemoteTimeouts::fromLimitSeconds(*timeout);
 

@@ -4,6 +4,7 @@
 
 #include "app/cli_chat.h"
 #include "app/cli_config.h"
+#include "app/cli_doctor.h"
 
 namespace {
 
@@ -12,7 +13,8 @@ void printUsage() {
       "Usage: tokenscope-cli <command> [options]\n\n"
       "Commands:\n"
       "  chat       stream one chat completion from an OpenAI-compatible endpoint, measured\n"
-      "  config     show the effective configuration and its sources; check or export files\n\n"
+      "  config     show the effective configuration and its sources; check or export files\n"
+      "  doctor     check a provider step by step and say how to fix what fails\n\n"
       "  --version  print the version\n"
       "Run `tokenscope-cli <command> --help` for a command's options.\n");
 }
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
   const QString command = args.takeFirst();
   if (command == "chat") return ts::runChatCommand(args);
   if (command == "config") return ts::runConfigCommand(args);
+  if (command == "doctor") return ts::runDoctorCommand(args);
   std::fprintf(stderr, "tokenscope-cli: unknown command '%s'\n", command.toLocal8Bit().constData());
   printUsage();
   return 2;

@@ -1,6 +1,6 @@
 #include "app/provider_store.h"
 
-#include "app/config/effective_config.h"
+#include "app/config/config_schema.h"
 
 #include <QDir>
 #include <QFile>
@@ -15,7 +15,9 @@ namespace ts {
 
 ProviderStore::ProviderStore(QString path) : path_(std::move(path)) {}
 
-QString ProviderStore::defaultPath() { return config::configDirectory() + "/providers.json"; }
+QString ProviderStore::defaultPath() {
+  return config::configDirectory() + "/providers.json";
+}
 
 ProviderList ProviderStore::presets() {
   ProviderList list;
@@ -82,6 +84,48 @@ QString ProviderStore::save(const ProviderList& list) const {
                  .toJson(QJsonDocument::Indented));
   if (!file.commit()) return QString("cannot write %1: %2").arg(path_, file.errorString());
   return {};
+}
+
+RemoteEndpoint endpointFor(const ProviderSettings& provider) {
+  RemoteEndpoint e;
+  e.provider_name = QString::fromStdString(provider.name);
+  e.base_url = QString::fromStdString(provider.base_url);
+  e.api_key_env = QString::fromStdString(provider.api_key_env);
+  e.max_retries = provider.max_retries;
+  e.timeouts = RemoteTimeouts::fromLimitSeconds(provider.timeout_seconds);
+  return e;
+}
+
+ProviderSettings providerFromConfig(const config::EffectiveConfig& c) {
+  ProviderSettings p;
+  p.name = c.value("provider").toString().toStdString();
+  p.base_url = c.value("base_url").toString().toStdString();
+  // A preset named without a base URL of its own takes the preset's URL.
+  if (c.entry("base_url").source == config::Source::Default &&
+      !config::presetBaseUrl(c.value("provider").toString()).isEmpty())
+    p.base_url = config::presetBaseUrl(c.value("provider").toString()).toStdString();
+  p.default_model = c.value("default_model").toString().toStdString();
+  p.api_key_env = c.value("api_key_env").toString().toStdString();
+  p.timeout_seconds = c.value("timeout_seconds").toInt();
+  p.max_retries = c.value("max_retries").toInt();
+  return p;
+}
+
+int findProvider(const std::vector<ProviderSettings>& providers, const QString& name) {
+  for (size_t i = 0; i < providers.size(); ++i)
+    if (QString::fromStdString(providers[i].name).compare(name, Qt::CaseInsensitive) == 0)
+      return static_cast<int>(i);
+  return -1;
+}
+
+int upsertProvider(std::vector<ProviderSettings>& providers, const ProviderSettings& provider) {
+  const int at = findProvider(providers, QString::fromStdString(provider.name));
+  if (at >= 0) {
+    providers[at] = provider;
+    return at;
+  }
+  providers.push_back(provider);
+  return static_cast<int>(providers.size()) - 1;
 }
 
 }  // namespace ts

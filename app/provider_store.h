@@ -4,6 +4,8 @@
 #include <QString>
 #include <vector>
 
+#include "app/config/effective_config.h"
+#include "inference/remote/openai_client.h"
 #include "inference/stream/provider_settings.h"
 
 namespace ts {
@@ -29,5 +31,15 @@ class ProviderStore {
  private:
   QString path_;
 };
+
+// How the client reaches a provider: timeouts from timeout_seconds, key from its variable.
+RemoteEndpoint endpointFor(const ProviderSettings& provider);
+
+// The provider a configuration file (or TOKENSCOPE_* variables) describes.
+ProviderSettings providerFromConfig(const config::EffectiveConfig& config);
+// Case-insensitive lookup by name; -1 when absent.
+int findProvider(const std::vector<ProviderSettings>& providers, const QString& name);
+// Replaces the provider with the same name (case-insensitive) or appends it; its index.
+int upsertProvider(std::vector<ProviderSettings>& providers, const ProviderSettings& provider);
 
 }  // namespace ts

@@ -258,8 +258,8 @@ void OpenAiClient::handleHttpError(int status, const QByteArray& body) {
     fail(FailureKind::NotFound, status,
          QString("Not found (HTTP 404) at %1. The base URL must be the part before "
                  "/v1/chat/completions (for example https://taotoken.net/api); it is now '%2'. "
-                 "Check for a missing path prefix or a duplicated /v1. Server said: %3")
-             .arg(url, root_, server));
+                 "Check for a missing path prefix or a duplicated /v1.%3")
+             .arg(url, root_, server.isEmpty() ? QString() : " Server said: " + server));
     return;
   }
   if (status >= 500) {
