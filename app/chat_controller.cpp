@@ -1,7 +1,13 @@
 #include "app/chat_controller.h"
 
+#include <QPushButton>
+
+#include "app/config/config_schema.h"
 #include "app/run_log.h"
 #include "inference/remote/base_url.h"
+#include "inference/remote/connection_doctor.h"
+#include "ui/parameter_panel.h"
+#include "ui/table_dialog.h"
 
 namespace ts {
 
@@ -25,6 +31,23 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   connect(window, &ui::MainWindow::stopRequested, &session_, &ChatSession::cancel);
   connect(&session_, &ChatSession::eventReady, window, &ui::MainWindow::onStreamEvent);
   connect(&session_, &ChatSession::runFinished, this, &ChatController::onFinished);
+  connect(window, &ui::MainWindow::doctorRequested, this, &ChatController::runDoctor);
+  connect(window, &ui::MainWindow::effectiveConfigRequested, this,
+          &ChatController::showEffectiveConfig);
+  connect(window, &ui::MainWindow::importConfigRequested, this, [this](const QString& path) {
+    const QString error = importConfig(path);
+    if (!error.isEmpty())
+      window_->showError("Configuration not imported", error);
+    else
+      window_->showStatus("Imported " + path);
+  });
+  connect(window, &ui::MainWindow::exportConfigRequested, this, [this](const QString& path) {
+    const QString error = exportConfig(path);
+    if (!error.isEmpty())
+      window_->showError("Configuration not exported", error);
+    else
+      window_->showStatus("Exported " + path + " (the key variable's name, never a key)");
+  });
   connect(window, &ui::MainWindow::providersEdited, this,
           [this](const std::vector<ProviderSettings>& providers, int current) {
             if (!persist_) return;
@@ -47,6 +70,135 @@ void ChatController::onFinished(const RemoteResult& result) {
                    {last_root_, result.final_url, result.attempts, result.warnings});
   if (!error.isEmpty()) window_->showStatus("Run not logged: " + error);
   emit runLogged(error);
+}
+
+void ChatController::applyConfig(const config::EffectiveConfig& config, bool keep_log_dir) {
+  config_ = config;
+  std::vector<ProviderSettings> providers = window_->providers();
+  const int current = upsertProvider(providers, providerFromConfig(config));
+  window_->setProviders(providers, current);
+  SamplingParams params = window_->parameterPanel()->params();
+  params.temperature = config.value("inference.temperature").toDouble();
+  params.top_p = config.value("inference.top_p").toDouble();
+  params.max_tokens = config.value("inference.max_tokens").toInt();
+  params.stream = config.value("inference.stream").toBool();
+  window_->parameterPanel()->setParams(params);
+  if (!keep_log_dir) log_dir_ = config.value("observability.log_dir").toString();
+  log_ttft_ = config.value("observability.log_ttft").toBool();
+  log_tpot_ = config.value("observability.log_tpot").toBool();
+  if (persist_) store_.save({providers, current});
+}
+
+config::EffectiveConfig ChatController::effectiveConfig() const {
+  config::EffectiveConfig effective = config_;
+  config::ConfigValues ui;
+  if (const auto p = window_->currentProviderSettings()) {
+    ui.insert("provider", QString::fromStdString(p->name));
+    ui.insert("base_url", QString::fromStdString(p->base_url));
+    ui.insert("api_key_env", QString::fromStdString(p->api_key_env));
+    ui.insert("default_model", QString::fromStdString(p->default_model));
+    ui.insert("timeout_seconds", p->timeout_seconds);
+    ui.insert("max_retries", p->max_retries);
+  }
+  const SamplingParams params = window_->parameterPanel()->params();
+  ui.insert("inference.temperature", params.temperature);
+  ui.insert("inference.top_p", params.top_p);
+  ui.insert("inference.max_tokens", params.max_tokens);
+  ui.insert("inference.stream", params.stream);
+  ui.insert("observability.log_dir", log_dir_);
+  ui.insert("observability.log_ttft", log_ttft_);
+  ui.insert("observability.log_tpot", log_tpot_);
+  config::ConfigValues changed;  // only what differs from the configuration counts as "UI"
+  for (auto it = ui.begin(); it != ui.end(); ++it) {
+    const QVariant now = effective.value(it.key());
+    const bool same = it.value().typeId() == QMetaType::Double
+                          ? qFuzzyCompare(1 + it.value().toDouble(), 1 + now.toDouble())
+                          : it.value() == now;
+    if (!same) changed.insert(it.key(), it.value());
+  }
+  effective.apply(changed, config::Source::UserInterface, {});
+  return effective;
+}
+
+QString ChatController::importConfig(const QString& path) {
+  QStringList names;
+  for (const auto& p : window_->providers()) names << QString::fromStdString(p.name);
+  const config::ConfigFile file = config::readConfigFile(path, names);
+  if (!file.ok()) return file.errorText();
+  config::EffectiveConfig imported;
+  imported.apply(file.values, config::Source::File, path);
+  imported.configFile = path;
+  // A provider named without a URL (a configured one) keeps that provider's URL and key.
+  const int known = findProvider(window_->providers(), file.values.value("provider").toString());
+  if (known >= 0 && !file.values.contains("base_url")) {
+    const ProviderSettings& p = window_->providers()[known];
+    config::ConfigValues keep{{"base_url", QString::fromStdString(p.base_url)}};
+    if (!file.values.contains("api_key_env"))
+      keep.insert("api_key_env", QString::fromStdString(p.api_key_env));
+    imported.apply(keep, config::Source::UserInterface, {});
+  }
+  applyConfig(imported);
+  return {};
+}
+
+QString ChatController::exportConfig(const QString& path) const {
+  return config::writeConfigFile(path, effectiveConfig().values());
+}
+
+void ChatController::showEffectiveConfig() {
+  const config::EffectiveConfig effective = effectiveConfig();
+  auto* dialog =
+      new ui::TableDialog("Effective configuration", {"Setting", "Value", "Source"}, window_);
+  dialog->setObjectName("effectiveConfigDialog");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  for (const auto& f : config::fields()) {
+    const QVariant v = effective.value(f.key);
+    const QString text =
+        v.typeId() == QMetaType::Bool ? (v.toBool() ? "true" : "false") : v.toString();
+    dialog->addRow({f.key, text, effective.describeSource(f.key)}, std::nullopt,
+                   QString("%1 (environment: %2)").arg(f.meaning, f.env));
+  }
+  dialog->setSummary(effective.configFile.isEmpty()
+                         ? "No configuration file is in use."
+                         : "Configuration file: " + effective.configFile);
+  dialog->show();
+}
+
+void ChatController::runDoctor(const ProviderSettings& provider) {
+  auto* dialog =
+      new ui::TableDialog("Connection doctor — " + QString::fromStdString(provider.name),
+                          {"Step", "Result", "HTTP", "URL", "What happened / fix"}, window_);
+  dialog->setObjectName("doctorDialog");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setActionLabel("Run again");
+  auto* doctor = new ConnectionDoctor(dialog);
+  connect(doctor, &ConnectionDoctor::stepFinished, dialog, [dialog](const DoctorStep& s) {
+    const QString result = s.skipped ? "skipped" : s.ok ? "pass" : "FAIL";
+    const QString detail = s.fix.isEmpty() ? s.message : s.message + "\nFix: " + s.fix;
+    dialog->addRow({s.name, result, s.http_status ? QString::number(s.http_status) : QString(),
+                    s.final_url, detail},
+                   s.skipped ? std::nullopt : std::optional<bool>(s.ok));
+  });
+  connect(doctor, &ConnectionDoctor::finished, dialog, [dialog, doctor] {
+    const DoctorReport& r = doctor->report();
+    const auto tri = [](const std::optional<bool>& b, const char* yes, const char* no) {
+      return b ? QString(*b ? yes : no) : QString("unknown");
+    };
+    dialog->setSummary(QString("%1 · stream_options: %2 · usage chunk: %3")
+                           .arg(r.ok() ? "All steps passed" : "Problems found",
+                                tri(r.accepts_stream_options, "accepted", "rejected"),
+                                tri(r.sends_usage, "sent", "not sent")));
+    dialog->actionButton()->setEnabled(true);
+  });
+  const auto start = [dialog, doctor, provider] {
+    dialog->clearRows();
+    dialog->setSummary("Running…");
+    dialog->actionButton()->setEnabled(false);
+    doctor->start(endpointFor(provider), QString::fromStdString(provider.default_model));
+  };
+  connect(dialog, &ui::TableDialog::actionClicked, doctor, start);
+  dialog->show();
+  start();
 }
 
 }  // namespace ts

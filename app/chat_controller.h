@@ -19,12 +19,23 @@ class ChatController : public QObject {
                  bool persist_providers, QObject* parent = nullptr);
   ChatSession& session() { return session_; }
 
+  // Makes a configuration current: its provider is added (or replaced, by name) and
+  // selected, its inference values fill the parameter panel, its observability settings
+  // steer the run log (unless the log directory was given on the command line).
+  void applyConfig(const config::EffectiveConfig& config, bool keep_log_dir = false);
+  // The effective configuration with what the UI now shows marked "set in the UI".
+  config::EffectiveConfig effectiveConfig() const;
+  QString importConfig(const QString& path);  // "" on success, else the errors
+  QString exportConfig(const QString& path) const;
+
  signals:
   void runLogged(const QString& error);  // empty on success
 
  private:
   void onSend(const ProviderSettings& provider, const GenerationRequest& request);
   void onFinished(const RemoteResult& result);
+  void runDoctor(const ProviderSettings& provider);
+  void showEffectiveConfig();
 
   ui::MainWindow* window_;
   ProviderStore store_;
@@ -33,6 +44,9 @@ class ChatController : public QObject {
   ChatSession session_;
   GenerationRequest last_request_;
   QString last_root_;
+  config::EffectiveConfig config_;
+  bool log_ttft_ = true;
+  bool log_tpot_ = true;
 };
 
 }  // namespace ts

@@ -6,9 +6,11 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QPlainTextEdit>
+#include <QProcessEnvironment>
 #include <QTimer>
 
 #include "app/chat_controller.h"
+#include "app/config/config_schema.h"
 #include "app/run_log.h"
 #include "ui/chat_panel.h"
 #include "ui/main_window.h"
@@ -26,26 +28,46 @@ int main(int argc, char** argv) {
                 {"api-key-env", "Environment variable holding the key for --base-url.", "VAR"},
                 {"send", "Send this message once the window is shown.", "TEXT"},
                 {"screenshot", "After the first run ends, save the window as PNG and quit.", "PNG"},
-                {"log-dir", "Directory for the JSON-lines run log.", "DIR"}});
+                {"log-dir", "Directory for the JSON-lines run log.", "DIR"},
+                {"config", "Configuration file (settings.json or config.toml).", "FILE"}});
   p.process(app);
 
   ts::ProviderStore store;
   QString load_error;
   ts::ProviderList list = store.load(&load_error);
+  ts::config::ConfigFile config_file;
+  QList<ts::config::ConfigIssue> env_issues;
+  const ts::config::EffectiveConfig config = ts::config::resolveConfig(
+      p.value("config"), QProcessEnvironment::systemEnvironment(), &config_file, &env_issues);
   const bool from_command_line = p.isSet("base-url");
-  if (from_command_line) {
-    list.providers.insert(
-        list.providers.begin(),
-        {"Command line", p.value("base-url").toStdString(), p.value("model").toStdString(),
-         p.value("api-key-env").toStdString(), 60, 2});
-    list.current = 0;
-  }
+
   ts::ui::MainWindow window;
   window.setProviders(list.providers, list.current);
   ts::ChatController controller(&window, store,
                                 p.isSet("log-dir") ? p.value("log-dir") : ts::defaultLogDir(),
                                 !from_command_line);
-  if (!load_error.isEmpty()) window.showStatus(load_error);
+  bool configured = !config.configFile.isEmpty();
+  for (const auto& f : ts::config::fields())
+    configured |= config.entry(f.key).source == ts::config::Source::Environment;
+  if (configured) controller.applyConfig(config, p.isSet("log-dir"));
+  if (from_command_line) {
+    std::vector<ts::ProviderSettings> providers = window.providers();
+    providers.insert(providers.begin(),
+                     {"Command line", p.value("base-url").toStdString(),
+                      p.value("model").toStdString(), p.value("api-key-env").toStdString(), 60, 2});
+    window.setProviders(providers, 0);
+  }
+  QStringList problems;
+  if (!load_error.isEmpty()) problems << load_error;
+  if (!config_file.path.isEmpty() && !config_file.ok())
+    problems << "The configuration file was not used:\n" + config_file.errorText();
+  for (const auto& issue : env_issues) problems << issue.message;
+  if (!problems.isEmpty()) {
+    window.showStatus(problems.first().section('\n', 0, 0));
+    QTimer::singleShot(0, &window, [&window, problems] {
+      window.showError("Configuration problems", problems.join("\n\n"));
+    });
+  }
   window.show();
 
   if (p.isSet("screenshot")) {

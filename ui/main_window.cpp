@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include <QComboBox>
+#include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -71,6 +72,8 @@ void MainWindow::buildToolbar() {
   bar->addAction("Add…", this, [this] { editProvider(true); });
   bar->addAction("Edit…", this, [this] { editProvider(false); });
   bar->addAction("Remove", this, &MainWindow::removeProvider);
+  bar->addAction("Doctor…", this, &MainWindow::requestDoctor)
+      ->setToolTip("Check this provider step by step (Ctrl+D)");
   bar->addSeparator();
   bar->addWidget(new QLabel(" Model ", bar));
   model_edit_ = new QLineEdit(bar);
@@ -88,16 +91,33 @@ void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu("&File");
   file->addAction("&New chat", QKeySequence::New, this, &MainWindow::newChat);
   file->addSeparator();
+  file->addAction("&Import configuration…", QKeySequence::Open, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(
+        this, "Import configuration", QString(), "Configuration (*.json *.toml);;All files (*)");
+    if (!path.isEmpty()) emit importConfigRequested(path);
+  });
+  file->addAction(
+      "&Export configuration…", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, "Export configuration", "config.toml", "TOML (*.toml);;settings.json (*.json)");
+        if (!path.isEmpty()) emit exportConfigRequested(path);
+      });
+  file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
   QMenu* provider = menuBar()->addMenu("&Provider");
   provider->addAction("&Add…", this, [this] { editProvider(true); });
   provider->addAction("&Edit…", this, [this] { editProvider(false); });
   provider->addAction("&Remove", this, &MainWindow::removeProvider);
+  provider->addSeparator();
+  provider->addAction("Connection &doctor…", QKeySequence(Qt::CTRL | Qt::Key_D), this,
+                      &MainWindow::requestDoctor);
   QMenu* view = menuBar()->addMenu("&View");
   view->addAction("Focus &parameters", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                   [this] { parameters_->focusFirstField(); });
   view->addAction("Focus &message", QKeySequence(Qt::CTRL | Qt::Key_L), this,
                   [this] { chat_->focusInput(); });
+  view->addSeparator();
+  view->addAction("&Effective configuration…", this, &MainWindow::effectiveConfigRequested);
 }
 
 void MainWindow::setProviders(const std::vector<ProviderSettings>& providers, int current) {
@@ -123,6 +143,32 @@ int MainWindow::currentProvider() const {
 }
 void MainWindow::setModel(const QString& model) {
   model_edit_->setText(model);
+}
+QString MainWindow::model() const {
+  return model_edit_->text().trimmed();
+}
+
+std::optional<ProviderSettings> MainWindow::currentProviderSettings() const {
+  const int index = currentProvider();
+  if (index < 0 || index >= static_cast<int>(providers_.size())) return std::nullopt;
+  ProviderSettings p = providers_[index];
+  if (!model().isEmpty()) p.default_model = model().toStdString();
+  return p;
+}
+
+void MainWindow::requestDoctor() {
+  const auto provider = currentProviderSettings();
+  if (!provider) {
+    showStatus("Add a provider first (Provider → Add…).");
+    return;
+  }
+  emit doctorRequested(*provider);
+}
+
+void MainWindow::showError(const QString& title, const QString& text) {
+  QMessageBox box(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+  box.setTextInteractionFlags(Qt::TextSelectableByMouse);
+  box.exec();
 }
 
 void MainWindow::editProvider(bool create) {

@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QTimer>
+#include <optional>
 #include <vector>
 
 #include "inference/stream/generation_request.h"
@@ -33,6 +34,10 @@ class MainWindow : public QMainWindow {
   const std::vector<ProviderSettings>& providers() const { return providers_; }
   int currentProvider() const;
   void setModel(const QString& model);
+  QString model() const;
+  // The selected provider with the model box's value as its model; nullopt when none.
+  std::optional<ProviderSettings> currentProviderSettings() const;
+  void showError(const QString& title, const QString& text);
 
   ChatPanel* chatPanel() const { return chat_; }
   ParameterPanel* parameterPanel() const { return parameters_; }
@@ -55,6 +60,10 @@ class MainWindow : public QMainWindow {
   void stopRequested();
   void providersEdited(const std::vector<ts::ProviderSettings>& providers, int current);
   void runDisplayed();  // the terminal event has been painted
+  void doctorRequested(const ts::ProviderSettings& provider);
+  void importConfigRequested(const QString& path);
+  void exportConfigRequested(const QString& path);
+  void effectiveConfigRequested();
 
  private:
   void buildToolbar();
@@ -64,6 +73,7 @@ class MainWindow : public QMainWindow {
   void refreshProviderCombo(int current);
   void editProvider(bool create);
   void removeProvider();
+  void requestDoctor();
 
   std::vector<ProviderSettings> providers_;
   UrlPreview url_preview_;

@@ -16,11 +16,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QAction>
+#include <QTableWidget>
 #include "app/chat_controller.h"
+#include "app/config/config_files.h"
 #include "tests/support/openai_test_server.h"
 #include "ui/chat_panel.h"
 #include "ui/latency_chart.h"
 #include "ui/main_window.h"
+#include "ui/table_dialog.h"
 
 using namespace ts;
 using ts::testing::OpenAiTestServer;
@@ -180,6 +184,69 @@ class TestMainWindow : public QObject {
     const ProviderSettings s = dialog.settings();
     QCOMPARE(s.base_url, std::string("https://taotoken.net/api"));
     QCOMPARE(s.api_key_env, std::string("TS_DIALOG_KEY"));
+  }
+
+  void importingAConfigSelectsItsProviderAndValues() {
+    const QString path = dir_.filePath("import.toml");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QString("[provider]\nname = \"imported\"\nbase_url = \"%1\"\napi_key_env = \"\"\n"
+                    "[model]\ndefault = \"test-model\"\n[inference]\ntemperature = 0.15\n"
+                    "max_tokens = 4\n")
+                .arg(QString::fromStdString(server_.baseUrl()))
+                .toUtf8());
+    f.close();
+    QCOMPARE(controller_->importConfig(path), QString());
+    QCOMPARE(window_->currentProviderSettings()->name, std::string("imported"));
+    QCOMPARE(window_->findChild<QDoubleSpinBox*>("temperatureSpin")->value(), 0.15);
+    server_.setScript(ServerScript{});
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("hi");
+    QVERIFY(shown.wait(10000));
+    QCOMPARE(window_->chatPanel()->lastAssistantText(),
+             QString::fromStdString(OpenAiTestServer::expectedText(ServerScript{}, 4)));
+    // The effective configuration names the file, and what the UI changed.
+    window_->findChild<QDoubleSpinBox*>("temperatureSpin")->setValue(0.5);
+    const config::EffectiveConfig effective = controller_->effectiveConfig();
+    QCOMPARE(effective.describeSource("default_model"), "config file " + path);
+    QCOMPARE(effective.describeSource("inference.temperature"), QString("set in the UI"));
+    QCOMPARE(effective.value("inference.temperature").toDouble(), 0.5);
+    // Export what is in effect, import it again: the same values.
+    const QString out = dir_.filePath("exported.json");
+    QCOMPARE(controller_->exportConfig(out), QString());
+    const config::ConfigFile back = config::readConfigFile(out);
+    QVERIFY2(back.ok(), qPrintable(back.errorText()));
+    QCOMPARE(back.values, effective.values());
+  }
+
+  void importingABadConfigChangesNothingAndSaysWhere() {
+    setProvider();
+    const QString path = dir_.filePath("bad.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\n  \"inference\": {\"top_p\": 3}\n}");
+    f.close();
+    const QString error = controller_->importConfig(path);
+    QVERIFY2(
+        error.contains(path + ":2:17: inference.top_p: expected a number from 0 to 1, found 3"),
+        qPrintable(error));
+    QCOMPARE(window_->currentProviderSettings()->name, std::string("Test server"));
+    QCOMPARE(window_->findChild<QDoubleSpinBox*>("topPSpin")->value(), 0.9);
+  }
+
+  void doctorDialogShowsEveryStep() {
+    server_.setScript(ServerScript{});
+    setProvider();
+    emit window_->doctorRequested(*window_->currentProviderSettings());
+    ui::TableDialog* dialog = nullptr;
+    QTRY_VERIFY((dialog = window_->findChild<ui::TableDialog*>("doctorDialog")) != nullptr);
+    auto* summary = dialog->findChild<QLabel*>("tableDialogSummary");
+    QTRY_VERIFY_WITH_TIMEOUT(summary->text().startsWith("All steps passed"), 10000);
+    QCOMPARE(dialog->table()->rowCount(), 4);
+    QCOMPARE(dialog->table()->item(0, 0)->text(), QString("connect"));
+    QCOMPARE(dialog->table()->item(2, 1)->text(), QString("pass"));
+    QVERIFY(summary->text().contains("usage chunk: sent"));
+    dialog->close();
   }
 
   void emptyMessageIsNotSent() {
