@@ -24,7 +24,9 @@ ProviderList ProviderStore::presets() {
   list.providers.push_back(
       {"TaoToken", "https://taotoken.net/api", "baichuan", "TAOTOKEN_API_KEY", 60, 2});
   list.providers.push_back(
-      {"Local OpenAI-compatible server", "http://127.0.0.1:8000", "default", "", 60, 2});
+      {"OpenAI-compatible", "http://127.0.0.1:8000", "default", "OPENAI_API_KEY", 60, 2});
+  list.providers.push_back(
+      {"TokenScope local server", "http://127.0.0.1:8080", "local", "", 60, 2});
   return list;
 }
 
@@ -61,6 +63,10 @@ ProviderList ProviderStore::load(QString* error) const {
     p.api_key_env = o.value("api_key_env").toString().toStdString();
     p.timeout_seconds = std::max(1, o.value("timeout_seconds").toInt(60));
     p.max_retries = std::clamp(o.value("max_retries").toInt(2), 0, 10);
+    const QString source = o.value("key_source").toString();
+    p.key_source = source == "keychain" ? KeySource::Keychain
+                   : source == "file"   ? KeySource::PlaintextFile
+                                        : KeySource::Environment;
     if (!p.name.empty()) list.providers.push_back(p);
   }
   list.current = doc.object().value("current").toInt(0);
@@ -75,7 +81,8 @@ QString ProviderStore::save(const ProviderList& list) const {
                                  {"default_model", QString::fromStdString(p.default_model)},
                                  {"api_key_env", QString::fromStdString(p.api_key_env)},
                                  {"timeout_seconds", p.timeout_seconds},
-                                 {"max_retries", p.max_retries}});
+                                 {"max_retries", p.max_retries},
+                                 {"key_source", keySourceName(p.key_source)}});
   QDir().mkpath(QFileInfo(path_).absolutePath());
   QSaveFile file(path_);
   if (!file.open(QIODevice::WriteOnly))
@@ -86,11 +93,25 @@ QString ProviderStore::save(const ProviderList& list) const {
   return {};
 }
 
+const char* keySourceName(KeySource source) {
+  switch (source) {
+    case KeySource::Keychain:
+      return "keychain";
+    case KeySource::PlaintextFile:
+      return "file";
+    case KeySource::Environment:
+      break;
+  }
+  return "env";
+}
+
 RemoteEndpoint endpointFor(const ProviderSettings& provider) {
   RemoteEndpoint e;
   e.provider_name = QString::fromStdString(provider.name);
   e.base_url = QString::fromStdString(provider.base_url);
-  e.api_key_env = QString::fromStdString(provider.api_key_env);
+  // A key from the keychain or a file is filled in by the caller (it arrives asynchronously).
+  if (provider.key_source == KeySource::Environment)
+    e.api_key_env = QString::fromStdString(provider.api_key_env);
   e.max_retries = provider.max_retries;
   e.timeouts = RemoteTimeouts::fromLimitSeconds(provider.timeout_seconds);
   return e;

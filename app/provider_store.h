@@ -32,6 +32,8 @@ class ProviderStore {
   QString path_;
 };
 
+const char* keySourceName(KeySource source);  // "env" | "keychain" | "file"
+
 // How the client reaches a provider: timeouts from timeout_seconds, key from its variable.
 RemoteEndpoint endpointFor(const ProviderSettings& provider);
 

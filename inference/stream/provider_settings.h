@@ -5,6 +5,13 @@
 
 namespace ts {
 
+// Where a provider's API key lives. Keys themselves are never stored in settings.
+enum class KeySource : uint8_t {
+  Environment,    // the variable named by api_key_env
+  Keychain,       // the OS keychain (Secret Service), entry named after the provider
+  PlaintextFile,  // chosen explicitly after a warning: <config dir>/keys/<name>.key, 0600
+};
+
 struct ProviderSettings {
   std::string name;           // shown in the selector; unique
   std::string base_url;       // e.g. "https://taotoken.net/api"
@@ -12,6 +19,7 @@ struct ProviderSettings {
   std::string api_key_env;    // environment variable that holds the key, may be empty
   int timeout_seconds = 60;   // first-byte limit; the whole run may take 10x this
   int max_retries = 2;        // only before the first token
+  KeySource key_source = KeySource::Environment;
 
   bool operator==(const ProviderSettings&) const = default;
 };
