@@ -32,6 +32,7 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   connect(&session_, &ChatSession::eventReady, window, &ui::MainWindow::onStreamEvent);
   connect(&session_, &ChatSession::runFinished, this, &ChatController::onFinished);
   connect(window, &ui::MainWindow::doctorRequested, this, &ChatController::runDoctor);
+  connect(window, &ui::MainWindow::apiKeyRequested, this, &ChatController::editApiKey);
   connect(window, &ui::MainWindow::effectiveConfigRequested, this,
           &ChatController::showEffectiveConfig);
   connect(window, &ui::MainWindow::importConfigRequested, this, [this](const QString& path) {
@@ -60,7 +61,107 @@ void ChatController::onSend(const ProviderSettings& provider, const GenerationRe
   last_request_ = request;
   const NormalizedBaseUrl n = normalizeBaseUrl(QString::fromStdString(provider.base_url));
   last_root_ = n.ok() ? n.root : QString::fromStdString(provider.base_url);
-  session_.start(endpointFor(provider), request);
+  startWithKey(provider, request);
+}
+
+void ChatController::startWithKey(const ProviderSettings& provider,
+                                  const GenerationRequest& request) {
+  const QString name = QString::fromStdString(provider.name);
+  switch (provider.key_source) {
+    case KeySource::Environment:
+      session_.start(endpointFor(provider), request);
+      return;
+    case KeySource::PlaintextFile: {
+      QString error;
+      const QString key = KeyStore::readPlaintext(name, &error);
+      if (!error.isEmpty()) return failBeforeStart("The API key could not be read: " + error + ".");
+      RemoteEndpoint endpoint = endpointFor(provider);
+      endpoint.api_key = key;
+      session_.start(endpoint, request);
+      return;
+    }
+    case KeySource::Keychain:
+      key_store_.read(name, [this, provider, request](QString key, QString error) {
+        if (!error.isEmpty()) return failBeforeStart(error);
+        RemoteEndpoint endpoint = endpointFor(provider);
+        endpoint.api_key = key;
+        session_.start(endpoint, request);
+      });
+      return;
+  }
+}
+
+void ChatController::failBeforeStart(const QString& message) {
+  const int64_t now = monotonicNowNs();
+  window_->onStreamEvent(StreamEvent::started(now));
+  window_->onStreamEvent(StreamEvent::failed(now, FailureKind::Auth, 0, message.toStdString(), {}));
+}
+
+void ChatController::editApiKey(const ProviderSettings& provider) {
+  auto* dialog = new ui::ApiKeyDialog(
+      provider, KeyStore::plaintextPath(QString::fromStdString(provider.name)), window_);
+  dialog->setObjectName("apiKeyDialog");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  const KeychainStatus status = KeyStore::probe();
+  dialog->setKeychainStatus(status.available, status.reason);
+  connect(dialog, &ui::ApiKeyDialog::testRequested, dialog,
+          [dialog, provider](const ui::ApiKeyChoice& choice) {
+            RemoteEndpoint endpoint = endpointFor(provider);
+            endpoint.api_key = choice.key;
+            endpoint.api_key_env =
+                choice.source == KeySource::Environment ? choice.env_var : QString();
+            endpoint.max_retries = 0;
+            GenerationRequest request;
+            request.model = provider.default_model;
+            request.provider = provider.name;
+            request.messages = {{"user", "ping"}};
+            request.params.max_tokens = 1;
+            request.params.stream = false;
+            auto* client = new OpenAiClient(dialog);
+            connect(client, &OpenAiClient::runFinished, dialog, [dialog, client] {
+              const StreamEvent* end = client->result().run.terminal();
+              if (end && end->kind == EventKind::Finished)
+                dialog->setTestResult(
+                    true, "The key works: " + client->result().final_url + " answered.");
+              else
+                dialog->setTestResult(
+                    false, end ? QString::fromStdString(end->text) : QString("no answer"));
+              client->deleteLater();
+            });
+            client->start(endpoint, request);
+          });
+  connect(dialog, &QDialog::accepted, this,
+          [this, dialog, provider] { saveApiKey(provider, dialog->choice()); });
+  dialog->open();
+}
+
+void ChatController::saveApiKey(ProviderSettings provider, const ui::ApiKeyChoice& choice) {
+  const QString name = QString::fromStdString(provider.name);
+  const QString trimmed = choice.trimmed ? " (white space around it was removed)" : "";
+  switch (choice.source) {
+    case KeySource::Environment:
+      provider.key_source = KeySource::Environment;
+      provider.api_key_env = choice.env_var.toStdString();
+      window_->replaceProvider(provider);
+      window_->showStatus(QString("%1 reads its key from %2.").arg(name, choice.env_var));
+      return;
+    case KeySource::PlaintextFile: {
+      const QString error = KeyStore::writePlaintext(name, choice.key);
+      if (!error.isEmpty()) return window_->showError("API key not saved", error);
+      provider.key_source = KeySource::PlaintextFile;
+      window_->replaceProvider(provider);
+      window_->showStatus("Key saved to " + KeyStore::plaintextPath(name) + " (0600)" + trimmed);
+      return;
+    }
+    case KeySource::Keychain:
+      key_store_.write(name, choice.key, [this, provider, name, trimmed](QString error) mutable {
+        if (!error.isEmpty()) return window_->showError("API key not saved", error);
+        provider.key_source = KeySource::Keychain;
+        window_->replaceProvider(provider);
+        window_->showStatus("Key for " + name + " stored in the keychain" + trimmed + ".");
+      });
+      return;
+  }
 }
 
 void ChatController::onFinished(const RemoteResult& result) {

@@ -3,7 +3,9 @@
 #include <QObject>
 
 #include "app/chat_session.h"
+#include "app/key_store.h"
 #include "app/provider_store.h"
+#include "ui/api_key_dialog.h"
 #include "ui/main_window.h"
 
 namespace ts {
@@ -35,6 +37,11 @@ class ChatController : public QObject {
   void onSend(const ProviderSettings& provider, const GenerationRequest& request);
   void onFinished(const RemoteResult& result);
   void runDoctor(const ProviderSettings& provider);
+  void editApiKey(const ProviderSettings& provider);
+  void saveApiKey(ProviderSettings provider, const ui::ApiKeyChoice& choice);
+  // Fills in a key from the keychain or the key file (asynchronously), then starts.
+  void startWithKey(const ProviderSettings& provider, const GenerationRequest& request);
+  void failBeforeStart(const QString& message);
   void showEffectiveConfig();
 
   ui::MainWindow* window_;
@@ -42,6 +49,7 @@ class ChatController : public QObject {
   QString log_dir_;
   bool persist_;
   ChatSession session_;
+  KeyStore key_store_;
   GenerationRequest last_request_;
   QString last_root_;
   config::EffectiveConfig config_;

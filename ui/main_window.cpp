@@ -72,6 +72,9 @@ void MainWindow::buildToolbar() {
   bar->addAction("Add…", this, [this] { editProvider(true); });
   bar->addAction("Edit…", this, [this] { editProvider(false); });
   bar->addAction("Remove", this, &MainWindow::removeProvider);
+  bar->addAction("API key…", this, [this] {
+    if (const auto p = currentProviderSettings()) emit apiKeyRequested(*p);
+  });
   bar->addAction("Doctor…", this, &MainWindow::requestDoctor)
       ->setToolTip("Check this provider step by step (Ctrl+D)");
   bar->addSeparator();
@@ -108,6 +111,9 @@ void MainWindow::buildMenus() {
   provider->addAction("&Add…", this, [this] { editProvider(true); });
   provider->addAction("&Edit…", this, [this] { editProvider(false); });
   provider->addAction("&Remove", this, &MainWindow::removeProvider);
+  provider->addAction("API &key…", QKeySequence(Qt::CTRL | Qt::Key_K), this, [this] {
+    if (const auto p = currentProviderSettings()) emit apiKeyRequested(*p);
+  });
   provider->addSeparator();
   provider->addAction("Connection &doctor…", QKeySequence(Qt::CTRL | Qt::Key_D), this,
                       &MainWindow::requestDoctor);
@@ -163,6 +169,18 @@ void MainWindow::requestDoctor() {
     return;
   }
   emit doctorRequested(*provider);
+}
+
+void MainWindow::replaceProvider(const ProviderSettings& provider) {
+  for (auto& p : providers_) {
+    if (p.name != provider.name) continue;
+    p = provider;
+    const QString model = model_edit_->text();
+    refreshProviderCombo(currentProvider());
+    model_edit_->setText(model);
+    emit providersEdited(providers_, currentProvider());
+    return;
+  }
 }
 
 void MainWindow::showError(const QString& title, const QString& text) {

@@ -38,6 +38,8 @@ class MainWindow : public QMainWindow {
   // The selected provider with the model box's value as its model; nullopt when none.
   std::optional<ProviderSettings> currentProviderSettings() const;
   void showError(const QString& title, const QString& text);
+  // Replaces the provider with the same name, keeps the selection, reports the edit.
+  void replaceProvider(const ProviderSettings& provider);
 
   ChatPanel* chatPanel() const { return chat_; }
   ParameterPanel* parameterPanel() const { return parameters_; }
@@ -61,6 +63,7 @@ class MainWindow : public QMainWindow {
   void providersEdited(const std::vector<ts::ProviderSettings>& providers, int current);
   void runDisplayed();  // the terminal event has been painted
   void doctorRequested(const ts::ProviderSettings& provider);
+  void apiKeyRequested(const ts::ProviderSettings& provider);
   void importConfigRequested(const QString& path);
   void exportConfigRequested(const QString& path);
   void effectiveConfigRequested();
