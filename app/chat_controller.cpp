@@ -27,12 +27,21 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
       log_dir_(std::move(log_dir)),
       persist_(persist_providers) {
   window->setUrlPreview(&previewBaseUrl);
+  window->setProviderPresets(ProviderStore::presets().providers);
   connect(window, &ui::MainWindow::sendRequested, this, &ChatController::onSend);
   connect(window, &ui::MainWindow::stopRequested, &session_, &ChatSession::cancel);
   connect(&session_, &ChatSession::eventReady, window, &ui::MainWindow::onStreamEvent);
   connect(&session_, &ChatSession::runFinished, this, &ChatController::onFinished);
   connect(window, &ui::MainWindow::doctorRequested, this, &ChatController::runDoctor);
   connect(window, &ui::MainWindow::apiKeyRequested, this, &ChatController::editApiKey);
+  connect(window, &ui::MainWindow::modelsRequested, this, &ChatController::refreshModels);
+  connect(&models_, &ModelListFetcher::finished, this,
+          [this](const QStringList& ids, const QString& error) {
+            window_->setModelList(
+                ids, error.isEmpty()
+                         ? QString("%1 model(s) listed by the endpoint.").arg(ids.size())
+                         : error);
+          });
   connect(window, &ui::MainWindow::effectiveConfigRequested, this,
           &ChatController::showEffectiveConfig);
   connect(window, &ui::MainWindow::importConfigRequested, this, [this](const QString& path) {
@@ -66,7 +75,7 @@ void ChatController::onSend(const ProviderSettings& provider, const GenerationRe
 
 void ChatController::startWithKey(const ProviderSettings& provider,
                                   const GenerationRequest& request) {
-  const QString name = QString::fromStdString(provider.name);
+  const QString name = keychainAccount(provider);
   switch (provider.key_source) {
     case KeySource::Environment:
       session_.start(endpointFor(provider), request);
@@ -91,6 +100,24 @@ void ChatController::startWithKey(const ProviderSettings& provider,
   }
 }
 
+void ChatController::refreshModels(const ProviderSettings& provider) {
+  window_->showStatus("Fetching the model list…");
+  const auto fetch = [this](RemoteEndpoint endpoint) { models_.start(endpoint); };
+  if (provider.key_source == KeySource::Keychain) {
+    key_store_.read(keychainAccount(provider), [this, provider, fetch](QString key, QString error) {
+      if (!error.isEmpty()) return window_->setModelList({}, error);
+      RemoteEndpoint endpoint = endpointFor(provider);
+      endpoint.api_key = key;
+      fetch(endpoint);
+    });
+    return;
+  }
+  RemoteEndpoint endpoint = endpointFor(provider);
+  if (provider.key_source == KeySource::PlaintextFile)
+    endpoint.api_key = KeyStore::readPlaintext(keychainAccount(provider), nullptr);
+  fetch(endpoint);
+}
+
 void ChatController::failBeforeStart(const QString& message) {
   const int64_t now = monotonicNowNs();
   window_->onStreamEvent(StreamEvent::started(now));
@@ -98,8 +125,8 @@ void ChatController::failBeforeStart(const QString& message) {
 }
 
 void ChatController::editApiKey(const ProviderSettings& provider) {
-  auto* dialog = new ui::ApiKeyDialog(
-      provider, KeyStore::plaintextPath(QString::fromStdString(provider.name)), window_);
+  auto* dialog =
+      new ui::ApiKeyDialog(provider, KeyStore::plaintextPath(keychainAccount(provider)), window_);
   dialog->setObjectName("apiKeyDialog");
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   const KeychainStatus status = KeyStore::probe();
@@ -136,14 +163,15 @@ void ChatController::editApiKey(const ProviderSettings& provider) {
 }
 
 void ChatController::saveApiKey(ProviderSettings provider, const ui::ApiKeyChoice& choice) {
-  const QString name = QString::fromStdString(provider.name);
+  const QString name = keychainAccount(provider);
+  const QString shown = QString::fromStdString(provider.name);
   const QString trimmed = choice.trimmed ? " (white space around it was removed)" : "";
   switch (choice.source) {
     case KeySource::Environment:
       provider.key_source = KeySource::Environment;
       provider.api_key_env = choice.env_var.toStdString();
       window_->replaceProvider(provider);
-      window_->showStatus(QString("%1 reads its key from %2.").arg(name, choice.env_var));
+      window_->showStatus(QString("%1 reads its key from %2.").arg(shown, choice.env_var));
       return;
     case KeySource::PlaintextFile: {
       const QString error = KeyStore::writePlaintext(name, choice.key);
@@ -154,11 +182,11 @@ void ChatController::saveApiKey(ProviderSettings provider, const ui::ApiKeyChoic
       return;
     }
     case KeySource::Keychain:
-      key_store_.write(name, choice.key, [this, provider, name, trimmed](QString error) mutable {
+      key_store_.write(name, choice.key, [this, provider, shown, trimmed](QString error) mutable {
         if (!error.isEmpty()) return window_->showError("API key not saved", error);
         provider.key_source = KeySource::Keychain;
         window_->replaceProvider(provider);
-        window_->showStatus("Key for " + name + " stored in the keychain" + trimmed + ".");
+        window_->showStatus("Key for " + shown + " stored in the keychain" + trimmed + ".");
       });
       return;
   }

@@ -5,6 +5,7 @@
 #include "app/chat_session.h"
 #include "app/key_store.h"
 #include "app/provider_store.h"
+#include "inference/remote/model_list.h"
 #include "ui/api_key_dialog.h"
 #include "ui/main_window.h"
 
@@ -42,6 +43,7 @@ class ChatController : public QObject {
   // Fills in a key from the keychain or the key file (asynchronously), then starts.
   void startWithKey(const ProviderSettings& provider, const GenerationRequest& request);
   void failBeforeStart(const QString& message);
+  void refreshModels(const ProviderSettings& provider);
   void showEffectiveConfig();
 
   ui::MainWindow* window_;
@@ -50,6 +52,7 @@ class ChatController : public QObject {
   bool persist_;
   ChatSession session_;
   KeyStore key_store_;
+  ModelListFetcher models_;
   GenerationRequest last_request_;
   QString last_root_;
   config::EffectiveConfig config_;

@@ -10,6 +10,7 @@
 #include <QJsonObject>
 #include <QSaveFile>
 #include <QStandardPaths>
+#include <QUuid>
 
 namespace ts {
 
@@ -21,12 +22,13 @@ QString ProviderStore::defaultPath() {
 
 ProviderList ProviderStore::presets() {
   ProviderList list;
-  list.providers.push_back(
-      {"TaoToken", "https://taotoken.net/api", "baichuan", "TAOTOKEN_API_KEY", 60, 2});
-  list.providers.push_back(
-      {"OpenAI-compatible", "http://127.0.0.1:8000", "default", "OPENAI_API_KEY", 60, 2});
-  list.providers.push_back(
-      {"TokenScope local server", "http://127.0.0.1:8080", "local", "", 60, 2});
+  list.providers = {
+      {"TaoToken", "https://taotoken.net/api", "baichuan", "TAOTOKEN_API_KEY", 60, 2,
+       KeySource::Environment, ProviderKind::Remote, "taotoken"},
+      {"OpenAI-compatible", "http://127.0.0.1:8000", "default", "OPENAI_API_KEY", 60, 2,
+       KeySource::Environment, ProviderKind::Remote, "openai-compatible"},
+      {"TokenScope local server", "http://127.0.0.1:8080", "local", "", 60, 2,
+       KeySource::Environment, ProviderKind::Remote, "tokenscope-local"}};
   return list;
 }
 
@@ -64,12 +66,16 @@ ProviderList ProviderStore::load(QString* error) const {
     p.timeout_seconds = std::max(1, o.value("timeout_seconds").toInt(60));
     p.max_retries = std::clamp(o.value("max_retries").toInt(2), 0, 10);
     const QString source = o.value("key_source").toString();
+    p.id = o.value("id").toString().toStdString();
+    p.kind =
+        o.value("kind").toString() == "local" ? ProviderKind::LocalEngine : ProviderKind::Remote;
     p.key_source = source == "keychain" ? KeySource::Keychain
                    : source == "file"   ? KeySource::PlaintextFile
                                         : KeySource::Environment;
     if (!p.name.empty()) list.providers.push_back(p);
   }
   list.current = doc.object().value("current").toInt(0);
+  assignMissingIds(list.providers);
   return list;
 }
 
@@ -82,7 +88,9 @@ QString ProviderStore::save(const ProviderList& list) const {
                                  {"api_key_env", QString::fromStdString(p.api_key_env)},
                                  {"timeout_seconds", p.timeout_seconds},
                                  {"max_retries", p.max_retries},
-                                 {"key_source", keySourceName(p.key_source)}});
+                                 {"key_source", keySourceName(p.key_source)},
+                                 {"kind", p.kind == ProviderKind::LocalEngine ? "local" : "remote"},
+                                 {"id", QString::fromStdString(p.id)}});
   QDir().mkpath(QFileInfo(path_).absolutePath());
   QSaveFile file(path_);
   if (!file.open(QIODevice::WriteOnly))
@@ -142,11 +150,25 @@ int findProvider(const std::vector<ProviderSettings>& providers, const QString& 
 int upsertProvider(std::vector<ProviderSettings>& providers, const ProviderSettings& provider) {
   const int at = findProvider(providers, QString::fromStdString(provider.name));
   if (at >= 0) {
+    const ProviderSettings old = providers[at];
     providers[at] = provider;
+    providers[at].id = old.id;  // the keychain entry stays attached
+    if (provider.api_key_env.empty() || provider.key_source != KeySource::Environment)
+      providers[at].key_source = old.key_source;
     return at;
   }
   providers.push_back(provider);
+  assignMissingIds(providers);
   return static_cast<int>(providers.size()) - 1;
+}
+
+void assignMissingIds(std::vector<ProviderSettings>& providers) {
+  for (auto& p : providers)
+    if (p.id.empty()) p.id = QUuid::createUuid().toString(QUuid::WithoutBraces).toStdString();
+}
+
+QString keychainAccount(const ProviderSettings& provider) {
+  return QString::fromStdString(provider.id.empty() ? provider.name : provider.id);
 }
 
 }  // namespace ts

@@ -41,6 +41,10 @@ RemoteEndpoint endpointFor(const ProviderSettings& provider);
 ProviderSettings providerFromConfig(const config::EffectiveConfig& config);
 // Case-insensitive lookup by name; -1 when absent.
 int findProvider(const std::vector<ProviderSettings>& providers, const QString& name);
+// Gives every provider without an id a new one.
+void assignMissingIds(std::vector<ProviderSettings>& providers);
+// The keychain entry (and key file) of a provider: its id, which survives renames.
+QString keychainAccount(const ProviderSettings& provider);
 // Replaces the provider with the same name (case-insensitive) or appends it; its index.
 int upsertProvider(std::vector<ProviderSettings>& providers, const ProviderSettings& provider);
 

@@ -9,12 +9,14 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QToolBar>
+#include <QUuid>
 #include <QVBoxLayout>
 
 #include "ui/chat_panel.h"
 #include "ui/latency_chart.h"
 #include "ui/metrics_strip.h"
 #include "ui/parameter_panel.h"
+#include "ui/providers_dialog.h"
 
 namespace ts::ui {
 namespace {
@@ -79,13 +81,23 @@ void MainWindow::buildToolbar() {
       ->setToolTip("Check this provider step by step (Ctrl+D)");
   bar->addSeparator();
   bar->addWidget(new QLabel(" Model ", bar));
-  model_edit_ = new QLineEdit(bar);
-  model_edit_->setObjectName("modelEdit");
-  model_edit_->setMinimumWidth(220);
-  bar->addWidget(model_edit_);
+  model_combo_ = new QComboBox(bar);
+  model_combo_->setObjectName("modelCombo");
+  model_combo_->setEditable(true);  // ids the endpoint does not list can be typed
+  model_combo_->setInsertPolicy(QComboBox::NoInsert);
+  model_combo_->lineEdit()->setObjectName("modelEdit");
+  model_combo_->setMinimumWidth(240);
+  model_combo_->setToolTip("Model id: pick one the endpoint lists, or type any id");
+  bar->addWidget(model_combo_);
+  QAction* refresh = bar->addAction("⟳", this, [this] {
+    if (const auto p = currentProviderSettings()) emit modelsRequested(*p);
+  });
+  refresh->setObjectName("refreshModelsAction");
+  refresh->setToolTip("Refresh the model list from GET /v1/models (F5)");
+  refresh->setShortcut(QKeySequence::Refresh);
   connect(provider_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (i < 0 || i >= static_cast<int>(providers_.size())) return;
-    model_edit_->setText(QString::fromStdString(providers_[i].default_model));
+    setModel(QString::fromStdString(providers_[i].default_model));
     emit providersEdited(providers_, i);
   });
 }
@@ -108,6 +120,8 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
   QMenu* provider = menuBar()->addMenu("&Provider");
+  provider->addAction("&Manage providers…", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
+                      &MainWindow::manageProviders);
   provider->addAction("&Add…", this, [this] { editProvider(true); });
   provider->addAction("&Edit…", this, [this] { editProvider(false); });
   provider->addAction("&Remove", this, &MainWindow::removeProvider);
@@ -128,6 +142,8 @@ void MainWindow::buildMenus() {
 
 void MainWindow::setProviders(const std::vector<ProviderSettings>& providers, int current) {
   providers_ = providers;
+  for (auto& p : providers_)  // every provider has a stable id before anything keys off it
+    if (p.id.empty()) p.id = QUuid::createUuid().toString(QUuid::WithoutBraces).toStdString();
   refreshProviderCombo(current);
 }
 
@@ -136,22 +152,22 @@ void MainWindow::refreshProviderCombo(int current) {
   provider_combo_->clear();
   for (const auto& p : providers_) provider_combo_->addItem(QString::fromStdString(p.name));
   if (providers_.empty()) {
-    model_edit_->clear();
+    model_combo_->clear();
     return;
   }
   current = std::clamp(current, 0, static_cast<int>(providers_.size()) - 1);
   provider_combo_->setCurrentIndex(current);
-  model_edit_->setText(QString::fromStdString(providers_[current].default_model));
+  setModel(QString::fromStdString(providers_[current].default_model));
 }
 
 int MainWindow::currentProvider() const {
   return provider_combo_->currentIndex();
 }
 void MainWindow::setModel(const QString& model) {
-  model_edit_->setText(model);
+  model_combo_->setEditText(model);
 }
 QString MainWindow::model() const {
-  return model_edit_->text().trimmed();
+  return model_combo_->currentText().trimmed();
 }
 
 std::optional<ProviderSettings> MainWindow::currentProviderSettings() const {
@@ -171,13 +187,21 @@ void MainWindow::requestDoctor() {
   emit doctorRequested(*provider);
 }
 
+void MainWindow::setModelList(const QStringList& ids, const QString& status) {
+  const QString keep = model();
+  model_combo_->clear();
+  model_combo_->addItems(ids);
+  setModel(keep);
+  showStatus(status);
+}
+
 void MainWindow::replaceProvider(const ProviderSettings& provider) {
   for (auto& p : providers_) {
     if (p.name != provider.name) continue;
     p = provider;
-    const QString model = model_edit_->text();
+    const QString keep = model();
     refreshProviderCombo(currentProvider());
-    model_edit_->setText(model);
+    setModel(keep);
     emit providersEdited(providers_, currentProvider());
     return;
   }
@@ -199,6 +223,7 @@ void MainWindow::editProvider(bool create) {
   if (create) {
     initial.name = "New provider";
     initial.default_model = "baichuan";
+    initial.id = QUuid::createUuid().toString(QUuid::WithoutBraces).toStdString();
   } else {
     initial = providers_[index];
   }
@@ -225,6 +250,15 @@ void MainWindow::editProvider(bool create) {
   emit providersEdited(providers_, current);
 }
 
+void MainWindow::manageProviders() {
+  ProvidersDialog dialog(providers_, currentProvider(), presets_, url_preview_, this);
+  dialog.setObjectName("providersDialog");
+  if (dialog.exec() != QDialog::Accepted) return;
+  providers_ = dialog.providers();
+  refreshProviderCombo(dialog.current());
+  emit providersEdited(providers_, currentProvider());
+}
+
 void MainWindow::removeProvider() {
   const int index = currentProvider();
   if (index < 0) return;
@@ -248,7 +282,7 @@ void MainWindow::send() {
   const ProviderSettings& provider = providers_[index];
   GenerationRequest request;
   request.provider = provider.name;
-  request.model = model_edit_->text().trimmed().toStdString();
+  request.model = model().toStdString();
   if (request.model.empty()) request.model = provider.default_model;
   request.params = parameters_->params();
   if (!parameters_->systemPrompt().isEmpty())

@@ -30,6 +30,8 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
 
   void setUrlPreview(UrlPreview preview) { url_preview_ = std::move(preview); }
+  void setProviderPresets(std::vector<ProviderSettings> presets) { presets_ = std::move(presets); }
+  void manageProviders();  // the providers dialog
   void setProviders(const std::vector<ProviderSettings>& providers, int current);
   const std::vector<ProviderSettings>& providers() const { return providers_; }
   int currentProvider() const;
@@ -40,6 +42,8 @@ class MainWindow : public QMainWindow {
   void showError(const QString& title, const QString& text);
   // Replaces the provider with the same name, keeps the selection, reports the edit.
   void replaceProvider(const ProviderSettings& provider);
+  // Fills the model picker (keeping what is typed) and shows `status`.
+  void setModelList(const QStringList& ids, const QString& status);
 
   ChatPanel* chatPanel() const { return chat_; }
   ParameterPanel* parameterPanel() const { return parameters_; }
@@ -64,6 +68,7 @@ class MainWindow : public QMainWindow {
   void runDisplayed();  // the terminal event has been painted
   void doctorRequested(const ts::ProviderSettings& provider);
   void apiKeyRequested(const ts::ProviderSettings& provider);
+  void modelsRequested(const ts::ProviderSettings& provider);
   void importConfigRequested(const QString& path);
   void exportConfigRequested(const QString& path);
   void effectiveConfigRequested();
@@ -79,9 +84,10 @@ class MainWindow : public QMainWindow {
   void requestDoctor();
 
   std::vector<ProviderSettings> providers_;
+  std::vector<ProviderSettings> presets_;
   UrlPreview url_preview_;
   QComboBox* provider_combo_;
-  QLineEdit* model_edit_;
+  QComboBox* model_combo_;
   ChatPanel* chat_;
   ParameterPanel* parameters_;
   MetricsStrip* metrics_;

@@ -10,7 +10,7 @@
 namespace ts::ui {
 
 ProviderDialog::ProviderDialog(const ProviderSettings& initial, UrlPreview preview, QWidget* parent)
-    : QDialog(parent), preview_(std::move(preview)) {
+    : QDialog(parent), preview_(std::move(preview)), initial_(initial) {
   setWindowTitle("Provider");
   auto* form = new QFormLayout(this);
   name_ = new QLineEdit(QString::fromStdString(initial.name), this);
@@ -77,7 +77,7 @@ void ProviderDialog::revalidate() {
 }
 
 ProviderSettings ProviderDialog::settings() const {
-  ProviderSettings s;
+  ProviderSettings s = initial_;  // keeps id, key source and kind
   s.name = name_->text().trimmed().toStdString();
   s.base_url = base_url_->text().trimmed().toStdString();
   s.default_model = model_->text().trimmed().toStdString();

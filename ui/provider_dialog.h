@@ -26,6 +26,7 @@ class ProviderDialog : public QDialog {
   void revalidate();
 
   UrlPreview preview_;
+  ProviderSettings initial_;
   QLineEdit* name_;
   QLineEdit* base_url_;
   QLabel* url_note_;

@@ -12,6 +12,11 @@ enum class KeySource : uint8_t {
   PlaintextFile,  // chosen explicitly after a warning: <config dir>/keys/<name>.key, 0600
 };
 
+enum class ProviderKind : uint8_t {
+  Remote,       // an OpenAI-compatible endpoint
+  LocalEngine,  // the in-process engine (arrives with the local-engine work)
+};
+
 struct ProviderSettings {
   std::string name;           // shown in the selector; unique
   std::string base_url;       // e.g. "https://taotoken.net/api"
@@ -20,6 +25,8 @@ struct ProviderSettings {
   int timeout_seconds = 60;   // first-byte limit; the whole run may take 10x this
   int max_retries = 2;        // only before the first token
   KeySource key_source = KeySource::Environment;
+  ProviderKind kind = ProviderKind::Remote;
+  std::string id;  // stable across renames; names the keychain entry. Empty: not yet assigned
 
   bool operator==(const ProviderSettings&) const = default;
 };

@@ -21,15 +21,39 @@ class TestProviderStore : public QObject {
     QTemporaryDir dir;
     ProviderStore store(dir.filePath("sub/providers.json"));
     ProviderList list{{{"A", "http://127.0.0.1:1", "m1", "KEY_A", 30, 1},
-                       {"B", "https://b.example/api", "m2", "", 90, 0}},
+                       {"B", "https://b.example/api", "m2", "", 90, 0, KeySource::Keychain,
+                        ProviderKind::Remote, "id-b"}},
                       1};
     QCOMPARE(store.save(list), QString());
-    const ProviderList back = store.load();
+    ProviderList back = store.load();
     QCOMPARE(back.providers.size(), size_t{2});
+    QVERIFY(!back.providers[0].id.empty());  // assigned on load
+    back.providers[0].id.clear();
     QVERIFY(back.providers[0] == list.providers[0]);
     QVERIFY(back.providers[1] == list.providers[1]);
+    QCOMPARE(back.providers[1].key_source, KeySource::Keychain);
     QCOMPARE(back.current, 1);
   }
+  void presetsAreTheThreeKinds() {
+    const auto presets = ProviderStore::presets().providers;
+    QCOMPARE(presets.size(), size_t{3});
+    QCOMPARE(presets[1].name, std::string("OpenAI-compatible"));
+    QCOMPARE(presets[2].name, std::string("TokenScope local server"));
+    for (const auto& p : presets) QVERIFY(!p.id.empty());
+  }
+
+  void upsertKeepsTheKeychainLink() {
+    std::vector<ProviderSettings> list{
+        {"Gw", "http://a", "m", "", 60, 2, KeySource::Keychain, ProviderKind::Remote, "id-gw"}};
+    upsertProvider(list, {"gw", "http://b", "m2", "", 30, 1});
+    QCOMPARE(list.size(), size_t{1});
+    QCOMPARE(list[0].base_url, std::string("http://b"));
+    QCOMPARE(list[0].id, std::string("id-gw"));
+    QCOMPARE(list[0].key_source, KeySource::Keychain);
+    upsertProvider(list, {"New", "http://c", "m", "", 60, 2});
+    QVERIFY(!list[1].id.empty());
+  }
+
   void damagedFileIsKeptAsideAndReported() {
     QTemporaryDir dir;
     const QString path = dir.filePath("providers.json");

@@ -17,6 +17,7 @@
 #include <QTest>
 
 #include <QAction>
+#include <QComboBox>
 #include <QTableWidget>
 #include "app/chat_controller.h"
 #include "app/config/config_files.h"
@@ -24,6 +25,7 @@
 #include "ui/chat_panel.h"
 #include "ui/latency_chart.h"
 #include "ui/main_window.h"
+#include "ui/providers_dialog.h"
 #include "ui/table_dialog.h"
 
 using namespace ts;
@@ -247,6 +249,49 @@ class TestMainWindow : public QObject {
     QCOMPARE(dialog->table()->item(2, 1)->text(), QString("pass"));
     QVERIFY(summary->text().contains("usage chunk: sent"));
     dialog->close();
+  }
+
+  void providersCanBeAddedDuplicatedRenamedReorderedDeleted() {
+    ProviderSettings a{"A", "http://127.0.0.1:1", "m", "KEY_A", 60, 2, KeySource::Keychain};
+    a.id = "id-a";
+    ProviderSettings b{"B", "http://127.0.0.1:2", "m", "", 60, 2};
+    b.id = "id-b";
+    ui::ProvidersDialog d({a, b}, 0, ProviderStore::presets().providers, &previewBaseUrl);
+    d.duplicateCurrent();
+    QCOMPARE(d.providers().size(), size_t{3});
+    QCOMPARE(d.providers()[1].name, std::string("A copy"));
+    QVERIFY(d.providers()[1].id != "id-a" && !d.providers()[1].id.empty());
+    QCOMPARE(d.providers()[1].key_source, KeySource::Environment);  // the key stays with A
+    QString error;
+    QVERIFY(!d.renameCurrent("b", &error));
+    QVERIFY(error.contains("already exists"));
+    QVERIFY(d.renameCurrent("Staging", &error));
+    d.moveCurrent(+1);
+    QCOMPARE(d.providers()[2].name, std::string("Staging"));
+    QCOMPARE(d.current(), 2);
+    d.moveCurrent(+1);  // already last: nothing moves
+    QCOMPARE(d.providers()[2].name, std::string("Staging"));
+    d.removeCurrent();
+    QCOMPARE(d.providers().size(), size_t{2});
+    d.addProvider(ProviderStore::presets().providers[0]);
+    QCOMPARE(d.providers().back().name, std::string("TaoToken"));
+    QCOMPARE(d.providers().back().base_url, std::string("https://taotoken.net/api"));
+    d.addProvider(ProviderStore::presets().providers[0]);
+    QCOMPARE(d.providers().back().name, std::string("TaoToken (2)"));
+    QCOMPARE(d.providers()[0].id, std::string("id-a"));  // ids survive every edit
+  }
+
+  void modelPickerIsFilledFromTheEndpoint() {
+    ServerScript s;
+    s.models = {"test-model", "baichuan2-13b-chat", "qwen"};
+    server_.setScript(s);
+    setProvider();
+    window_->findChild<QAction*>("refreshModelsAction")->trigger();
+    auto* combo = window_->findChild<QComboBox*>("modelCombo");
+    QTRY_COMPARE_WITH_TIMEOUT(combo->count(), 3, 5000);
+    QCOMPARE(window_->model(), QString("test-model"));  // what was typed stays
+    combo->setEditText("an-unlisted-id");               // free text still works
+    QCOMPARE(window_->model(), QString("an-unlisted-id"));
   }
 
   void emptyMessageIsNotSent() {
