@@ -192,7 +192,7 @@ void ConnectionDoctor::runRequest(bool stream) {
                       .arg(tokenCountSourceName(m.output_tokens_source))
                       .arg(QString::fromStdString(end->text));
       if (stream) {
-        const bool rejected = r.warnings.join(' ').contains("rejected stream_options");
+        const bool rejected = r.stream_options_rejected;
         report_.accepts_stream_options = !rejected;
         report_.sends_usage = m.output_tokens_source == TokenCountSource::Usage;
         s.message += QString("; stream_options %1; usage chunk %2")

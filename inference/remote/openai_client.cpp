@@ -238,6 +238,7 @@ void OpenAiClient::handleHttpError(int status, const QByteArray& body) {
   if (status == 400 && send_stream_options_ && !retried_without_stream_options_ && !content_seen_) {
     retried_without_stream_options_ = true;
     send_stream_options_ = false;
+    result_.stream_options_rejected = true;
     result_.warnings << "the server rejected stream_options (HTTP 400); retried without it and "
                         "will not send it to this provider again";
     retry_timer_.start(0);

@@ -44,6 +44,7 @@ struct RemoteResult {
   QString final_url;                 // the URL of the last attempt
   int attempts = 0;                  // HTTP requests made for this run
   bool stream_options_sent = false;  // on the attempt that produced the answer
+  bool stream_options_rejected = false;  // the server answered 400 to it (then retried without)
   int malformed_lines = 0;           // `data:` payloads that were not valid JSON (skipped)
   QStringList warnings;              // things the user should know that did not fail the run
   bool cancelled = false;
