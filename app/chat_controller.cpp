@@ -1,8 +1,12 @@
 #include "app/chat_controller.h"
 
+#include <QCoreApplication>
+#include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 
 #include "app/config/config_schema.h"
+#include "app/language.h"
 #include "app/run_log.h"
 #include "inference/remote/base_url.h"
 #include "inference/remote/connection_doctor.h"
@@ -35,34 +39,48 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   connect(window, &ui::MainWindow::doctorRequested, this, &ChatController::runDoctor);
   connect(window, &ui::MainWindow::apiKeyRequested, this, &ChatController::editApiKey);
   connect(window, &ui::MainWindow::modelsRequested, this, &ChatController::refreshModels);
+  window->setChosenLanguage(chosenLanguage());
+  connect(window, &ui::MainWindow::languageChosen, this, [this](const QString& code) {
+    if (code == chosenLanguage()) return;
+    const QString before = effectiveLanguage();
+    setChosenLanguage(code);
+    if (effectiveLanguage() == before) return;
+    const auto answer = QMessageBox::question(
+        window_, tr("Language"),
+        tr("The new language is used after TokenScope restarts. Restart now? Your providers "
+           "and settings are saved; the current conversation is not kept."));
+    if (answer != QMessageBox::Yes) return;
+    QProcess::startDetached(QCoreApplication::applicationFilePath(),
+                            QCoreApplication::arguments().mid(1));
+    QCoreApplication::quit();
+  });
   connect(&models_, &ModelListFetcher::finished, this,
           [this](const QStringList& ids, const QString& error) {
             window_->setModelList(
-                ids, error.isEmpty()
-                         ? QString("%1 model(s) listed by the endpoint.").arg(ids.size())
-                         : error);
+                ids, error.isEmpty() ? tr("%1 model(s) listed by the endpoint.").arg(ids.size())
+                                     : error);
           });
   connect(window, &ui::MainWindow::effectiveConfigRequested, this,
           &ChatController::showEffectiveConfig);
   connect(window, &ui::MainWindow::importConfigRequested, this, [this](const QString& path) {
     const QString error = importConfig(path);
     if (!error.isEmpty())
-      window_->showError("Configuration not imported", error);
+      window_->showError(tr("Configuration not imported"), error);
     else
-      window_->showStatus("Imported " + path);
+      window_->showStatus(tr("Imported ") + path);
   });
   connect(window, &ui::MainWindow::exportConfigRequested, this, [this](const QString& path) {
     const QString error = exportConfig(path);
     if (!error.isEmpty())
-      window_->showError("Configuration not exported", error);
+      window_->showError(tr("Configuration not exported"), error);
     else
-      window_->showStatus("Exported " + path + " (the key variable's name, never a key)");
+      window_->showStatus(tr("Exported ") + path + tr(" (the key variable's name, never a key)"));
   });
   connect(window, &ui::MainWindow::providersEdited, this,
           [this](const std::vector<ProviderSettings>& providers, int current) {
             if (!persist_) return;
             const QString error = store_.save({providers, current});
-            if (!error.isEmpty()) window_->showStatus("Providers not saved: " + error);
+            if (!error.isEmpty()) window_->showStatus(tr("Providers not saved: ") + error);
           });
 }
 
@@ -83,7 +101,8 @@ void ChatController::startWithKey(const ProviderSettings& provider,
     case KeySource::PlaintextFile: {
       QString error;
       const QString key = KeyStore::readPlaintext(name, &error);
-      if (!error.isEmpty()) return failBeforeStart("The API key could not be read: " + error + ".");
+      if (!error.isEmpty())
+        return failBeforeStart(tr("The API key could not be read: ") + error + ".");
       RemoteEndpoint endpoint = endpointFor(provider);
       endpoint.api_key = key;
       session_.start(endpoint, request);
@@ -101,7 +120,7 @@ void ChatController::startWithKey(const ProviderSettings& provider,
 }
 
 void ChatController::refreshModels(const ProviderSettings& provider) {
-  window_->showStatus("Fetching the model list…");
+  window_->showStatus(tr("Fetching the model list…"));
   const auto fetch = [this](RemoteEndpoint endpoint) { models_.start(endpoint); };
   if (provider.key_source == KeySource::Keychain) {
     key_store_.read(keychainAccount(provider), [this, provider, fetch](QString key, QString error) {
@@ -131,32 +150,31 @@ void ChatController::editApiKey(const ProviderSettings& provider) {
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   const KeychainStatus status = KeyStore::probe();
   dialog->setKeychainStatus(status.available, status.reason);
-  connect(dialog, &ui::ApiKeyDialog::testRequested, dialog,
-          [dialog, provider](const ui::ApiKeyChoice& choice) {
-            RemoteEndpoint endpoint = endpointFor(provider);
-            endpoint.api_key = choice.key;
-            endpoint.api_key_env =
-                choice.source == KeySource::Environment ? choice.env_var : QString();
-            endpoint.max_retries = 0;
-            GenerationRequest request;
-            request.model = provider.default_model;
-            request.provider = provider.name;
-            request.messages = {{"user", "ping"}};
-            request.params.max_tokens = 1;
-            request.params.stream = false;
-            auto* client = new OpenAiClient(dialog);
-            connect(client, &OpenAiClient::runFinished, dialog, [dialog, client] {
-              const StreamEvent* end = client->result().run.terminal();
-              if (end && end->kind == EventKind::Finished)
-                dialog->setTestResult(
-                    true, "The key works: " + client->result().final_url + " answered.");
-              else
-                dialog->setTestResult(
-                    false, end ? QString::fromStdString(end->text) : QString("no answer"));
-              client->deleteLater();
-            });
-            client->start(endpoint, request);
-          });
+  connect(
+      dialog, &ui::ApiKeyDialog::testRequested, dialog,
+      [dialog, provider](const ui::ApiKeyChoice& choice) {
+        RemoteEndpoint endpoint = endpointFor(provider);
+        endpoint.api_key = choice.key;
+        endpoint.api_key_env = choice.source == KeySource::Environment ? choice.env_var : QString();
+        endpoint.max_retries = 0;
+        GenerationRequest request;
+        request.model = provider.default_model;
+        request.provider = provider.name;
+        request.messages = {{"user", "ping"}};
+        request.params.max_tokens = 1;
+        request.params.stream = false;
+        auto* client = new OpenAiClient(dialog);
+        connect(client, &OpenAiClient::runFinished, dialog, [dialog, client] {
+          const StreamEvent* end = client->result().run.terminal();
+          if (end && end->kind == EventKind::Finished)
+            dialog->setTestResult(
+                true, tr("The key works: ") + client->result().final_url + tr(" answered."));
+          else
+            dialog->setTestResult(false, end ? QString::fromStdString(end->text) : tr("no answer"));
+          client->deleteLater();
+        });
+        client->start(endpoint, request);
+      });
   connect(dialog, &QDialog::accepted, this,
           [this, dialog, provider] { saveApiKey(provider, dialog->choice()); });
   dialog->open();
@@ -165,28 +183,29 @@ void ChatController::editApiKey(const ProviderSettings& provider) {
 void ChatController::saveApiKey(ProviderSettings provider, const ui::ApiKeyChoice& choice) {
   const QString name = keychainAccount(provider);
   const QString shown = QString::fromStdString(provider.name);
-  const QString trimmed = choice.trimmed ? " (white space around it was removed)" : "";
+  const QString trimmed = choice.trimmed ? tr(" (white space around it was removed)") : "";
   switch (choice.source) {
     case KeySource::Environment:
       provider.key_source = KeySource::Environment;
       provider.api_key_env = choice.env_var.toStdString();
       window_->replaceProvider(provider);
-      window_->showStatus(QString("%1 reads its key from %2.").arg(shown, choice.env_var));
+      window_->showStatus(tr("%1 reads its key from %2.").arg(shown, choice.env_var));
       return;
     case KeySource::PlaintextFile: {
       const QString error = KeyStore::writePlaintext(name, choice.key);
-      if (!error.isEmpty()) return window_->showError("API key not saved", error);
+      if (!error.isEmpty()) return window_->showError(tr("API key not saved"), error);
       provider.key_source = KeySource::PlaintextFile;
       window_->replaceProvider(provider);
-      window_->showStatus("Key saved to " + KeyStore::plaintextPath(name) + " (0600)" + trimmed);
+      window_->showStatus(tr("Key saved to ") + KeyStore::plaintextPath(name) + " (0600)" +
+                          trimmed);
       return;
     }
     case KeySource::Keychain:
       key_store_.write(name, choice.key, [this, provider, shown, trimmed](QString error) mutable {
-        if (!error.isEmpty()) return window_->showError("API key not saved", error);
+        if (!error.isEmpty()) return window_->showError(tr("API key not saved"), error);
         provider.key_source = KeySource::Keychain;
         window_->replaceProvider(provider);
-        window_->showStatus("Key for " + shown + " stored in the keychain" + trimmed + ".");
+        window_->showStatus(tr("The key for %1 is stored in the keychain%2.").arg(shown, trimmed));
       });
       return;
   }
@@ -197,7 +216,7 @@ void ChatController::onFinished(const RemoteResult& result) {
   const QString error =
       appendRunLog(log_dir_, last_request_, result.run,
                    {last_root_, result.final_url, result.attempts, result.warnings});
-  if (!error.isEmpty()) window_->showStatus("Run not logged: " + error);
+  if (!error.isEmpty()) window_->showStatus(tr("Run not logged: ") + error);
   emit runLogged(error);
 }
 
@@ -276,8 +295,8 @@ QString ChatController::exportConfig(const QString& path) const {
 
 void ChatController::showEffectiveConfig() {
   const config::EffectiveConfig effective = effectiveConfig();
-  auto* dialog =
-      new ui::TableDialog("Effective configuration", {"Setting", "Value", "Source"}, window_);
+  auto* dialog = new ui::TableDialog(tr("Effective configuration"),
+                                     {tr("Setting"), tr("Value"), tr("Source")}, window_);
   dialog->setObjectName("effectiveConfigDialog");
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   for (const auto& f : config::fields()) {
@@ -285,43 +304,43 @@ void ChatController::showEffectiveConfig() {
     const QString text =
         v.typeId() == QMetaType::Bool ? (v.toBool() ? "true" : "false") : v.toString();
     dialog->addRow({f.key, text, effective.describeSource(f.key)}, std::nullopt,
-                   QString("%1 (environment: %2)").arg(f.meaning, f.env));
+                   tr("%1 (environment: %2)").arg(f.meaning, f.env));
   }
   dialog->setSummary(effective.configFile.isEmpty()
-                         ? "No configuration file is in use."
-                         : "Configuration file: " + effective.configFile);
+                         ? tr("No configuration file is in use.")
+                         : tr("Configuration file: ") + effective.configFile);
   dialog->show();
 }
 
 void ChatController::runDoctor(const ProviderSettings& provider) {
-  auto* dialog =
-      new ui::TableDialog("Connection doctor — " + QString::fromStdString(provider.name),
-                          {"Step", "Result", "HTTP", "URL", "What happened / fix"}, window_);
+  auto* dialog = new ui::TableDialog(
+      tr("Connection doctor — ") + QString::fromStdString(provider.name),
+      {tr("Step"), tr("Result"), "HTTP", "URL", tr("What happened / fix")}, window_);
   dialog->setObjectName("doctorDialog");
   dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setActionLabel("Run again");
+  dialog->setActionLabel(tr("Run again"));
   auto* doctor = new ConnectionDoctor(dialog);
   connect(doctor, &ConnectionDoctor::stepFinished, dialog, [dialog](const DoctorStep& s) {
     const QString result = s.skipped ? "skipped" : s.ok ? "pass" : "FAIL";
-    const QString detail = s.fix.isEmpty() ? s.message : s.message + "\nFix: " + s.fix;
+    const QString detail = s.fix.isEmpty() ? s.message : s.message + tr("\nFix: ") + s.fix;
     dialog->addRow({s.name, result, s.http_status ? QString::number(s.http_status) : QString(),
                     s.final_url, detail},
                    s.skipped ? std::nullopt : std::optional<bool>(s.ok));
   });
   connect(doctor, &ConnectionDoctor::finished, dialog, [dialog, doctor] {
     const DoctorReport& r = doctor->report();
-    const auto tri = [](const std::optional<bool>& b, const char* yes, const char* no) {
-      return b ? QString(*b ? yes : no) : QString("unknown");
+    const auto tri = [](const std::optional<bool>& b, const QString& yes, const QString& no) {
+      return b ? (*b ? yes : no) : tr("unknown");
     };
-    dialog->setSummary(QString("%1 · stream_options: %2 · usage chunk: %3")
-                           .arg(r.ok() ? "All steps passed" : "Problems found",
-                                tri(r.accepts_stream_options, "accepted", "rejected"),
-                                tri(r.sends_usage, "sent", "not sent")));
+    dialog->setSummary(tr("%1 · stream_options: %2 · usage chunk: %3")
+                           .arg(r.ok() ? tr("All steps passed") : tr("Problems found"),
+                                tri(r.accepts_stream_options, tr("accepted"), tr("rejected")),
+                                tri(r.sends_usage, tr("sent"), tr("not sent"))));
     dialog->actionButton()->setEnabled(true);
   });
   const auto start = [dialog, doctor, provider] {
     dialog->clearRows();
-    dialog->setSummary("Running…");
+    dialog->setSummary(tr("Running…"));
     dialog->actionButton()->setEnabled(false);
     doctor->start(endpointFor(provider), QString::fromStdString(provider.default_model));
   };

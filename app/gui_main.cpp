@@ -5,12 +5,14 @@
 //   --log-dir DIR      where runs are appended (default ./logs/infer)
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QPlainTextEdit>
 #include <QProcessEnvironment>
 #include <QTimer>
 
 #include "app/chat_controller.h"
 #include "app/config/config_schema.h"
+#include "app/language.h"
 #include "app/run_log.h"
 #include "ui/chat_panel.h"
 #include "ui/main_window.h"
@@ -20,17 +22,32 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("TokenScope");
   QApplication::setApplicationVersion(TOKENSCOPE_VERSION);
   QCommandLineParser p;
-  p.setApplicationDescription("TokenScope: chat with LLMs and measure TTFT, TPOT and ITL live.");
+  p.setApplicationDescription(QCoreApplication::translate(
+      "main", "TokenScope: chat with LLMs and measure TTFT, TPOT and ITL live."));
   p.addHelpOption();
   p.addVersionOption();
-  p.addOptions({{"base-url", "Use this OpenAI-compatible endpoint (not saved).", "URL"},
-                {"model", "Model id for --base-url.", "NAME", "default"},
-                {"api-key-env", "Environment variable holding the key for --base-url.", "VAR"},
-                {"send", "Send this message once the window is shown.", "TEXT"},
-                {"screenshot", "After the first run ends, save the window as PNG and quit.", "PNG"},
-                {"log-dir", "Directory for the JSON-lines run log.", "DIR"},
-                {"config", "Configuration file (settings.json or config.toml).", "FILE"}});
+  p.addOptions(
+      {{"base-url",
+        QCoreApplication::translate("main", "Use this OpenAI-compatible endpoint (not saved)."),
+        "URL"},
+       {"model", QCoreApplication::translate("main", "Model id for --base-url."), "NAME",
+        "default"},
+       {"api-key-env",
+        QCoreApplication::translate("main", "Environment variable holding the key for --base-url."),
+        "VAR"},
+       {"send", QCoreApplication::translate("main", "Send this message once the window is shown."),
+        "TEXT"},
+       {"screenshot",
+        QCoreApplication::translate("main",
+                                    "After the first run ends, save the window as PNG and quit."),
+        "PNG"},
+       {"log-dir", QCoreApplication::translate("main", "Directory for the JSON-lines run log."),
+        "DIR"},
+       {"config",
+        QCoreApplication::translate("main", "Configuration file (settings.json or config.toml)."),
+        "FILE"}});
   p.process(app);
+  ts::installTranslations(app);
 
   ts::ProviderStore store;
   QString load_error;
@@ -60,12 +77,14 @@ int main(int argc, char** argv) {
   QStringList problems;
   if (!load_error.isEmpty()) problems << load_error;
   if (!config_file.path.isEmpty() && !config_file.ok())
-    problems << "The configuration file was not used:\n" + config_file.errorText();
+    problems << QCoreApplication::translate("main", "The configuration file was not used:\n") +
+                    config_file.errorText();
   for (const auto& issue : env_issues) problems << issue.message;
   if (!problems.isEmpty()) {
     window.showStatus(problems.first().section('\n', 0, 0));
     QTimer::singleShot(0, &window, [&window, problems] {
-      window.showError("Configuration problems", problems.join("\n\n"));
+      window.showError(QCoreApplication::translate("main", "Configuration problems"),
+                       problems.join("\n\n"));
     });
   }
   window.show();

@@ -22,13 +22,12 @@ QString ProviderStore::defaultPath() {
 
 ProviderList ProviderStore::presets() {
   ProviderList list;
-  list.providers = {
-      {"TaoToken", "https://taotoken.net/api", "baichuan", "TAOTOKEN_API_KEY", 60, 2,
-       KeySource::Environment, ProviderKind::Remote, "taotoken"},
-      {"OpenAI-compatible", "http://127.0.0.1:8000", "default", "OPENAI_API_KEY", 60, 2,
-       KeySource::Environment, ProviderKind::Remote, "openai-compatible"},
-      {"TokenScope local server", "http://127.0.0.1:8080", "local", "", 60, 2,
-       KeySource::Environment, ProviderKind::Remote, "tokenscope-local"}};
+  list.providers = {{"TaoToken", "https://taotoken.net/api", "baichuan", "TAOTOKEN_API_KEY", 60, 2,
+                     KeySource::Environment, ProviderKind::Remote, "taotoken"},
+                    {"OpenAI-compatible", "http://127.0.0.1:8000", "default", "OPENAI_API_KEY", 60,
+                     2, KeySource::Environment, ProviderKind::Remote, "openai-compatible"},
+                    {"TokenScope local server", "http://127.0.0.1:8080", "local", "", 60, 2,
+                     KeySource::Environment, ProviderKind::Remote, "tokenscope-local"}};
   return list;
 }
 

@@ -15,14 +15,14 @@ namespace ts::ui {
 ApiKeyDialog::ApiKeyDialog(const ProviderSettings& provider, const QString& plaintext_path,
                            QWidget* parent)
     : QDialog(parent) {
-  setWindowTitle("API key — " + QString::fromStdString(provider.name));
+  setWindowTitle(tr("API key — ") + QString::fromStdString(provider.name));
   setMinimumWidth(560);
   auto* layout = new QVBoxLayout(this);
-  keychain_ = new QRadioButton("Store the key in the system &keychain (recommended)", this);
+  keychain_ = new QRadioButton(tr("Store the key in the system &keychain (recommended)"), this);
   keychain_->setObjectName("keychainRadio");
-  env_ = new QRadioButton("Read the key from an &environment variable", this);
+  env_ = new QRadioButton(tr("Read the key from an &environment variable"), this);
   env_->setObjectName("envRadio");
-  file_ = new QRadioButton("Save the key in a &plaintext file (not recommended)", this);
+  file_ = new QRadioButton(tr("Save the key in a &plaintext file (not recommended)"), this);
   file_->setObjectName("fileRadio");
   keychain_note_ = new QLabel(this);
   keychain_note_->setObjectName("keychainNote");
@@ -32,8 +32,8 @@ ApiKeyDialog::ApiKeyDialog(const ProviderSettings& provider, const QString& plai
   layout->addWidget(env_);
   layout->addWidget(file_);
   file_warning_ = new QLabel(
-      QString("The key will be written unencrypted to %1, readable only by you (0600). Anyone "
-              "with your account, or a backup of your home folder, can read it.")
+      tr("The key will be written unencrypted to %1, readable only by you (0600). Anyone "
+         "with your account, or a backup of your home folder, can read it.")
           .arg(plaintext_path),
       this);
   file_warning_->setObjectName("fileWarning");
@@ -46,11 +46,11 @@ ApiKeyDialog::ApiKeyDialog(const ProviderSettings& provider, const QString& plai
   key_ = new QLineEdit(this);
   key_->setObjectName("keyEdit");
   key_->setEchoMode(QLineEdit::Password);
-  key_->setPlaceholderText("sk-…");
-  show_ = new QCheckBox("Show", this);
+  key_->setPlaceholderText(tr("sk-…"));
+  show_ = new QCheckBox(tr("Show"), this);
   key_row->addWidget(key_, 1);
   key_row->addWidget(show_);
-  form->addRow("API &key", key_row);
+  form->addRow(tr("API &key"), key_row);
   key_note_ = new QLabel(this);
   key_note_->setObjectName("keyNote");
   key_note_->setWordWrap(true);
@@ -58,13 +58,13 @@ ApiKeyDialog::ApiKeyDialog(const ProviderSettings& provider, const QString& plai
   env_var_ = new QLineEdit(QString::fromStdString(provider.api_key_env), this);
   env_var_->setObjectName("envVarEdit");
   env_var_->setPlaceholderText("TAOTOKEN_API_KEY");
-  form->addRow("&Variable", env_var_);
+  form->addRow(tr("&Variable"), env_var_);
   layout->addLayout(form);
 
   auto* test_row = new QHBoxLayout();
-  test_ = new QPushButton("&Test", this);
+  test_ = new QPushButton(tr("&Test"), this);
   test_->setObjectName("testKeyButton");
-  test_->setToolTip("Send one tiny request (max_tokens 1) with this key");
+  test_->setToolTip(tr("Send one tiny request (max_tokens 1) with this key"));
   test_result_ = new QLabel(this);
   test_result_->setObjectName("testResult");
   test_result_->setWordWrap(true);
@@ -92,7 +92,7 @@ ApiKeyDialog::ApiKeyDialog(const ProviderSettings& provider, const QString& plai
   connect(show_, &QCheckBox::toggled, this,
           [this](bool on) { key_->setEchoMode(on ? QLineEdit::Normal : QLineEdit::Password); });
   connect(test_, &QPushButton::clicked, this, [this] {
-    test_result_->setText("Testing…");
+    test_result_->setText(tr("Testing…"));
     test_->setEnabled(false);
     emit testRequested(choice());
   });
@@ -104,7 +104,7 @@ ApiKeyDialog::ApiKeyDialog(const ProviderSettings& provider, const QString& plai
 void ApiKeyDialog::setKeychainStatus(bool available, const QString& reason) {
   keychain_available_ = available;
   keychain_->setEnabled(available);
-  keychain_note_->setText(available ? QString() : "Unavailable: " + reason + ".");
+  keychain_note_->setText(available ? QString() : tr("Unavailable: ") + reason + ".");
   keychain_note_->setVisible(!available);
   if (!available && keychain_->isChecked()) env_->setChecked(true);
   refresh();
@@ -137,12 +137,11 @@ void ApiKeyDialog::refresh() {
   file_warning_->setVisible(c.source == KeySource::PlaintextFile);
   QString note;
   if (uses_key && c.trimmed)
-    note = "White space around the key (a pasted newline?) will be removed before it is saved.";
+    note = tr("White space around the key (a pasted newline?) will be removed before it is saved.");
   else if (!uses_key && !c.env_var.isEmpty() &&
            !qEnvironmentVariableIsSet(c.env_var.toLocal8Bit().constData()))
-    note = QString(
-               "%1 is not set in this environment: run `export %1=<key>` before starting "
-               "TokenScope.")
+    note = QString(tr("%1 is not set in this environment: run `export %1=<key>` before starting "
+                      "TokenScope."))
                .arg(c.env_var);
   key_note_->setText(note);
   buttons_->button(QDialogButtonBox::Ok)

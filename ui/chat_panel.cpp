@@ -52,22 +52,22 @@ ChatPanel::ChatPanel(QWidget* parent) : QWidget(parent) {
   transcript_ = new QTextBrowser(this);
   transcript_->setObjectName("transcript");
   transcript_->setOpenExternalLinks(true);
-  transcript_->setPlaceholderText("Pick a provider, type a message and press Ctrl+Return.");
+  transcript_->setPlaceholderText(tr("Pick a provider, type a message and press Ctrl+Return."));
   layout->addWidget(transcript_, 1);
 
   auto* row = new QHBoxLayout();
   input_ = new QPlainTextEdit(this);
   input_->setObjectName("input");
-  input_->setPlaceholderText("Message (Ctrl+Return to send)");
+  input_->setPlaceholderText(tr("Message (Ctrl+Return to send)"));
   input_->setMaximumHeight(90);
   row->addWidget(input_, 1);
   auto* buttons = new QVBoxLayout();
-  send_ = new QPushButton("&Send", this);
+  send_ = new QPushButton(tr("&Send"), this);
   send_->setObjectName("sendButton");
-  send_->setToolTip("Send (Ctrl+Return)");
-  stop_ = new QPushButton("Sto&p", this);
+  send_->setToolTip(tr("Send (Ctrl+Return)"));
+  stop_ = new QPushButton(tr("Sto&p"), this);
   stop_->setObjectName("stopButton");
-  stop_->setToolTip("Stop generating and keep what arrived (Esc)");
+  stop_->setToolTip(tr("Stop generating and keep what arrived (Esc)"));
   stop_->setEnabled(false);
   buttons->addWidget(send_);
   buttons->addWidget(stop_);
@@ -107,7 +107,7 @@ void ChatPanel::setBusy(bool busy) {
 }
 
 void ChatPanel::appendUserMessage(const QString& text) {
-  newParagraph(transcript_->document(), "You", headerFormat(), 10);
+  newParagraph(transcript_->document(), tr("You"), headerFormat(), 10);
   newParagraph(transcript_->document(), text, bodyFormat());
 }
 

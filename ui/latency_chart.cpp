@@ -47,11 +47,11 @@ QList<QPointF> decimate(const QList<QPointF>& points) {
 LatencyChart::LatencyChart(QWidget* parent) : QChartView(parent) {
   setObjectName("latencyChart");
   auto* chart = new QChart();
-  chart->setTitle("Gap before each chunk");
+  chart->setTitle(tr("Gap before each chunk"));
   chart->legend()->setAlignment(Qt::AlignBottom);
   chart->setMargins(QMargins(4, 4, 4, 4));
   gaps_ = new QLineSeries(chart);
-  gaps_->setName("inter-token latency (ms)");
+  gaps_->setName(tr("inter-token latency (ms)"));
   gap_dots_ = new QScatterSeries(chart);
   gap_dots_->setMarkerSize(5);
   ttft_line_ = new QLineSeries(chart);
@@ -61,10 +61,10 @@ LatencyChart::LatencyChart(QWidget* parent) : QChartView(parent) {
   pen.setStyle(Qt::DashLine);
   ttft_line_->setPen(pen);
   x_axis_ = new QValueAxis(chart);
-  x_axis_->setTitleText("time since request (s)");
+  x_axis_->setTitleText(tr("time since request (s)"));
   x_axis_->setLabelFormat("%.2f");
   y_axis_ = new QValueAxis(chart);
-  y_axis_->setTitleText("gap (ms)");
+  y_axis_->setTitleText(tr("gap (ms)"));
   y_axis_->setLabelFormat("%.1f");
   chart->addAxis(x_axis_, Qt::AlignBottom);
   chart->addAxis(y_axis_, Qt::AlignLeft);
@@ -107,7 +107,7 @@ void LatencyChart::appendFrom(const RecordedRun& run) {
     const double x = (e.t_ns - run.start_ns) / 1e9;
     if (last_chunk_ns_ < 0) {
       ttft_s_ = x;
-      ttft_line_->setName(QString("TTFT %1 ms").arg(x * 1000, 0, 'f', 1));
+      ttft_line_->setName(tr("TTFT %1 ms").arg(x * 1000, 0, 'f', 1));
     } else {
       const double gap_ms = (e.t_ns - last_chunk_ns_) / 1e6;
       points_.append(QPointF(x, gap_ms));

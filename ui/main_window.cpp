@@ -1,5 +1,6 @@
 #include "ui/main_window.h"
 
+#include <QActionGroup>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QLabel>
@@ -25,7 +26,7 @@ constexpr qint64 kChartMs = 50;  // chart and metrics: at most 20 updates per se
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-  setWindowTitle("TokenScope");
+  setWindowTitle(tr("TokenScope"));
   resize(1280, 800);
   url_preview_ = [](const QString& url) { return std::make_pair(url, false); };
 
@@ -52,7 +53,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   buildToolbar();
   buildMenus();
-  statusBar()->showMessage("Ready");
+  statusBar()->showMessage(tr("Ready"));
 
   frame_timer_.setSingleShot(true);
   frame_timer_.setInterval(kFrameMs);
@@ -63,37 +64,37 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 void MainWindow::buildToolbar() {
-  QToolBar* bar = addToolBar("Provider");
+  QToolBar* bar = addToolBar(tr("Provider"));
   bar->setObjectName("providerToolbar");
   bar->setMovable(false);
-  bar->addWidget(new QLabel(" Provider ", bar));
+  bar->addWidget(new QLabel(tr(" Provider "), bar));
   provider_combo_ = new QComboBox(bar);
   provider_combo_->setObjectName("providerCombo");
   provider_combo_->setMinimumWidth(200);
   bar->addWidget(provider_combo_);
-  bar->addAction("Add…", this, [this] { editProvider(true); });
-  bar->addAction("Edit…", this, [this] { editProvider(false); });
-  bar->addAction("Remove", this, &MainWindow::removeProvider);
-  bar->addAction("API key…", this, [this] {
+  bar->addAction(tr("Add…"), this, [this] { editProvider(true); });
+  bar->addAction(tr("Edit…"), this, [this] { editProvider(false); });
+  bar->addAction(tr("Remove"), this, &MainWindow::removeProvider);
+  bar->addAction(tr("API key…"), this, [this] {
     if (const auto p = currentProviderSettings()) emit apiKeyRequested(*p);
   });
-  bar->addAction("Doctor…", this, &MainWindow::requestDoctor)
-      ->setToolTip("Check this provider step by step (Ctrl+D)");
+  bar->addAction(tr("Doctor…"), this, &MainWindow::requestDoctor)
+      ->setToolTip(tr("Check this provider step by step (Ctrl+D)"));
   bar->addSeparator();
-  bar->addWidget(new QLabel(" Model ", bar));
+  bar->addWidget(new QLabel(tr(" Model "), bar));
   model_combo_ = new QComboBox(bar);
   model_combo_->setObjectName("modelCombo");
   model_combo_->setEditable(true);  // ids the endpoint does not list can be typed
   model_combo_->setInsertPolicy(QComboBox::NoInsert);
   model_combo_->lineEdit()->setObjectName("modelEdit");
   model_combo_->setMinimumWidth(240);
-  model_combo_->setToolTip("Model id: pick one the endpoint lists, or type any id");
+  model_combo_->setToolTip(tr("Model id: pick one the endpoint lists, or type any id"));
   bar->addWidget(model_combo_);
   QAction* refresh = bar->addAction("⟳", this, [this] {
     if (const auto p = currentProviderSettings()) emit modelsRequested(*p);
   });
   refresh->setObjectName("refreshModelsAction");
-  refresh->setToolTip("Refresh the model list from GET /v1/models (F5)");
+  refresh->setToolTip(tr("Refresh the model list from GET /v1/models (F5)"));
   refresh->setShortcut(QKeySequence::Refresh);
   connect(provider_combo_, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (i < 0 || i >= static_cast<int>(providers_.size())) return;
@@ -103,41 +104,56 @@ void MainWindow::buildToolbar() {
 }
 
 void MainWindow::buildMenus() {
-  QMenu* file = menuBar()->addMenu("&File");
-  file->addAction("&New chat", QKeySequence::New, this, &MainWindow::newChat);
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&New chat"), QKeySequence::New, this, &MainWindow::newChat);
   file->addSeparator();
-  file->addAction("&Import configuration…", QKeySequence::Open, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(
-        this, "Import configuration", QString(), "Configuration (*.json *.toml);;All files (*)");
+  file->addAction(tr("&Import configuration…"), QKeySequence::Open, this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Import configuration"), QString(),
+                                     tr("Configuration (*.json *.toml);;All files (*)"));
     if (!path.isEmpty()) emit importConfigRequested(path);
   });
   file->addAction(
-      "&Export configuration…", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, "Export configuration", "config.toml", "TOML (*.toml);;settings.json (*.json)");
+      tr("&Export configuration…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export configuration"), "config.toml",
+                                         tr("TOML (*.toml);;settings.json (*.json)"));
         if (!path.isEmpty()) emit exportConfigRequested(path);
       });
   file->addSeparator();
-  file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
-  QMenu* provider = menuBar()->addMenu("&Provider");
-  provider->addAction("&Manage providers…", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
-                      &MainWindow::manageProviders);
-  provider->addAction("&Add…", this, [this] { editProvider(true); });
-  provider->addAction("&Edit…", this, [this] { editProvider(false); });
-  provider->addAction("&Remove", this, &MainWindow::removeProvider);
-  provider->addAction("API &key…", QKeySequence(Qt::CTRL | Qt::Key_K), this, [this] {
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  QMenu* provider = menuBar()->addMenu(tr("&Provider"));
+  provider->addAction(tr("&Manage providers…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M),
+                      this, &MainWindow::manageProviders);
+  provider->addAction(tr("&Add…"), this, [this] { editProvider(true); });
+  provider->addAction(tr("&Edit…"), this, [this] { editProvider(false); });
+  provider->addAction(tr("&Remove"), this, &MainWindow::removeProvider);
+  provider->addAction(tr("API &key…"), QKeySequence(Qt::CTRL | Qt::Key_K), this, [this] {
     if (const auto p = currentProviderSettings()) emit apiKeyRequested(*p);
   });
   provider->addSeparator();
-  provider->addAction("Connection &doctor…", QKeySequence(Qt::CTRL | Qt::Key_D), this,
+  provider->addAction(tr("Connection &doctor…"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
                       &MainWindow::requestDoctor);
-  QMenu* view = menuBar()->addMenu("&View");
-  view->addAction("Focus &parameters", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(tr("Focus &parameters"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                   [this] { parameters_->focusFirstField(); });
-  view->addAction("Focus &message", QKeySequence(Qt::CTRL | Qt::Key_L), this,
+  view->addAction(tr("Focus &message"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
                   [this] { chat_->focusInput(); });
   view->addSeparator();
-  view->addAction("&Effective configuration…", this, &MainWindow::effectiveConfigRequested);
+  view->addAction(tr("&Effective configuration…"), this, &MainWindow::effectiveConfigRequested);
+  QMenu* language = view->addMenu(tr("&Language"));
+  languages_ = new QActionGroup(this);
+  // Language names are shown in their own language, so anyone can find theirs.
+  const std::pair<QString, QString> choices[] = {
+      {"system", tr("System default")}, {"en", "English"}, {"zh_CN", "简体中文"}};
+  for (const auto& [code, label] : choices) {
+    QAction* a = language->addAction(label);
+    a->setCheckable(true);
+    a->setData(code);
+    a->setObjectName("language_" + code);
+    languages_->addAction(a);
+    connect(a, &QAction::triggered, this, [this, code = code] { emit languageChosen(code); });
+  }
 }
 
 void MainWindow::setProviders(const std::vector<ProviderSettings>& providers, int current) {
@@ -181,7 +197,7 @@ std::optional<ProviderSettings> MainWindow::currentProviderSettings() const {
 void MainWindow::requestDoctor() {
   const auto provider = currentProviderSettings();
   if (!provider) {
-    showStatus("Add a provider first (Provider → Add…).");
+    showStatus(tr("Add a provider first (Provider → Add…)."));
     return;
   }
   emit doctorRequested(*provider);
@@ -216,12 +232,12 @@ void MainWindow::showError(const QString& title, const QString& text) {
 void MainWindow::editProvider(bool create) {
   const int index = currentProvider();
   if (!create && index < 0) {
-    showStatus("No provider to edit: add one first.");
+    showStatus(tr("No provider to edit: add one first."));
     return;
   }
   ProviderSettings initial;
   if (create) {
-    initial.name = "New provider";
+    initial.name = tr("New provider").toStdString();
     initial.default_model = "baichuan";
     initial.id = QUuid::createUuid().toString(QUuid::WithoutBraces).toStdString();
   } else {
@@ -232,9 +248,9 @@ void MainWindow::editProvider(bool create) {
   ProviderSettings edited = dialog.settings();
   for (size_t i = 0; i < providers_.size(); ++i) {
     if (providers_[i].name == edited.name && (create || static_cast<int>(i) != index)) {
-      QMessageBox::warning(this, "Provider",
-                           QString("A provider named '%1' already exists; "
-                                   "choose another name.")
+      QMessageBox::warning(this, tr("Provider"),
+                           tr("A provider named '%1' already exists; "
+                              "choose another name.")
                                .arg(QString::fromStdString(edited.name)));
       return;
     }
@@ -248,6 +264,10 @@ void MainWindow::editProvider(bool create) {
   }
   refreshProviderCombo(current);
   emit providersEdited(providers_, current);
+}
+
+void MainWindow::setChosenLanguage(const QString& code) {
+  for (QAction* a : languages_->actions()) a->setChecked(a->data().toString() == code);
 }
 
 void MainWindow::manageProviders() {
@@ -271,12 +291,12 @@ void MainWindow::send() {
   if (running_) return;
   const QString text = chat_->inputText();
   if (text.isEmpty()) {
-    showStatus("Type a message first.");
+    showStatus(tr("Type a message first."));
     return;
   }
   const int index = currentProvider();
   if (index < 0) {
-    showStatus("Add a provider first (Provider → Add…).");
+    showStatus(tr("Add a provider first (Provider → Add…)."));
     return;
   }
   const ProviderSettings& provider = providers_[index];
@@ -301,13 +321,13 @@ void MainWindow::send() {
   metrics_->clear();
   chart_clock_.invalidate();
   running_ = true;
-  showStatus("Sending to " + QString::fromStdString(provider.name) + "…");
+  showStatus(tr("Sending to ") + QString::fromStdString(provider.name) + "…");
   emit sendRequested(provider, request);
 }
 
 void MainWindow::stop() {
   if (!running_) return;
-  showStatus("Stopping…");
+  showStatus(tr("Stopping…"));
   emit stopRequested();
 }
 
@@ -354,20 +374,20 @@ void MainWindow::finishRun(const StreamEvent& end) {
   if (end.kind == EventKind::Failed) {
     const QString message = QString::fromStdString(end.text);
     chat_->endAssistantMessage(message, true);
-    showStatus("Failed: " + message);
+    showStatus(tr("Failed: ") + message);
   } else if (end.text == "cancelled") {
-    chat_->endAssistantMessage("Stopped — the partial answer is kept.", false);
-    showStatus("Stopped.");
+    chat_->endAssistantMessage(tr("Stopped — the partial answer is kept."), false);
+    showStatus(tr("Stopped."));
   } else {
     if (end.text == "length")
-      chat_->endAssistantMessage("Stopped at max_tokens (finish_reason: length).", false);
-    showStatus(QString("Done (finish_reason: %1).").arg(QString::fromStdString(end.text)));
+      chat_->endAssistantMessage(tr("Stopped at max_tokens (finish_reason: length)."), false);
+    showStatus(tr("Done (finish_reason: %1).").arg(QString::fromStdString(end.text)));
   }
   emit runDisplayed();
 }
 
 void MainWindow::onRunWarnings(const QStringList& warnings) {
-  for (const QString& w : warnings) chat_->endAssistantMessage("Note: " + w, false);
+  for (const QString& w : warnings) chat_->endAssistantMessage(tr("Note: ") + w, false);
 }
 
 void MainWindow::showStatus(const QString& message) {

@@ -14,6 +14,7 @@
 #include "inference/stream/provider_settings.h"
 #include "ui/provider_dialog.h"
 
+class QActionGroup;
 class QComboBox;
 class QLineEdit;
 
@@ -32,6 +33,8 @@ class MainWindow : public QMainWindow {
   void setUrlPreview(UrlPreview preview) { url_preview_ = std::move(preview); }
   void setProviderPresets(std::vector<ProviderSettings> presets) { presets_ = std::move(presets); }
   void manageProviders();  // the providers dialog
+  // Ticks the language the user chose: "system", "en" or "zh_CN".
+  void setChosenLanguage(const QString& code);
   void setProviders(const std::vector<ProviderSettings>& providers, int current);
   const std::vector<ProviderSettings>& providers() const { return providers_; }
   int currentProvider() const;
@@ -72,6 +75,7 @@ class MainWindow : public QMainWindow {
   void importConfigRequested(const QString& path);
   void exportConfigRequested(const QString& path);
   void effectiveConfigRequested();
+  void languageChosen(const QString& code);
 
  private:
   void buildToolbar();
@@ -85,6 +89,7 @@ class MainWindow : public QMainWindow {
 
   std::vector<ProviderSettings> providers_;
   std::vector<ProviderSettings> presets_;
+  QActionGroup* languages_ = nullptr;
   UrlPreview url_preview_;
   QComboBox* provider_combo_;
   QComboBox* model_combo_;

@@ -11,23 +11,23 @@ MetricsStrip::MetricsStrip(QWidget* parent) : QWidget(parent) {
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(4, 2, 4, 2);
   ttft_ = addField("TTFT", "ttftValue",
-                   "Time to first token: first chunk with non-empty content − request start.");
+                   tr("Time to first token: first chunk with non-empty content − request start."));
   tpot_ = addField("TPOT", "tpotValue",
-                   "Time per output token: (E2E − TTFT) / (output tokens − 1); only for more "
-                   "than one output token.");
-  decode_rate_ = addField("Decode", "decodeRateValue",
-                          "Decode rate: (output tokens − 1) / (E2E − TTFT) = 1 / TPOT.");
-  overall_rate_ = addField("Overall", "overallRateValue",
-                           "Overall rate: output tokens / E2E (includes the wait for the first "
-                           "token).");
-  output_tokens_ = addField("Output", "outputTokensValue",
-                            "Output tokens: usage.completion_tokens when the server sends it; "
-                            "else the local tokenizer's count; else the number of chunks.");
+                   tr("Time per output token: (E2E − TTFT) / (output tokens − 1); only for more "
+                      "than one output token."));
+  decode_rate_ = addField(tr("Decode"), "decodeRateValue",
+                          tr("Decode rate: (output tokens − 1) / (E2E − TTFT) = 1 / TPOT."));
+  overall_rate_ = addField(tr("Overall"), "overallRateValue",
+                           tr("Overall rate: output tokens / E2E (includes the wait for the first "
+                              "token)."));
+  output_tokens_ = addField(tr("Output"), "outputTokensValue",
+                            tr("Output tokens: usage.completion_tokens when the server sends it; "
+                               "else the local tokenizer's count; else the number of chunks."));
   e2e_ = addField("E2E", "e2eValue",
-                  "End to end: last content chunk − request start (a trailing usage chunk does "
-                  "not extend it).");
-  itl_ = addField("ITL p50 / p99", "itlValue",
-                  "Inter-token latency: gaps between consecutive content chunks (per chunk).");
+                  tr("End to end: last content chunk − request start (a trailing usage chunk does "
+                     "not extend it)."));
+  itl_ = addField(tr("ITL p50 / p99"), "itlValue",
+                  tr("Inter-token latency: gaps between consecutive content chunks (per chunk)."));
   layout->addStretch(1);
   clear();
 }
@@ -56,11 +56,10 @@ void MetricsStrip::showMetrics(const RunMetrics& m) {
   tpot_->setText(formatDurationNs(m.tpot_ns));
   decode_rate_->setText(formatRate(m.decode_tok_s));
   overall_rate_->setText(formatRate(m.overall_tok_s));
-  output_tokens_->setText(QString("%1 (%2)")
-                              .arg(m.output_tokens)
-                              .arg(m.output_tokens_source == TokenCountSource::Chunks
-                                       ? "chunks"
-                                       : tokenCountSourceName(m.output_tokens_source)));
+  const QString source = m.output_tokens_source == TokenCountSource::Usage       ? tr("usage")
+                         : m.output_tokens_source == TokenCountSource::Tokenizer ? tr("tokenizer")
+                                                                                 : tr("chunks");
+  output_tokens_->setText(QString("%1 (%2)").arg(m.output_tokens).arg(source));
   e2e_->setText(formatDurationNs(m.e2e_ns ? std::optional<double>(*m.e2e_ns) : std::nullopt));
   if (m.itl_ns.empty()) {
     itl_->setText("—");

@@ -50,14 +50,15 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   temperature_->setObjectName("temperatureSpin");
   temperature_slider_ = new QSlider(Qt::Horizontal, this);
   temperature_slider_->setObjectName("temperatureSlider");
-  form->addRow("&Temperature", linkedDouble(this, temperature_, temperature_slider_, 2.0, 100));
-  temperature_->setToolTip("0 = always the most likely token; higher = more varied (0–2).");
+  form->addRow(tr("&Temperature"), linkedDouble(this, temperature_, temperature_slider_, 2.0, 100));
+  temperature_->setToolTip(tr("0 = always the most likely token; higher = more varied (0–2)."));
 
   top_p_ = new QDoubleSpinBox(this);
   top_p_->setObjectName("topPSpin");
   top_p_slider_ = new QSlider(Qt::Horizontal, this);
-  form->addRow("Top &p", linkedDouble(this, top_p_, top_p_slider_, 1.0, 100));
-  top_p_->setToolTip("Sample only from the smallest set of tokens whose probability sums to p.");
+  form->addRow(tr("Top &p"), linkedDouble(this, top_p_, top_p_slider_, 1.0, 100));
+  top_p_->setToolTip(
+      tr("Sample only from the smallest set of tokens whose probability sums to p."));
 
   auto* tokens_row = new QWidget(this);
   auto* h = new QHBoxLayout(tokens_row);
@@ -75,18 +76,18 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   });
   h->addWidget(max_tokens_slider_, 1);
   h->addWidget(max_tokens_);
-  form->addRow("&Max tokens", tokens_row);
+  form->addRow(tr("&Max tokens"), tokens_row);
 
-  stream_ = new QCheckBox("Stream tokens as they are generated", this);
+  stream_ = new QCheckBox(tr("Stream tokens as they are generated"), this);
   stream_->setObjectName("streamCheck");
-  stream_->setToolTip("Off: one complete response; TTFT then equals E2E.");
+  stream_->setToolTip(tr("Off: one complete response; TTFT then equals E2E."));
   form->addRow("", stream_);
 
   system_prompt_ = new QPlainTextEdit(this);
   system_prompt_->setObjectName("systemPrompt");
-  system_prompt_->setPlaceholderText("Optional system message");
+  system_prompt_->setPlaceholderText(tr("Optional system message"));
   system_prompt_->setMaximumHeight(80);
-  form->addRow("S&ystem", system_prompt_);
+  form->addRow(tr("S&ystem"), system_prompt_);
 
   setParams(SamplingParams{});
 }

@@ -11,44 +11,44 @@ namespace ts::ui {
 
 ProviderDialog::ProviderDialog(const ProviderSettings& initial, UrlPreview preview, QWidget* parent)
     : QDialog(parent), preview_(std::move(preview)), initial_(initial) {
-  setWindowTitle("Provider");
+  setWindowTitle(tr("Provider"));
   auto* form = new QFormLayout(this);
   name_ = new QLineEdit(QString::fromStdString(initial.name), this);
   name_->setObjectName("providerName");
-  form->addRow("&Name", name_);
+  form->addRow(tr("&Name"), name_);
   base_url_ = new QLineEdit(QString::fromStdString(initial.base_url), this);
   base_url_->setObjectName("providerBaseUrl");
   base_url_->setPlaceholderText("https://taotoken.net/api");
-  form->addRow("&Base URL", base_url_);
+  form->addRow(tr("&Base URL"), base_url_);
   url_note_ = new QLabel(this);
   url_note_->setObjectName("providerUrlNote");
   url_note_->setWordWrap(true);
   form->addRow("", url_note_);
   model_ = new QLineEdit(QString::fromStdString(initial.default_model), this);
   model_->setObjectName("providerModel");
-  form->addRow("Default &model", model_);
+  form->addRow(tr("Default &model"), model_);
   key_env_ = new QLineEdit(QString::fromStdString(initial.api_key_env), this);
   key_env_->setObjectName("providerKeyEnv");
   key_env_->setPlaceholderText("TAOTOKEN_API_KEY");
   key_env_->setToolTip(
-      "The name of the environment variable that holds the API key. The key "
-      "itself is never stored by TokenScope.");
-  form->addRow("API key &variable", key_env_);
+      tr("The name of the environment variable that holds the API key. The key "
+         "itself is never stored by TokenScope."));
+  form->addRow(tr("API key &variable"), key_env_);
   key_note_ = new QLabel(this);
   key_note_->setObjectName("providerKeyNote");
   key_note_->setWordWrap(true);
   form->addRow("", key_note_);
   timeout_ = new QSpinBox(this);
   timeout_->setRange(1, 3600);
-  timeout_->setSuffix(" s");
+  timeout_->setSuffix(tr(" s"));
   timeout_->setValue(initial.timeout_seconds);
-  timeout_->setToolTip("Longest wait for the connection, the first token, and between chunks.");
-  form->addRow("&Timeout", timeout_);
+  timeout_->setToolTip(tr("Longest wait for the connection, the first token, and between chunks."));
+  form->addRow(tr("&Timeout"), timeout_);
   retries_ = new QSpinBox(this);
   retries_->setRange(0, 10);
   retries_->setValue(initial.max_retries);
-  retries_->setToolTip("Retries before the first token only; a stream is never replayed.");
-  form->addRow("Max &retries", retries_);
+  retries_->setToolTip(tr("Retries before the first token only; a stream is never replayed."));
+  form->addRow(tr("Max &retries"), retries_);
   buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   form->addRow(buttons_);
   connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -60,17 +60,17 @@ ProviderDialog::ProviderDialog(const ProviderSettings& initial, UrlPreview previ
 
 void ProviderDialog::revalidate() {
   const auto [url, is_error] = preview_(base_url_->text());
-  url_note_->setText(is_error ? url : "Requests go to " + url);
+  url_note_->setText(is_error ? url : tr("Requests go to ") + url);
   url_note_->setStyleSheet(is_error ? "color: #c0392b" : "color: palette(mid)");
   const QString var = key_env_->text().trimmed();
   if (var.isEmpty())
-    key_note_->setText("No key will be sent (fine for local servers).");
+    key_note_->setText(tr("No key will be sent (fine for local servers)."));
   else if (!qEnvironmentVariableIsSet(var.toLocal8Bit().constData()))
-    key_note_->setText(QString("%1 is not set in this environment: run `export %1=<key>` before "
-                               "starting TokenScope.")
+    key_note_->setText(tr("%1 is not set in this environment: run `export %1=<key>` before "
+                          "starting TokenScope.")
                            .arg(var));
   else
-    key_note_->setText(QString("%1 is set.").arg(var));
+    key_note_->setText(tr("%1 is set.").arg(var));
   buttons_->button(QDialogButtonBox::Ok)
       ->setEnabled(!is_error && !name_->text().trimmed().isEmpty() &&
                    !model_->text().trimmed().isEmpty());

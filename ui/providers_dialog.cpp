@@ -19,18 +19,18 @@ ProvidersDialog::ProvidersDialog(std::vector<ProviderSettings> providers, int se
       providers_(std::move(providers)),
       presets_(std::move(presets)),
       preview_(std::move(preview)) {
-  setWindowTitle("Providers");
+  setWindowTitle(tr("Providers"));
   resize(640, 380);
   auto* layout = new QHBoxLayout(this);
   list_ = new QListWidget(this);
   list_->setObjectName("providerList");
   layout->addWidget(list_, 1);
   auto* side = new QVBoxLayout();
-  auto* add = new QPushButton("&Add", this);
+  auto* add = new QPushButton(tr("&Add"), this);
   auto* add_menu = new QMenu(add);
-  add_menu->addAction("Blank OpenAI-compatible endpoint", this, [this] {
+  add_menu->addAction(tr("Blank OpenAI-compatible endpoint"), this, [this] {
     ProviderSettings p;
-    p.name = uniqueName("New provider").toStdString();
+    p.name = uniqueName(tr("New provider")).toStdString();
     p.base_url = "http://127.0.0.1:8000";
     p.default_model = "default";
     ProviderDialog dialog(p, preview_, this);
@@ -38,7 +38,7 @@ ProvidersDialog::ProvidersDialog(std::vector<ProviderSettings> providers, int se
   });
   add_menu->addSeparator();
   for (const auto& preset : presets_)
-    add_menu->addAction("Preset: " + QString::fromStdString(preset.name), this,
+    add_menu->addAction(tr("Preset: ") + QString::fromStdString(preset.name), this,
                         [this, preset] { addProvider(preset); });
   add->setMenu(add_menu);
   const auto button = [&](const QString& text, const char* name, auto slot) {
@@ -48,20 +48,21 @@ ProvidersDialog::ProvidersDialog(std::vector<ProviderSettings> providers, int se
     side->addWidget(b);
   };
   side->addWidget(add);
-  button("&Edit…", "editProvider", [this] { editCurrent(); });
-  button("D&uplicate", "duplicateProvider", [this] { duplicateCurrent(); });
-  button("Re&name…", "renameProvider", [this] {
+  button(tr("&Edit…"), "editProvider", [this] { editCurrent(); });
+  button(tr("D&uplicate"), "duplicateProvider", [this] { duplicateCurrent(); });
+  button(tr("Re&name…"), "renameProvider", [this] {
     if (current() < 0) return;
     bool ok = false;
     const QString name =
-        QInputDialog::getText(this, "Rename provider", "New name:", QLineEdit::Normal,
+        QInputDialog::getText(this, tr("Rename provider"), tr("New name:"), QLineEdit::Normal,
                               QString::fromStdString(providers_[current()].name), &ok);
     QString error;
-    if (ok && !renameCurrent(name, &error)) QMessageBox::warning(this, "Rename provider", error);
+    if (ok && !renameCurrent(name, &error))
+      QMessageBox::warning(this, tr("Rename provider"), error);
   });
-  button("&Delete", "deleteProvider", [this] { removeCurrent(); });
-  button("Move &up", "moveProviderUp", [this] { moveCurrent(-1); });
-  button("Move do&wn", "moveProviderDown", [this] { moveCurrent(+1); });
+  button(tr("&Delete"), "deleteProvider", [this] { removeCurrent(); });
+  button(tr("Move &up"), "moveProviderUp", [this] { moveCurrent(-1); });
+  button(tr("Move do&wn"), "moveProviderDown", [this] { moveCurrent(+1); });
   side->addStretch(1);
   auto* buttons =
       new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, Qt::Vertical, this);
@@ -114,7 +115,7 @@ void ProvidersDialog::editCurrent() {
   if (dialog.exec() != QDialog::Accepted) return;
   ProviderSettings edited = dialog.settings();
   if (nameTaken(QString::fromStdString(edited.name), at)) {
-    QMessageBox::warning(this, "Provider", "Another provider already has that name.");
+    QMessageBox::warning(this, tr("Provider"), tr("Another provider already has that name."));
     return;
   }
   edited.id = providers_[at].id;
@@ -127,7 +128,7 @@ void ProvidersDialog::duplicateCurrent() {
   const int at = current();
   if (at < 0) return;
   ProviderSettings copy = providers_[at];
-  copy.name = uniqueName(QString::fromStdString(copy.name) + " copy").toStdString();
+  copy.name = uniqueName(QString::fromStdString(copy.name) + tr(" copy")).toStdString();
   copy.id = QUuid::createUuid().toString(QUuid::WithoutBraces).toStdString();
   // A keychain or file key belongs to the original; the copy starts from its variable.
   copy.key_source = KeySource::Environment;
@@ -140,11 +141,11 @@ bool ProvidersDialog::renameCurrent(const QString& name, QString* error) {
   const QString trimmed = name.trimmed();
   if (at < 0) return false;
   if (trimmed.isEmpty()) {
-    if (error) *error = "A provider needs a name.";
+    if (error) *error = tr("A provider needs a name.");
     return false;
   }
   if (nameTaken(trimmed, at)) {
-    if (error) *error = QString("A provider named '%1' already exists.").arg(trimmed);
+    if (error) *error = tr("A provider named '%1' already exists.").arg(trimmed);
     return false;
   }
   providers_[at].name = trimmed.toStdString();

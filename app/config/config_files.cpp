@@ -1,6 +1,7 @@
 #include "app/config/config_files.h"
 
 #include <toml++/toml.h>
+#include <QCoreApplication>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -25,9 +26,11 @@ void checkProvider(ConfigFile& file, const QStringList& known_providers) {
   QStringList allowed = presetProviderNames();
   allowed.removeAll("openai-compatible");  // it has no default URL
   allowed += known_providers;
-  file.errors.append({QString("provider: unknown provider '%1'; expected one of %2, or give "
-                              "base_url for a new provider")
-                          .arg(name, allowed.join(", "))});
+  file.errors.append(
+      {QCoreApplication::translate("ts::config",
+                                   "provider: unknown provider '%1'; expected one of %2, or give "
+                                   "base_url for a new provider")
+           .arg(name, allowed.join(", "))});
 }
 
 void checkAndStore(ConfigFile& file, const FieldSpec& field, QVariant value, int line, int col) {
@@ -91,8 +94,12 @@ QString ConfigFile::errorText() const {
   QStringList lines;
   for (const auto& e : errors)
     lines << (e.line > 0
-                  ? QString("%1:%2:%3: %4").arg(path).arg(e.line).arg(e.column).arg(e.message)
-                  : QString("%1: %2").arg(path, e.message));
+                  ? QCoreApplication::translate("ts::config", "%1:%2:%3: %4")
+                        .arg(path)
+                        .arg(e.line)
+                        .arg(e.column)
+                        .arg(e.message)
+                  : QCoreApplication::translate("ts::config", "%1: %2").arg(path, e.message));
   return lines.join('\n');
 }
 
@@ -109,11 +116,16 @@ ConfigFile parseSettingsJson(const QByteArray& bytes, const QString& path,
   const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
   if (err.error != QJsonParseError::NoError) {
     const auto [line, col] = lineColumn(bytes, err.offset);
-    file.errors.append({"not valid JSON: " + err.errorString(), line, col});
+    file.errors.append(
+        {QCoreApplication::translate("ts::config", "not valid JSON: ") + err.errorString(), line,
+         col});
     return file;
   }
   if (!doc.isObject()) {
-    file.errors.append({"expected a JSON object at the top level, found an array", 1, 1});
+    file.errors.append(
+        {QCoreApplication::translate("ts::config",
+                                     "expected a JSON object at the top level, found an array"),
+         1, 1});
     return file;
   }
   const QJsonObject root = doc.object();
@@ -126,13 +138,15 @@ ConfigFile parseSettingsJson(const QByteArray& bytes, const QString& path,
           const auto [line, col] = jsonKeyPosition(bytes, s.key());
           checkAndStore(file, *f, fromJson(s.value()), line, col);
         } else
-          file.warnings << QString("%1: unknown setting, ignored").arg(key);
+          file.warnings
+              << QCoreApplication::translate("ts::config", "%1: unknown setting, ignored").arg(key);
       }
     } else if (const FieldSpec* f = findField(it.key())) {
       const auto [line, col] = jsonKeyPosition(bytes, it.key());
       checkAndStore(file, *f, fromJson(it.value()), line, col);
     } else {
-      file.warnings << QString("%1: unknown setting, ignored").arg(it.key());
+      file.warnings << QCoreApplication::translate("ts::config", "%1: unknown setting, ignored")
+                           .arg(it.key());
     }
   }
   checkProvider(file, known_providers);
@@ -149,7 +163,8 @@ ConfigFile parseConfigToml(const QByteArray& bytes, const QString& path,
     root = toml::parse(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())),
                        path.toStdString());
   } catch (const toml::parse_error& e) {
-    file.errors.append({"not valid TOML: " + QString::fromStdString(std::string(e.description())),
+    file.errors.append({QCoreApplication::translate("ts::config", "not valid TOML: ") +
+                            QString::fromStdString(std::string(e.description())),
                         static_cast<int>(e.source().begin.line),
                         static_cast<int>(e.source().begin.column)});
     return file;
@@ -158,7 +173,8 @@ ConfigFile parseConfigToml(const QByteArray& bytes, const QString& path,
     const QString section = QString::fromStdString(std::string(section_key.str()));
     const toml::table* table = section_node.as_table();
     if (!table) {
-      file.warnings << QString("%1: expected a [table], ignored").arg(section);
+      file.warnings << QCoreApplication::translate("ts::config", "%1: expected a [table], ignored")
+                           .arg(section);
       continue;
     }
     for (const auto& [key, node] : *table) {
@@ -168,7 +184,9 @@ ConfigFile parseConfigToml(const QByteArray& bytes, const QString& path,
         if (section == QLatin1String(f.toml_section) && name == QLatin1String(f.toml_key))
           field = &f;
       if (!field) {
-        file.warnings << QString("[%1] %2: unknown setting, ignored").arg(section, name);
+        file.warnings << QCoreApplication::translate("ts::config",
+                                                     "[%1] %2: unknown setting, ignored")
+                             .arg(section, name);
         continue;
       }
       checkAndStore(file, *field, fromToml(node), static_cast<int>(node.source().begin.line),
@@ -189,7 +207,8 @@ ConfigFile readConfigFile(const QString& path, const QStringList& known_provider
     ConfigFile file;
     file.path = path;
     file.format = formatForPath(path);
-    file.errors.append({"cannot open: " + f.errorString()});
+    file.errors.append(
+        {QCoreApplication::translate("ts::config", "cannot open: ") + f.errorString()});
     return file;
   }
   const QByteArray bytes = f.readAll();
@@ -254,10 +273,13 @@ QByteArray writeConfigToml(const ConfigValues& values) {
 QString writeConfigFile(const QString& path, const ConfigValues& values) {
   QSaveFile f(path);
   if (!f.open(QIODevice::WriteOnly))
-    return QString("cannot write %1: %2").arg(path, f.errorString());
+    return QCoreApplication::translate("ts::config", "cannot write %1: %2")
+        .arg(path, f.errorString());
   f.write(formatForPath(path) == FileFormat::Toml ? writeConfigToml(values)
                                                   : writeSettingsJson(values));
-  if (!f.commit()) return QString("cannot write %1: %2").arg(path, f.errorString());
+  if (!f.commit())
+    return QCoreApplication::translate("ts::config", "cannot write %1: %2")
+        .arg(path, f.errorString());
   return {};
 }
 

@@ -1,5 +1,6 @@
 #include "app/config/config_schema.h"
 
+#include <QCoreApplication>
 #include <cmath>
 
 namespace ts::config {
@@ -56,26 +57,31 @@ QString presetBaseUrl(const QString& provider_name) {
 QString expectedText(const FieldSpec& field) {
   switch (field.type) {
     case FieldType::String:
-      return "text";
+      return QCoreApplication::translate("ts::config", "text");
     case FieldType::Bool:
-      return "true or false";
+      return QCoreApplication::translate("ts::config", "true or false");
     case FieldType::Int:
-      return QString("a whole number from %1 to %2").arg(field.min).arg(field.max, 0, 'f', 0);
+      return QCoreApplication::translate("ts::config", "a whole number from %1 to %2")
+          .arg(field.min)
+          .arg(field.max, 0, 'f', 0);
     case FieldType::Double:
-      return QString("a number from %1 to %2").arg(field.min).arg(field.max);
+      return QCoreApplication::translate("ts::config", "a number from %1 to %2")
+          .arg(field.min)
+          .arg(field.max);
   }
   return {};
 }
 
 QString checkValue(const FieldSpec& field, const QVariant& value) {
   const auto complain = [&](const QString& found) {
-    return QString("%1: expected %2, found %3").arg(field.key, expectedText(field), found);
+    return QCoreApplication::translate("ts::config", "%1: expected %2, found %3")
+        .arg(field.key, expectedText(field), found);
   };
   switch (field.type) {
     case FieldType::String:
       if (value.typeId() != QMetaType::QString) return complain("a " + QString(value.typeName()));
       if (value.toString().trimmed().isEmpty() && QLatin1String(field.key) != "api_key_env")
-        return complain("an empty string");
+        return complain(QCoreApplication::translate("ts::config", "an empty string"));
       return {};
     case FieldType::Bool:
       if (value.typeId() != QMetaType::Bool) return complain("'" + value.toString() + "'");

@@ -1,5 +1,6 @@
 #include "app/config/effective_config.h"
 
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QStandardPaths>
 
@@ -52,9 +53,11 @@ QList<ConfigIssue> EffectiveConfig::applyEnvironment(const QProcessEnvironment& 
     }
     const QString problem =
         ok ? checkValue(f, v)
-           : QString("%1: expected %2, found '%3'").arg(f.key, expectedText(f), text);
+           : QCoreApplication::translate("ts::config", "%1: expected %2, found '%3'")
+                 .arg(f.key, expectedText(f), text);
     if (!problem.isEmpty()) {
-      issues.append({QString("environment %1: %2").arg(f.env, problem)});
+      issues.append(
+          {QCoreApplication::translate("ts::config", "environment %1: %2").arg(f.env, problem)});
       continue;
     }
     if (f.type == FieldType::Int) v = v.toInt();
@@ -73,15 +76,15 @@ QString EffectiveConfig::describeSource(const QString& key) const {
   const EffectiveValue e = entries_.value(key);
   switch (e.source) {
     case Source::Default:
-      return "built-in default";
+      return QCoreApplication::translate("ts::config", "built-in default");
     case Source::File:
-      return "config file " + e.origin;
+      return QCoreApplication::translate("ts::config", "config file ") + e.origin;
     case Source::Environment:
-      return "environment variable " + e.origin;
+      return QCoreApplication::translate("ts::config", "environment variable ") + e.origin;
     case Source::UserInterface:
-      return "set in the UI";
+      return QCoreApplication::translate("ts::config", "set in the UI");
     case Source::CommandLine:
-      return "command line " + e.origin;
+      return QCoreApplication::translate("ts::config", "command line ") + e.origin;
   }
   return {};
 }

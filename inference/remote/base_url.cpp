@@ -1,5 +1,7 @@
 #include "inference/remote/base_url.h"
 
+#include <QCoreApplication>
+
 namespace ts {
 namespace {
 
@@ -22,34 +24,41 @@ NormalizedBaseUrl normalizeBaseUrl(const QString& input) {
   NormalizedBaseUrl out;
   QString text = input.trimmed();
   if (text.isEmpty()) {
-    out.error = "the base URL is empty; expected something like https://taotoken.net/api";
+    out.error = QCoreApplication::translate(
+        "ts::BaseUrl", "the base URL is empty; expected something like https://taotoken.net/api");
     return out;
   }
   if (!text.contains("://")) {
     const QString scheme = isLoopbackHost(text) ? "http://" : "https://";
     text.prepend(scheme);
-    out.notes << QString("added %1 (no scheme was given)").arg(scheme);
+    out.notes
+        << QCoreApplication::translate("ts::BaseUrl", "added %1 (no scheme was given)").arg(scheme);
   }
   QUrl url(text, QUrl::StrictMode);
   if (!url.isValid() || url.host().isEmpty()) {
-    out.error = QString(
-                    "the base URL '%1' is not a valid URL; expected something like "
-                    "https://taotoken.net/api")
+    out.error = QString(QCoreApplication::translate(
+                            "ts::BaseUrl",
+                            "the base URL '%1' is not a valid URL; expected something like "
+                            "https://taotoken.net/api"))
                     .arg(input.trimmed());
     return out;
   }
   if (url.scheme() != "http" && url.scheme() != "https") {
-    out.error = QString("the base URL '%1' uses scheme '%2'; expected http or https")
+    out.error = QCoreApplication::translate(
+                    "ts::BaseUrl", "the base URL '%1' uses scheme '%2'; expected http or https")
                     .arg(input.trimmed(), url.scheme());
     return out;
   }
   QString path = url.path();
   while (path.endsWith('/')) path.chop(1);
   if (chopSuffix(path, "/chat/completions"))
-    out.notes << "removed a trailing /chat/completions (it is added per request)";
-  if (chopSuffix(path, "/v1")) out.notes << "removed a trailing /v1 (it is added per request)";
+    out.notes << QCoreApplication::translate(
+        "ts::BaseUrl", "removed a trailing /chat/completions (it is added per request)");
+  if (chopSuffix(path, "/v1"))
+    out.notes << QCoreApplication::translate("ts::BaseUrl",
+                                             "removed a trailing /v1 (it is added per request)");
   if (url.path() != path && url.path() == path + "/" && out.notes.isEmpty())
-    out.notes << "removed a trailing slash";
+    out.notes << QCoreApplication::translate("ts::BaseUrl", "removed a trailing slash");
   url.setPath(path);
   url.setQuery(QString());
   url.setFragment(QString());

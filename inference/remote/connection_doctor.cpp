@@ -28,30 +28,32 @@ QString ConnectionDoctor::fixFor(FailureKind kind, const ResolvedKey& key, const
     case FailureKind::Auth:
       return authFixHint(key);
     case FailureKind::NotFound:
-      return "Set the base URL to the part before /v1/chat/completions (for example "
-             "https://taotoken.net/api): look for a missing path prefix, a trailing path or a "
-             "duplicated /v1.";
+      return tr(
+          "Set the base URL to the part before /v1/chat/completions (for example "
+          "https://taotoken.net/api): look for a missing path prefix, a trailing path or a "
+          "duplicated /v1.");
     case FailureKind::ModelNotFound: {
-      const int at = message.indexOf("The endpoint offers:");
-      return at >= 0 ? "Pick a model id the endpoint lists. " + message.mid(at)
-                     : QString("Pick a model id the endpoint serves.");
+      const int at = message.indexOf(tr("The endpoint offers:"));
+      return at >= 0 ? tr("Pick a model id the endpoint lists. ") + message.mid(at)
+                     : tr("Pick a model id the endpoint serves.");
     }
     case FailureKind::RateLimited:
-      return "Wait before retrying, or lower the request rate.";
+      return tr("Wait before retrying, or lower the request rate.");
     case FailureKind::Server:
-      return "The provider has a problem on its side: try again later.";
+      return tr("The provider has a problem on its side: try again later.");
     case FailureKind::BadRequest:
-      return "The server refused the request as sent: " + message;
+      return tr("The server refused the request as sent: ") + message;
     case FailureKind::Connection:
-      return "Check the host and port in the base URL and that the server is running.";
+      return tr("Check the host and port in the base URL and that the server is running.");
     case FailureKind::Reset:
-      return "The connection dropped mid-answer: check proxies and the server's logs.";
+      return tr("The connection dropped mid-answer: check proxies and the server's logs.");
     case FailureKind::Timeout:
     case FailureKind::Stall:
-      return "This step hung: the server accepted the connection but did not answer in time; "
-             "check its load, or raise the provider's timeout.";
+      return tr(
+          "This step hung: the server accepted the connection but did not answer in time; "
+          "check its load, or raise the provider's timeout.");
     case FailureKind::Protocol:
-      return "The endpoint does not speak the OpenAI chat completions API at this URL.";
+      return tr("The endpoint does not speak the OpenAI chat completions API at this URL.");
     case FailureKind::None:
       break;
   }
@@ -68,8 +70,9 @@ void ConnectionDoctor::start(const RemoteEndpoint& endpoint, const QString& mode
   const NormalizedBaseUrl n = normalizeBaseUrl(endpoint.base_url);
   if (!n.ok()) {
     record({"connect", false, false, 0, endpoint.base_url, n.error,
-            "Enter the base URL as https://host/path, for example https://taotoken.net/api.", 0});
-    skipRest("the base URL is not usable");
+            tr("Enter the base URL as https://host/path, for example https://taotoken.net/api."),
+            0});
+    skipRest(tr("the base URL is not usable"));
     return;
   }
   root_ = n.root;
@@ -109,7 +112,7 @@ void ConnectionDoctor::skipRest(const QString& why) {
     DoctorStep s;
     s.name = kStepNames[step_];
     s.skipped = true;
-    s.message = "skipped: " + why;
+    s.message = tr("skipped: ") + why;
     record(s);
   }
   running_ = false;
@@ -134,30 +137,29 @@ void ConnectionDoctor::runConnect() {
     if (ok)
       QTimer::singleShot(0, this, &ConnectionDoctor::next);
     else
-      skipRest("could not connect");
+      skipRest(tr("could not connect"));
   };
   connect(socket, tls ? &QSslSocket::encrypted : &QAbstractSocket::connected, this,
           [finish, where, tls] {
-            finish(true, QString("connected to %1%2").arg(where, tls ? " (TLS handshake ok)" : ""),
+            finish(true, tr("connected to %1%2").arg(where, tls ? tr(" (TLS handshake ok)") : ""),
                    {});
           });
   connect(socket, &QAbstractSocket::errorOccurred, this,
           [finish, socket, where, url](QAbstractSocket::SocketError e) {
             if (e == QAbstractSocket::HostNotFoundError)
-              finish(false, QString("DNS lookup of '%1' failed").arg(url.host()),
-                     "Check the host name in the base URL (and your DNS / proxy settings).");
+              finish(false, tr("DNS lookup of '%1' failed").arg(url.host()),
+                     tr("Check the host name in the base URL (and your DNS / proxy settings)."));
             else if (e == QAbstractSocket::ConnectionRefusedError)
-              finish(false, QString("%1 refused the connection").arg(where),
-                     "Check the port in the base URL and that the server is running.");
+              finish(false, tr("%1 refused the connection").arg(where),
+                     tr("Check the port in the base URL and that the server is running."));
             else
               finish(false, QString("%1: %2").arg(where, socket->errorString()),
-                     "Check the base URL's scheme (http/https), host and port.");
+                     tr("Check the base URL's scheme (http/https), host and port."));
           });
   QTimer::singleShot(endpoint_.timeouts.connect_ms, socket, [finish, where, this] {
-    finish(
-        false,
-        QString("no connection to %1 within %2 ms").arg(where).arg(endpoint_.timeouts.connect_ms),
-        "The host does not answer: check the address, a firewall or a proxy.");
+    finish(false,
+           tr("no connection to %1 within %2 ms").arg(where).arg(endpoint_.timeouts.connect_ms),
+           tr("The host does not answer: check the address, a firewall or a proxy."));
   });
   if (tls)
     socket->connectToHostEncrypted(url.host(), port);
@@ -187,7 +189,7 @@ void ConnectionDoctor::runRequest(bool stream) {
       const RunMetrics m = computeMetrics(r.run);
       s.ok = true;
       s.http_status = 200;
-      s.message = QString("answered %1 token(s) (%2), finish_reason %3")
+      s.message = tr("answered %1 token(s) (%2), finish_reason %3")
                       .arg(m.output_tokens)
                       .arg(tokenCountSourceName(m.output_tokens_source))
                       .arg(QString::fromStdString(end->text));
@@ -195,9 +197,10 @@ void ConnectionDoctor::runRequest(bool stream) {
         const bool rejected = r.stream_options_rejected;
         report_.accepts_stream_options = !rejected;
         report_.sends_usage = m.output_tokens_source == TokenCountSource::Usage;
-        s.message += QString("; stream_options %1; usage chunk %2")
-                         .arg(rejected ? "rejected (HTTP 400), retried without it" : "accepted",
-                              *report_.sends_usage ? "sent" : "not sent");
+        s.message +=
+            tr("; stream_options %1; usage chunk %2")
+                .arg(rejected ? tr("rejected (HTTP 400), retried without it") : tr("accepted"),
+                     *report_.sends_usage ? tr("sent") : tr("not sent"));
       }
     } else if (end) {
       s.http_status = end->http_status;
@@ -229,27 +232,27 @@ void ConnectionDoctor::runModels() {
     if (reply->error() == QNetworkReply::NoError) {
       report_.models = parseModelIds(body);
       s.ok = true;
-      s.message = report_.models.isEmpty() ? QString("the endpoint lists no models")
-                                           : "available: " + report_.models.join(", ");
+      s.message = report_.models.isEmpty() ? tr("the endpoint lists no models")
+                                           : tr("available: ") + report_.models.join(", ");
       if (!report_.models.isEmpty() && !report_.models.contains(model_)) {
         // Gateways may serve ids they do not list: only a failed request makes it an error.
         const bool requests_ok = report_.steps.size() > 2 && report_.steps[1].ok;
         s.ok = requests_ok;
-        s.message = QString("'%1' is not among the listed models (%2)%3")
+        s.message = tr("'%1' is not among the listed models (%2)%3")
                         .arg(model_, report_.models.join(", "),
-                             requests_ok ? "; the requests above worked anyway" : "");
+                             requests_ok ? tr("; the requests above worked anyway") : "");
         if (!requests_ok)
-          s.fix = "Use one of the listed ids as the model, or check the model's spelling.";
+          s.fix = tr("Use one of the listed ids as the model, or check the model's spelling.");
       }
     } else if (status == 401 || status == 403) {
-      s.message = QString("HTTP %1: %2").arg(status).arg(apiErrorMessage(body));
+      s.message = tr("HTTP %1: %2").arg(status).arg(apiErrorMessage(body));
       s.fix = authFixHint(key);
     } else {
-      s.message = status ? QString("HTTP %1: %2").arg(status).arg(apiErrorMessage(body))
-                         : reply->errorString();
-      s.fix = status == 404 ? "This endpoint has no /v1/models; enter model ids by hand "
-                              "(everything else can still work)."
-                            : "Check the base URL and that the server is running.";
+      s.message =
+          status ? tr("HTTP %1: %2").arg(status).arg(apiErrorMessage(body)) : reply->errorString();
+      s.fix = status == 404 ? tr("This endpoint has no /v1/models; enter model ids by hand "
+                                 "(everything else can still work).")
+                            : tr("Check the base URL and that the server is running.");
     }
     reply->deleteLater();
     nam->deleteLater();

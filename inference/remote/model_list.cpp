@@ -32,20 +32,20 @@ void ModelListFetcher::start(const RemoteEndpoint& endpoint) {
     const QByteArray body = reply->readAll();
     if (reply->error() != QNetworkReply::NoError) {
       QString error =
-          status ? QString("GET %1 answered HTTP %2: %3")
+          status ? tr("GET %1 answered HTTP %2: %3")
                        .arg(reply->url().toString())
                        .arg(status)
                        .arg(apiErrorMessage(body))
-                 : QString("GET %1 failed: %2").arg(reply->url().toString(), reply->errorString());
+                 : tr("GET %1 failed: %2").arg(reply->url().toString(), reply->errorString());
       if (status == 401 || status == 403) error += " " + authFixHint(key);
       emit finished({}, error);
       return;
     }
     const QStringList ids = parseModelIds(body);
-    emit finished(
-        ids, ids.isEmpty()
-                 ? QString("GET %1 listed no models; type a model id").arg(reply->url().toString())
-                 : QString());
+    emit finished(ids,
+                  ids.isEmpty()
+                      ? tr("GET %1 listed no models; type a model id").arg(reply->url().toString())
+                      : QString());
   });
 }
 

@@ -72,14 +72,14 @@ void OpenAiClient::start(const RemoteEndpoint& endpoint, const GenerationRequest
 
   const NormalizedBaseUrl norm = normalizeBaseUrl(endpoint.base_url);
   if (!norm.ok()) {
-    fail(FailureKind::Connection, 0, "Invalid base URL: " + norm.error + ".");
+    fail(FailureKind::Connection, 0, tr("Invalid base URL: ") + norm.error + ".");
     return;
   }
   root_ = norm.root;
-  for (const QString& note : norm.notes) result_.warnings << "base URL: " + note;
+  for (const QString& note : norm.notes) result_.warnings << tr("base URL: ") + note;
   key_ = resolveApiKey(endpoint.api_key, endpoint.api_key_env);
   if (key_.had_whitespace)
-    result_.warnings << "the API key had white space around it; it was trimmed before sending";
+    result_.warnings << tr("the API key had white space around it; it was trimmed before sending");
   send_stream_options_ =
       request.params.stream && !ProviderMemory::rejectsStreamOptions(memoryKey());
   total_timer_.start(endpoint.timeouts.total_ms);
@@ -133,9 +133,8 @@ void OpenAiClient::onMetaData() {
     const QString type = reply_->header(QNetworkRequest::ContentTypeHeader).toString();
     if (request_.params.stream && !type.isEmpty() && !type.contains("event-stream")) {
       body_is_sse_ = false;
-      result_.warnings << QString(
-                              "the server answered a streaming request with one %1 body; "
-                              "TTFT then equals E2E")
+      result_.warnings << QString(tr("the server answered a streaming request with one %1 body; "
+                                     "TTFT then equals E2E"))
                               .arg(type);
     }
   }
@@ -174,14 +173,14 @@ void OpenAiClient::processSse(const std::vector<SseEvent>& events, int64_t t_ns)
     const ChatBody c = parseChatChunk(e.data);
     if (!c.valid_json) {
       if (result_.malformed_lines++ == 0)
-        result_.warnings << QString("skipped a data line that is not valid JSON (%1): %2")
+        result_.warnings << tr("skipped a data line that is not valid JSON (%1): %2")
                                 .arg(c.parse_error, QString::fromStdString(e.data.substr(0, 120)));
       continue;
     }
     if (!c.api_error.isEmpty()) {
       fail(FailureKind::Server, 200,
-           "The server reported an error in the middle of the stream: " + c.api_error +
-               ". The partial answer is kept.");
+           tr("The server reported an error in the middle of the stream: ") + c.api_error +
+               tr(". The partial answer is kept."));
       return;
     }
     if (!c.content.empty()) {
@@ -211,14 +210,13 @@ void OpenAiClient::onReplyFinished() {
     if (status == 429) {
       const int wait = retryAfterMs(retry_after);
       if (retryLater(wait >= 0 ? std::min(wait, kMaxRetryAfterMs) : backoffMs(retries_used_),
-                     "HTTP 429"))
+                     tr("HTTP 429")))
         return;
-      QString msg = QString("Rate limited (HTTP 429) at %1 after %2 attempt(s): %3.")
+      QString msg = tr("Rate limited (HTTP 429) at %1 after %2 attempt(s): %3.")
                         .arg(urlForMessages())
                         .arg(result_.attempts)
                         .arg(apiErrorMessage(error_body_));
-      if (wait >= 0)
-        msg += QString(" The server asks to wait %1 before retrying.").arg(seconds(wait));
+      if (wait >= 0) msg += tr(" The server asks to wait %1 before retrying.").arg(seconds(wait));
       fail(FailureKind::RateLimited, status, msg);
       return;
     }
@@ -239,8 +237,9 @@ void OpenAiClient::handleHttpError(int status, const QByteArray& body) {
     retried_without_stream_options_ = true;
     send_stream_options_ = false;
     result_.stream_options_rejected = true;
-    result_.warnings << "the server rejected stream_options (HTTP 400); retried without it and "
-                        "will not send it to this provider again";
+    result_.warnings << tr(
+        "the server rejected stream_options (HTTP 400); retried without it and "
+        "will not send it to this provider again");
     retry_timer_.start(0);
     return;
   }
@@ -250,24 +249,24 @@ void OpenAiClient::handleHttpError(int status, const QByteArray& body) {
   }
   if (status == 401 || status == 403) {
     fail(FailureKind::Auth, status,
-         QString("Authentication failed (HTTP %1) at %2: %3. %4")
+         tr("Authentication failed (HTTP %1) at %2: %3. %4")
              .arg(status)
              .arg(url, server, authFixHint(key_)));
     return;
   }
   if (status == 404) {
     fail(FailureKind::NotFound, status,
-         QString("Not found (HTTP 404) at %1. The base URL must be the part before "
-                 "/v1/chat/completions (for example https://taotoken.net/api); it is now '%2'. "
-                 "Check for a missing path prefix or a duplicated /v1.%3")
-             .arg(url, root_, server.isEmpty() ? QString() : " Server said: " + server));
+         tr("Not found (HTTP 404) at %1. The base URL must be the part before "
+            "/v1/chat/completions (for example https://taotoken.net/api); it is now '%2'. "
+            "Check for a missing path prefix or a duplicated /v1.%3")
+             .arg(url, root_, server.isEmpty() ? QString() : tr(" Server said: ") + server));
     return;
   }
   if (status >= 500) {
-    if (retryLater(backoffMs(retries_used_), QString("HTTP %1").arg(status))) return;
+    if (retryLater(backoffMs(retries_used_), tr("HTTP %1").arg(status))) return;
     fail(FailureKind::Server, status,
-         QString("Server error (HTTP %1) at %2 after %3 attempt(s): %4. This is the "
-                 "provider's side; try again later or another provider.")
+         tr("Server error (HTTP %1) at %2 after %3 attempt(s): %4. This is the "
+            "provider's side; try again later or another provider.")
              .arg(status)
              .arg(url)
              .arg(result_.attempts)
@@ -275,7 +274,7 @@ void OpenAiClient::handleHttpError(int status, const QByteArray& body) {
     return;
   }
   fail(FailureKind::BadRequest, status,
-       QString("The server refused the request (HTTP %1) at %2: %3").arg(status).arg(url, server));
+       tr("The server refused the request (HTTP %1) at %2: %3").arg(status).arg(url, server));
 }
 
 void OpenAiClient::handleNetworkError(int qt_error, const QString& error_string) {
@@ -284,38 +283,36 @@ void OpenAiClient::handleNetworkError(int qt_error, const QString& error_string)
       QString("%1:%2").arg(root.host()).arg(root.port(root.scheme() == "https" ? 443 : 80));
   if (content_seen_) {
     fail(FailureKind::Reset, 200,
-         QString("The connection to %1 was lost in the middle of the answer (%2). The partial "
-                 "answer is kept; it was not replayed.")
+         tr("The connection to %1 was lost in the middle of the answer (%2). The partial "
+            "answer is kept; it was not replayed.")
              .arg(host, error_string));
     return;
   }
   QString message;
   switch (qt_error) {
     case QNetworkReply::ConnectionRefusedError:
-      message = QString(
-                    "Could not connect to %1: connection refused. Is the server running, "
-                    "and is the host and port in the base URL (%2) right?")
+      message = QString(tr("Could not connect to %1: connection refused. Is the server running, "
+                           "and is the host and port in the base URL (%2) right?"))
                     .arg(host, root_);
       break;
     case QNetworkReply::HostNotFoundError:
-      message = QString("The host '%1' was not found (DNS lookup failed). Check the base URL (%2).")
+      message = tr("The host '%1' was not found (DNS lookup failed). Check the base URL (%2).")
                     .arg(root.host(), root_);
       break;
     case QNetworkReply::RemoteHostClosedError:
-      message =
-          QString("%1 closed the connection before answering %2.").arg(host, urlForMessages());
+      message = tr("%1 closed the connection before answering %2.").arg(host, urlForMessages());
       break;
     case QNetworkReply::SslHandshakeFailedError:
-      message = QString(
-                    "The TLS handshake with %1 failed: %2. Is the scheme (http/https) in the "
-                    "base URL right?")
-                    .arg(host, error_string);
+      message =
+          QString(tr("The TLS handshake with %1 failed: %2. Is the scheme (http/https) in the "
+                     "base URL right?"))
+              .arg(host, error_string);
       break;
     default:
-      message = QString("Network error talking to %1: %2.").arg(urlForMessages(), error_string);
+      message = tr("Network error talking to %1: %2.").arg(urlForMessages(), error_string);
   }
   if (retryLater(backoffMs(retries_used_), error_string)) return;
-  if (result_.attempts > 1) message += QString(" (%1 attempts)").arg(result_.attempts);
+  if (result_.attempts > 1) message += tr(" (%1 attempts)").arg(result_.attempts);
   fail(FailureKind::Connection, 0, message);
 }
 
@@ -325,13 +322,13 @@ void OpenAiClient::finishStream(int64_t t_ns) {
         std::string_view(whole_body_.constData(), static_cast<size_t>(whole_body_.size())));
     if (!c.valid_json) {
       fail(FailureKind::Protocol, 200,
-           QString("The response from %1 is not an OpenAI chat completion (%2): %3")
+           tr("The response from %1 is not an OpenAI chat completion (%2): %3")
                .arg(urlForMessages(), c.parse_error,
                     QString::fromUtf8(whole_body_.left(200)).simplified()));
       return;
     }
     if (!c.api_error.isEmpty()) {
-      fail(FailureKind::Server, 200, "The server reported an error: " + c.api_error);
+      fail(FailureKind::Server, 200, tr("The server reported an error: ") + c.api_error);
       return;
     }
     if (!c.content.empty()) emitEvent(StreamEvent::chunk(t_ns, c.content));
@@ -347,9 +344,9 @@ void OpenAiClient::finishStream(int64_t t_ns) {
   if (!running_) return;
   if (!done_seen_)
     result_.warnings << (finish_reason_.empty()
-                             ? "the stream ended without `data: [DONE]` and without a "
-                               "finish_reason: the answer may be cut short"
-                             : "the stream ended without `data: [DONE]`");
+                             ? tr("the stream ended without `data: [DONE]` and without a "
+                                  "finish_reason: the answer may be cut short")
+                             : tr("the stream ended without `data: [DONE]`"));
   finishOk(finish_reason_.empty() ? "unknown" : finish_reason_);
 }
 
@@ -357,7 +354,7 @@ bool OpenAiClient::retryLater(int delay_ms, const QString& why) {
   if (content_seen_ || retries_used_ >= endpoint_.max_retries) return false;
   if (total_timer_.remainingTime() >= 0 && delay_ms >= total_timer_.remainingTime()) return false;
   ++retries_used_;
-  result_.warnings << QString("attempt %1 failed (%2); retried after %3")
+  result_.warnings << tr("attempt %1 failed (%2); retried after %3")
                           .arg(result_.attempts)
                           .arg(why, seconds(delay_ms));
   retry_timer_.start(delay_ms);
@@ -379,14 +376,14 @@ void OpenAiClient::fetchModelsThenFail(const QString& server_message) {
         reply->error() == QNetworkReply::NoError ? parseModelIds(reply->readAll()) : QStringList{};
     const QString models_error = reply->errorString();
     dropReply();
-    QString message = QString("The model '%1' is not available at %2 (server: %3).")
-                          .arg(model, url, server_message);
+    QString message =
+        tr("The model '%1' is not available at %2 (server: %3).").arg(model, url, server_message);
     if (!ids.isEmpty())
-      message += " The endpoint offers: " + ids.join(", ") + ".";
+      message += tr(" The endpoint offers: ") + ids.join(", ") + ".";
     else
-      message += QString(" GET %1 did not list any models (%2), so the available ids are unknown.")
-                     .arg(modelsUrl(root_).toString(),
-                          status ? QString("HTTP %1").arg(status) : models_error);
+      message +=
+          tr(" GET %1 did not list any models (%2), so the available ids are unknown.")
+              .arg(modelsUrl(root_).toString(), status ? tr("HTTP %1").arg(status) : models_error);
     fail(FailureKind::ModelNotFound, 404, message);
   });
 }
@@ -398,28 +395,29 @@ void OpenAiClient::onTimer(TimerCause cause) {
   const QString url = urlForMessages();
   switch (cause) {
     case TimerCause::Total:
-      fail(FailureKind::Timeout, 0,
-           QString("No complete answer from %1 within the total limit of %2. %3")
-               .arg(url, seconds(endpoint_.timeouts.total_ms),
-                    content_seen_ ? "The partial answer is kept." : "Nothing had arrived."));
+      fail(
+          FailureKind::Timeout, 0,
+          tr("No complete answer from %1 within the total limit of %2. %3")
+              .arg(url, seconds(endpoint_.timeouts.total_ms),
+                   content_seen_ ? tr("The partial answer is kept.") : tr("Nothing had arrived.")));
       return;
     case TimerCause::Connect:
-      if (retryLater(backoffMs(retries_used_), "connect timeout")) return;
+      if (retryLater(backoffMs(retries_used_), tr("connect timeout"))) return;
       fail(FailureKind::Timeout, 0,
-           QString("Could not send the request to %1 within %2 (connect timeout). Is the host "
-                   "reachable?")
+           tr("Could not send the request to %1 within %2 (connect timeout). Is the host "
+              "reachable?")
                .arg(url, seconds(endpoint_.timeouts.connect_ms)));
       return;
     case TimerCause::FirstByte:
-      if (retryLater(backoffMs(retries_used_), "first-byte timeout")) return;
+      if (retryLater(backoffMs(retries_used_), tr("first-byte timeout"))) return;
       fail(FailureKind::Timeout, 0,
-           QString("%1 accepted the request but sent no token within %2 (first-byte timeout).")
+           tr("%1 accepted the request but sent no token within %2 (first-byte timeout).")
                .arg(url, seconds(endpoint_.timeouts.first_byte_ms)));
       return;
     case TimerCause::Idle:
       fail(FailureKind::Stall, 200,
-           QString("The stream from %1 stalled: no data for %2 after %3 chunk(s). The partial "
-                   "answer is kept.")
+           tr("The stream from %1 stalled: no data for %2 after %3 chunk(s). The partial "
+              "answer is kept.")
                .arg(url, seconds(endpoint_.timeouts.idle_ms))
                .arg(std::count_if(
                    recorder_.run().events.begin(), recorder_.run().events.end(),

@@ -1,0 +1,19 @@
+// The UI language: English or Simplified Chinese, chosen in View → Language, defaulting
+// to the system locale. Stored in <config dir>/ui.ini; $TOKENSCOPE_LANGUAGE overrides.
+#pragma once
+#include <QString>
+
+class QCoreApplication;
+
+namespace ts {
+
+// "system" | "en" | "zh_CN": what the user chose (default "system").
+QString chosenLanguage();
+void setChosenLanguage(const QString& code);
+// The language that will be shown: "en" or "zh_CN".
+QString effectiveLanguage();
+// Installs TokenScope's and Qt's own translations for effectiveLanguage(); returns the
+// language installed ("en" installs nothing).
+QString installTranslations(QCoreApplication& app);
+
+}  // namespace ts

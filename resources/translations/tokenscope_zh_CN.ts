@@ -1,0 +1,1318 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>main</name>
+    <message>
+        <source>TokenScope: chat with LLMs and measure TTFT, TPOT and ITL live.</source>
+        <translation>TokenScope:与大模型对话,并实时测量 TTFT、TPOT 和 ITL。</translation>
+    </message>
+    <message>
+        <source>Use this OpenAI-compatible endpoint (not saved).</source>
+        <translation>使用此 OpenAI 兼容端点(不保存)。</translation>
+    </message>
+    <message>
+        <source>Model id for --base-url.</source>
+        <translation>--base-url 使用的模型 ID。</translation>
+    </message>
+    <message>
+        <source>Environment variable holding the key for --base-url.</source>
+        <translation>保存 --base-url 密钥的环境变量。</translation>
+    </message>
+    <message>
+        <source>Send this message once the window is shown.</source>
+        <translation>窗口显示后发送此消息。</translation>
+    </message>
+    <message>
+        <source>After the first run ends, save the window as PNG and quit.</source>
+        <translation>第一次运行结束后,将窗口保存为 PNG 并退出。</translation>
+    </message>
+    <message>
+        <source>Directory for the JSON-lines run log.</source>
+        <translation>JSON-lines 运行日志的目录。</translation>
+    </message>
+    <message>
+        <source>Configuration file (settings.json or config.toml).</source>
+        <translation>配置文件(settings.json 或 config.toml)。</translation>
+    </message>
+    <message>
+        <source>The configuration file was not used:
+</source>
+        <translation>未使用该配置文件:
+</translation>
+    </message>
+    <message>
+        <source>Configuration problems</source>
+        <translation>配置问题</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ApiKey</name>
+    <message>
+        <source>No API key is configured for this provider: name the environment variable that holds it (for example TAOTOKEN_API_KEY) in the provider settings.</source>
+        <translation>此提供方未配置 API 密钥:请在提供方设置中填写保存密钥的环境变量名(例如 TAOTOKEN_API_KEY)。</translation>
+    </message>
+    <message>
+        <source>The environment variable %1 is not set: run `export %1=&lt;your key&gt;` in the shell that starts TokenScope, then try again.</source>
+        <translation>环境变量 %1 未设置:请在启动 TokenScope 的 shell 中运行 `export %1=&lt;你的密钥&gt;`,然后重试。</translation>
+    </message>
+    <message>
+        <source>The environment variable %1 is empty: put your key in it (`export %1=&lt;your key&gt;`), then try again.</source>
+        <translation>环境变量 %1 为空:请填入你的密钥(`export %1=&lt;你的密钥&gt;`),然后重试。</translation>
+    </message>
+    <message>
+        <source>The key</source>
+        <translation>密钥</translation>
+    </message>
+    <message>
+        <source>The key in %1</source>
+        <translation>%1 中的密钥</translation>
+    </message>
+    <message>
+        <source> was sent and rejected: check that it is current and belongs to this provider's base URL.</source>
+        <translation>已发送但被拒绝:请确认它仍然有效,且属于此提供方的基础 URL。</translation>
+    </message>
+    <message>
+        <source> It had white space around it (a pasted newline?), which TokenScope trimmed before sending; check that nothing else was pasted with it.</source>
+        <translation> 它两端有空白(是否粘贴了换行?),TokenScope 已在发送前去除;请确认没有一起粘贴其他内容。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::BaseUrl</name>
+    <message>
+        <source>the base URL is empty; expected something like https://taotoken.net/api</source>
+        <translation>基础 URL 为空;应类似 https://taotoken.net/api</translation>
+    </message>
+    <message>
+        <source>added %1 (no scheme was given)</source>
+        <translation>已添加 %1(未给出协议)</translation>
+    </message>
+    <message>
+        <source>the base URL '%1' is not a valid URL; expected something like https://taotoken.net/api</source>
+        <translation>基础 URL '%1' 不是有效的 URL;应类似 https://taotoken.net/api</translation>
+    </message>
+    <message>
+        <source>the base URL '%1' uses scheme '%2'; expected http or https</source>
+        <translation>基础 URL '%1' 使用了协议 '%2';应为 http 或 https</translation>
+    </message>
+    <message>
+        <source>removed a trailing /chat/completions (it is added per request)</source>
+        <translation>已去掉末尾的 /chat/completions(每次请求时会自动添加)</translation>
+    </message>
+    <message>
+        <source>removed a trailing /v1 (it is added per request)</source>
+        <translation>已去掉末尾的 /v1(每次请求时会自动添加)</translation>
+    </message>
+    <message>
+        <source>removed a trailing slash</source>
+        <translation>已去掉末尾的斜杠</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ChatController</name>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>The new language is used after TokenScope restarts. Restart now? Your providers and settings are saved; the current conversation is not kept.</source>
+        <translation>新语言将在 TokenScope 重启后生效。现在重启吗?提供方和设置都已保存;当前对话不会保留。</translation>
+    </message>
+    <message>
+        <source>%1 model(s) listed by the endpoint.</source>
+        <translation>端点列出了 %1 个模型。</translation>
+    </message>
+    <message>
+        <source>Configuration not imported</source>
+        <translation>配置未导入</translation>
+    </message>
+    <message>
+        <source>Imported </source>
+        <translation>已导入 </translation>
+    </message>
+    <message>
+        <source>Configuration not exported</source>
+        <translation>配置未导出</translation>
+    </message>
+    <message>
+        <source>Exported </source>
+        <translation>已导出 </translation>
+    </message>
+    <message>
+        <source> (the key variable's name, never a key)</source>
+        <translation>(只包含密钥变量名,绝不包含密钥)</translation>
+    </message>
+    <message>
+        <source>Providers not saved: </source>
+        <translation>提供方未保存:</translation>
+    </message>
+    <message>
+        <source>The API key could not be read: </source>
+        <translation>无法读取 API 密钥:</translation>
+    </message>
+    <message>
+        <source>Fetching the model list…</source>
+        <translation>正在获取模型列表…</translation>
+    </message>
+    <message>
+        <source>The key works: </source>
+        <translation>密钥可用:</translation>
+    </message>
+    <message>
+        <source> answered.</source>
+        <translation> 已应答。</translation>
+    </message>
+    <message>
+        <source>no answer</source>
+        <translation>无应答</translation>
+    </message>
+    <message>
+        <source> (white space around it was removed)</source>
+        <translation>(已去除两端空白)</translation>
+    </message>
+    <message>
+        <source>%1 reads its key from %2.</source>
+        <translation>%1 从 %2 读取密钥。</translation>
+    </message>
+    <message>
+        <source>API key not saved</source>
+        <translation>API 密钥未保存</translation>
+    </message>
+    <message>
+        <source>Key saved to </source>
+        <translation>密钥已保存到 </translation>
+    </message>
+    <message>
+        <source>The key for %1 is stored in the keychain%2.</source>
+        <translation>%1 的密钥已存入钥匙串%2。</translation>
+    </message>
+    <message>
+        <source>Run not logged: </source>
+        <translation>运行未记录:</translation>
+    </message>
+    <message>
+        <source>Effective configuration</source>
+        <translation>生效配置</translation>
+    </message>
+    <message>
+        <source>Setting</source>
+        <translation>设置项</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>%1 (environment: %2)</source>
+        <translation>%1(环境变量:%2)</translation>
+    </message>
+    <message>
+        <source>No configuration file is in use.</source>
+        <translation>未使用配置文件。</translation>
+    </message>
+    <message>
+        <source>Configuration file: </source>
+        <translation>配置文件:</translation>
+    </message>
+    <message>
+        <source>Connection doctor — </source>
+        <translation>连接诊断 — </translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>What happened / fix</source>
+        <translation>发生了什么 / 如何修复</translation>
+    </message>
+    <message>
+        <source>Run again</source>
+        <translation>重新运行</translation>
+    </message>
+    <message>
+        <source>
+Fix: </source>
+        <translation>
+修复:</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>%1 · stream_options: %2 · usage chunk: %3</source>
+        <translation>%1 · stream_options:%2 · usage 块:%3</translation>
+    </message>
+    <message>
+        <source>All steps passed</source>
+        <translation>所有步骤均通过</translation>
+    </message>
+    <message>
+        <source>Problems found</source>
+        <translation>发现问题</translation>
+    </message>
+    <message>
+        <source>accepted</source>
+        <translation>接受</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>sent</source>
+        <translation>已发送</translation>
+    </message>
+    <message>
+        <source>not sent</source>
+        <translation>未发送</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>正在运行…</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ConnectionDoctor</name>
+    <message>
+        <source>Set the base URL to the part before /v1/chat/completions (for example https://taotoken.net/api): look for a missing path prefix, a trailing path or a duplicated /v1.</source>
+        <translation>将基础 URL 设为 /v1/chat/completions 之前的部分(例如 https://taotoken.net/api):检查是否缺少路径前缀、多了尾部路径或重复了 /v1。</translation>
+    </message>
+    <message>
+        <source>The endpoint offers:</source>
+        <translation>该端点提供:</translation>
+    </message>
+    <message>
+        <source>Pick a model id the endpoint lists. </source>
+        <translation>请选择端点列出的模型 ID。</translation>
+    </message>
+    <message>
+        <source>Pick a model id the endpoint serves.</source>
+        <translation>请选择该端点提供的模型 ID。</translation>
+    </message>
+    <message>
+        <source>Wait before retrying, or lower the request rate.</source>
+        <translation>稍后再试,或降低请求速率。</translation>
+    </message>
+    <message>
+        <source>The provider has a problem on its side: try again later.</source>
+        <translation>提供方一侧出现问题:请稍后再试。</translation>
+    </message>
+    <message>
+        <source>The server refused the request as sent: </source>
+        <translation>服务器拒绝了所发送的请求:</translation>
+    </message>
+    <message>
+        <source>Check the host and port in the base URL and that the server is running.</source>
+        <translation>检查基础 URL 中的主机和端口,并确认服务器正在运行。</translation>
+    </message>
+    <message>
+        <source>The connection dropped mid-answer: check proxies and the server's logs.</source>
+        <translation>应答途中连接中断:请检查代理和服务器日志。</translation>
+    </message>
+    <message>
+        <source>This step hung: the server accepted the connection but did not answer in time; check its load, or raise the provider's timeout.</source>
+        <translation>此步骤卡住了:服务器接受了连接但未及时应答;请检查其负载,或调大该提供方的超时。</translation>
+    </message>
+    <message>
+        <source>The endpoint does not speak the OpenAI chat completions API at this URL.</source>
+        <translation>该 URL 上的端点不支持 OpenAI chat completions API。</translation>
+    </message>
+    <message>
+        <source>Enter the base URL as https://host/path, for example https://taotoken.net/api.</source>
+        <translation>请按 https://主机/路径 的形式输入基础 URL,例如 https://taotoken.net/api。</translation>
+    </message>
+    <message>
+        <source>the base URL is not usable</source>
+        <translation>基础 URL 不可用</translation>
+    </message>
+    <message>
+        <source>skipped: </source>
+        <translation>已跳过:</translation>
+    </message>
+    <message>
+        <source>could not connect</source>
+        <translation>无法连接</translation>
+    </message>
+    <message>
+        <source>connected to %1%2</source>
+        <translation>已连接到 %1%2</translation>
+    </message>
+    <message>
+        <source> (TLS handshake ok)</source>
+        <translation>(TLS 握手成功)</translation>
+    </message>
+    <message>
+        <source>DNS lookup of '%1' failed</source>
+        <translation>'%1' 的 DNS 解析失败</translation>
+    </message>
+    <message>
+        <source>Check the host name in the base URL (and your DNS / proxy settings).</source>
+        <translation>检查基础 URL 中的主机名(以及 DNS / 代理设置)。</translation>
+    </message>
+    <message>
+        <source>%1 refused the connection</source>
+        <translation>%1 拒绝了连接</translation>
+    </message>
+    <message>
+        <source>Check the port in the base URL and that the server is running.</source>
+        <translation>检查基础 URL 中的端口,并确认服务器正在运行。</translation>
+    </message>
+    <message>
+        <source>Check the base URL's scheme (http/https), host and port.</source>
+        <translation>检查基础 URL 的协议(http/https)、主机和端口。</translation>
+    </message>
+    <message>
+        <source>no connection to %1 within %2 ms</source>
+        <translation>%2 毫秒内未能连接到 %1</translation>
+    </message>
+    <message>
+        <source>The host does not answer: check the address, a firewall or a proxy.</source>
+        <translation>主机无应答:请检查地址、防火墙或代理。</translation>
+    </message>
+    <message>
+        <source>answered %1 token(s) (%2), finish_reason %3</source>
+        <translation>应答了 %1 个 token(%2),finish_reason 为 %3</translation>
+    </message>
+    <message>
+        <source>; stream_options %1; usage chunk %2</source>
+        <translation>;stream_options %1;usage 块%2</translation>
+    </message>
+    <message>
+        <source>rejected (HTTP 400), retried without it</source>
+        <translation>被拒绝(HTTP 400),已去掉后重试</translation>
+    </message>
+    <message>
+        <source>accepted</source>
+        <translation>接受</translation>
+    </message>
+    <message>
+        <source>sent</source>
+        <translation>已发送</translation>
+    </message>
+    <message>
+        <source>not sent</source>
+        <translation>未发送</translation>
+    </message>
+    <message>
+        <source>the endpoint lists no models</source>
+        <translation>该端点未列出任何模型</translation>
+    </message>
+    <message>
+        <source>available: </source>
+        <translation>可用:</translation>
+    </message>
+    <message>
+        <source>'%1' is not among the listed models (%2)%3</source>
+        <translation>'%1' 不在所列模型中(%2)%3</translation>
+    </message>
+    <message>
+        <source>; the requests above worked anyway</source>
+        <translation>;但上面的请求仍然成功了</translation>
+    </message>
+    <message>
+        <source>Use one of the listed ids as the model, or check the model's spelling.</source>
+        <translation>请使用所列 ID 之一作为模型,或检查模型名拼写。</translation>
+    </message>
+    <message>
+        <source>HTTP %1: %2</source>
+        <translation>HTTP %1:%2</translation>
+    </message>
+    <message>
+        <source>This endpoint has no /v1/models; enter model ids by hand (everything else can still work).</source>
+        <translation>该端点没有 /v1/models;请手动输入模型 ID(其他功能仍可正常使用)。</translation>
+    </message>
+    <message>
+        <source>Check the base URL and that the server is running.</source>
+        <translation>检查基础 URL,并确认服务器正在运行。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::KeyStore</name>
+    <message>
+        <source>no key is stored for it yet: set one under Provider → API key…</source>
+        <translation>尚未为其保存密钥:请在 提供方 → API 密钥… 中设置</translation>
+    </message>
+    <message>
+        <source>the keychain refused access (is it locked? unlock it, for example by logging in to the desktop session, then try again)</source>
+        <translation>钥匙串拒绝访问(是否已锁定?请解锁,例如登录桌面会话,然后重试)</translation>
+    </message>
+    <message>
+        <source>no keychain is available on this system</source>
+        <translation>此系统上没有可用的钥匙串</translation>
+    </message>
+    <message>
+        <source>Could not %1 the API key in the keychain: %2.</source>
+        <translation>无法在钥匙串中%1 API 密钥:%2。</translation>
+    </message>
+    <message>
+        <source>no Secret Service is reachable: there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set). Use an environment variable for the key</source>
+        <translation>无法访问 Secret Service:没有 D-Bus 会话总线(未设置 DBUS_SESSION_BUS_ADDRESS)。请改用环境变量提供密钥</translation>
+    </message>
+    <message>
+        <source>no Secret Service is reachable: cannot connect to the D-Bus session bus (</source>
+        <translation>无法访问 Secret Service:无法连接 D-Bus 会话总线(</translation>
+    </message>
+    <message>
+        <source>). Use an environment variable for the key</source>
+        <translation>)。请改用环境变量提供密钥</translation>
+    </message>
+    <message>
+        <source>no Secret Service is reachable: nothing provides org.freedesktop.secrets on the session bus (install and start gnome-keyring or KWallet). Use an environment variable for the key</source>
+        <translation>无法访问 Secret Service:会话总线上没有提供 org.freedesktop.secrets 的服务(请安装并启动 gnome-keyring 或 KWallet)。请改用环境变量提供密钥</translation>
+    </message>
+    <message>
+        <source>store</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>read</source>
+        <translation>读取</translation>
+    </message>
+    <message>
+        <source>delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1:%2</translation>
+    </message>
+    <message>
+        <source>cannot read the key file %1: %2</source>
+        <translation>无法读取密钥文件 %1:%2</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ModelListFetcher</name>
+    <message>
+        <source>GET %1 answered HTTP %2: %3</source>
+        <translation>GET %1 返回 HTTP %2:%3</translation>
+    </message>
+    <message>
+        <source>GET %1 failed: %2</source>
+        <translation>GET %1 失败:%2</translation>
+    </message>
+    <message>
+        <source>GET %1 listed no models; type a model id</source>
+        <translation>GET %1 未列出任何模型;请输入模型 ID</translation>
+    </message>
+</context>
+<context>
+    <name>ts::OpenAiClient</name>
+    <message>
+        <source>Invalid base URL: </source>
+        <translation>无效的基础 URL:</translation>
+    </message>
+    <message>
+        <source>base URL: </source>
+        <translation>基础 URL:</translation>
+    </message>
+    <message>
+        <source>the API key had white space around it; it was trimmed before sending</source>
+        <translation>API 密钥两端有空白;已在发送前去除</translation>
+    </message>
+    <message>
+        <source>the server answered a streaming request with one %1 body; TTFT then equals E2E</source>
+        <translation>服务器对流式请求返回了单个 %1 响应体;因此 TTFT 等于 E2E</translation>
+    </message>
+    <message>
+        <source>skipped a data line that is not valid JSON (%1): %2</source>
+        <translation>跳过了一行不是有效 JSON 的数据(%1):%2</translation>
+    </message>
+    <message>
+        <source>The server reported an error in the middle of the stream: </source>
+        <translation>服务器在流的中途报告了错误:</translation>
+    </message>
+    <message>
+        <source>. The partial answer is kept.</source>
+        <translation>。已保留部分回答。</translation>
+    </message>
+    <message>
+        <source>HTTP 429</source>
+        <translation>HTTP 429</translation>
+    </message>
+    <message>
+        <source>Rate limited (HTTP 429) at %1 after %2 attempt(s): %3.</source>
+        <translation>在 %1 被限流(HTTP 429),已尝试 %2 次:%3。</translation>
+    </message>
+    <message>
+        <source> The server asks to wait %1 before retrying.</source>
+        <translation> 服务器要求等待 %1 后再重试。</translation>
+    </message>
+    <message>
+        <source>the server rejected stream_options (HTTP 400); retried without it and will not send it to this provider again</source>
+        <translation>服务器拒绝了 stream_options(HTTP 400);已去掉后重试,并且不会再向此提供方发送它</translation>
+    </message>
+    <message>
+        <source>Authentication failed (HTTP %1) at %2: %3. %4</source>
+        <translation>在 %2 认证失败(HTTP %1):%3。%4</translation>
+    </message>
+    <message>
+        <source>Not found (HTTP 404) at %1. The base URL must be the part before /v1/chat/completions (for example https://taotoken.net/api); it is now '%2'. Check for a missing path prefix or a duplicated /v1.%3</source>
+        <translation>在 %1 未找到(HTTP 404)。基础 URL 必须是 /v1/chat/completions 之前的部分(例如 https://taotoken.net/api);当前为 '%2'。请检查是否缺少路径前缀或重复了 /v1。%3</translation>
+    </message>
+    <message>
+        <source> Server said: </source>
+        <translation> 服务器返回:</translation>
+    </message>
+    <message>
+        <source>HTTP %1</source>
+        <translation>HTTP %1</translation>
+    </message>
+    <message>
+        <source>Server error (HTTP %1) at %2 after %3 attempt(s): %4. This is the provider's side; try again later or another provider.</source>
+        <translation>在 %2 发生服务器错误(HTTP %1),已尝试 %3 次:%4。这是提供方一侧的问题;请稍后重试或换一个提供方。</translation>
+    </message>
+    <message>
+        <source>The server refused the request (HTTP %1) at %2: %3</source>
+        <translation>服务器在 %2 拒绝了请求(HTTP %1):%3</translation>
+    </message>
+    <message>
+        <source>The connection to %1 was lost in the middle of the answer (%2). The partial answer is kept; it was not replayed.</source>
+        <translation>与 %1 的连接在应答途中断开(%2)。已保留部分回答;不会重放请求。</translation>
+    </message>
+    <message>
+        <source>Could not connect to %1: connection refused. Is the server running, and is the host and port in the base URL (%2) right?</source>
+        <translation>无法连接到 %1:连接被拒绝。服务器是否在运行?基础 URL(%2)中的主机和端口是否正确?</translation>
+    </message>
+    <message>
+        <source>The host '%1' was not found (DNS lookup failed). Check the base URL (%2).</source>
+        <translation>找不到主机 '%1'(DNS 解析失败)。请检查基础 URL(%2)。</translation>
+    </message>
+    <message>
+        <source>%1 closed the connection before answering %2.</source>
+        <translation>%1 在应答 %2 之前关闭了连接。</translation>
+    </message>
+    <message>
+        <source>The TLS handshake with %1 failed: %2. Is the scheme (http/https) in the base URL right?</source>
+        <translation>与 %1 的 TLS 握手失败:%2。基础 URL 中的协议(http/https)是否正确?</translation>
+    </message>
+    <message>
+        <source>Network error talking to %1: %2.</source>
+        <translation>与 %1 通信时出现网络错误:%2。</translation>
+    </message>
+    <message>
+        <source> (%1 attempts)</source>
+        <translation>(尝试 %1 次)</translation>
+    </message>
+    <message>
+        <source>The response from %1 is not an OpenAI chat completion (%2): %3</source>
+        <translation>来自 %1 的响应不是 OpenAI chat completion(%2):%3</translation>
+    </message>
+    <message>
+        <source>The server reported an error: </source>
+        <translation>服务器报告了错误:</translation>
+    </message>
+    <message>
+        <source>the stream ended without `data: [DONE]` and without a finish_reason: the answer may be cut short</source>
+        <translation>流在没有 `data: [DONE]` 和 finish_reason 的情况下结束:回答可能不完整</translation>
+    </message>
+    <message>
+        <source>the stream ended without `data: [DONE]`</source>
+        <translation>流在没有 `data: [DONE]` 的情况下结束</translation>
+    </message>
+    <message>
+        <source>attempt %1 failed (%2); retried after %3</source>
+        <translation>第 %1 次尝试失败(%2);%3 后已重试</translation>
+    </message>
+    <message>
+        <source>The model '%1' is not available at %2 (server: %3).</source>
+        <translation>模型 '%1' 在 %2 不可用(服务器:%3)。</translation>
+    </message>
+    <message>
+        <source> The endpoint offers: </source>
+        <translation> 该端点提供:</translation>
+    </message>
+    <message>
+        <source> GET %1 did not list any models (%2), so the available ids are unknown.</source>
+        <translation> GET %1 未列出任何模型(%2),因此可用 ID 未知。</translation>
+    </message>
+    <message>
+        <source>No complete answer from %1 within the total limit of %2. %3</source>
+        <translation>在总时限 %2 内未从 %1 得到完整回答。%3</translation>
+    </message>
+    <message>
+        <source>The partial answer is kept.</source>
+        <translation>已保留部分回答。</translation>
+    </message>
+    <message>
+        <source>Nothing had arrived.</source>
+        <translation>尚未收到任何内容。</translation>
+    </message>
+    <message>
+        <source>connect timeout</source>
+        <translation>连接超时</translation>
+    </message>
+    <message>
+        <source>Could not send the request to %1 within %2 (connect timeout). Is the host reachable?</source>
+        <translation>未能在 %2 内将请求发送到 %1(连接超时)。主机是否可达?</translation>
+    </message>
+    <message>
+        <source>first-byte timeout</source>
+        <translation>首字节超时</translation>
+    </message>
+    <message>
+        <source>%1 accepted the request but sent no token within %2 (first-byte timeout).</source>
+        <translation>%1 接受了请求,但在 %2 内没有发送任何 token(首字节超时)。</translation>
+    </message>
+    <message>
+        <source>The stream from %1 stalled: no data for %2 after %3 chunk(s). The partial answer is kept.</source>
+        <translation>来自 %1 的流停滞:在 %3 个块之后 %2 内没有数据。已保留部分回答。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::config</name>
+    <message>
+        <source>provider: unknown provider '%1'; expected one of %2, or give base_url for a new provider</source>
+        <translation>provider:未知的提供方 '%1';应为 %2 之一,或为新提供方给出 base_url</translation>
+    </message>
+    <message>
+        <source>%1:%2:%3: %4</source>
+        <translation>%1:%2:%3: %4</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>not valid JSON: </source>
+        <translation>不是有效的 JSON:</translation>
+    </message>
+    <message>
+        <source>expected a JSON object at the top level, found an array</source>
+        <translation>顶层应为 JSON 对象,实际为数组</translation>
+    </message>
+    <message>
+        <source>%1: unknown setting, ignored</source>
+        <translation>%1:未知设置,已忽略</translation>
+    </message>
+    <message>
+        <source>not valid TOML: </source>
+        <translation>不是有效的 TOML:</translation>
+    </message>
+    <message>
+        <source>%1: expected a [table], ignored</source>
+        <translation>%1:应为 [表],已忽略</translation>
+    </message>
+    <message>
+        <source>[%1] %2: unknown setting, ignored</source>
+        <translation>[%1] %2:未知设置,已忽略</translation>
+    </message>
+    <message>
+        <source>cannot open: </source>
+        <translation>无法打开:</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1:%2</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>true or false</source>
+        <translation>true 或 false</translation>
+    </message>
+    <message>
+        <source>a whole number from %1 to %2</source>
+        <translation>%1 到 %2 之间的整数</translation>
+    </message>
+    <message>
+        <source>a number from %1 to %2</source>
+        <translation>%1 到 %2 之间的数</translation>
+    </message>
+    <message>
+        <source>%1: expected %2, found %3</source>
+        <translation>%1:应为%2,实际为 %3</translation>
+    </message>
+    <message>
+        <source>an empty string</source>
+        <translation>空字符串</translation>
+    </message>
+    <message>
+        <source>%1: expected %2, found '%3'</source>
+        <translation>%1:应为%2,实际为 '%3'</translation>
+    </message>
+    <message>
+        <source>environment %1: %2</source>
+        <translation>环境变量 %1:%2</translation>
+    </message>
+    <message>
+        <source>built-in default</source>
+        <translation>内置默认值</translation>
+    </message>
+    <message>
+        <source>config file </source>
+        <translation>配置文件 </translation>
+    </message>
+    <message>
+        <source>environment variable </source>
+        <translation>环境变量 </translation>
+    </message>
+    <message>
+        <source>set in the UI</source>
+        <translation>在界面中设置</translation>
+    </message>
+    <message>
+        <source>command line </source>
+        <translation>命令行 </translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::ApiKeyDialog</name>
+    <message>
+        <source>API key — </source>
+        <translation>API 密钥 — </translation>
+    </message>
+    <message>
+        <source>Store the key in the system &amp;keychain (recommended)</source>
+        <translation>将密钥存入系统钥匙串(&amp;K)(推荐)</translation>
+    </message>
+    <message>
+        <source>Read the key from an &amp;environment variable</source>
+        <translation>从环境变量读取密钥(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Save the key in a &amp;plaintext file (not recommended)</source>
+        <translation>将密钥保存在明文文件中(&amp;P)(不推荐)</translation>
+    </message>
+    <message>
+        <source>The key will be written unencrypted to %1, readable only by you (0600). Anyone with your account, or a backup of your home folder, can read it.</source>
+        <translation>密钥将以未加密形式写入 %1,仅您本人可读(0600)。任何能使用您的账户或拿到您主目录备份的人都能读取它。</translation>
+    </message>
+    <message>
+        <source>sk-…</source>
+        <translation>sk-…</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>API &amp;key</source>
+        <translation>API 密钥(&amp;K)</translation>
+    </message>
+    <message>
+        <source>&amp;Variable</source>
+        <translation>变量(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Test</source>
+        <translation>测试(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Send one tiny request (max_tokens 1) with this key</source>
+        <translation>用此密钥发送一个极小的请求(max_tokens 1)</translation>
+    </message>
+    <message>
+        <source>Testing…</source>
+        <translation>正在测试…</translation>
+    </message>
+    <message>
+        <source>Unavailable: </source>
+        <translation>不可用:</translation>
+    </message>
+    <message>
+        <source>White space around the key (a pasted newline?) will be removed before it is saved.</source>
+        <translation>密钥两端的空白(是否粘贴了换行?)将在保存前去除。</translation>
+    </message>
+    <message>
+        <source>%1 is not set in this environment: run `export %1=&lt;key&gt;` before starting TokenScope.</source>
+        <translation>当前环境中未设置 %1:请在启动 TokenScope 之前运行 `export %1=&lt;key&gt;`。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::ChatPanel</name>
+    <message>
+        <source>Pick a provider, type a message and press Ctrl+Return.</source>
+        <translation>选择提供方,输入消息,然后按 Ctrl+Return。</translation>
+    </message>
+    <message>
+        <source>Message (Ctrl+Return to send)</source>
+        <translation>消息(Ctrl+Return 发送)</translation>
+    </message>
+    <message>
+        <source>&amp;Send</source>
+        <translation>发送(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Send (Ctrl+Return)</source>
+        <translation>发送(Ctrl+Return)</translation>
+    </message>
+    <message>
+        <source>Sto&amp;p</source>
+        <translation>停止(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Stop generating and keep what arrived (Esc)</source>
+        <translation>停止生成并保留已收到的内容(Esc)</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::LatencyChart</name>
+    <message>
+        <source>Gap before each chunk</source>
+        <translation>每个块之前的间隔</translation>
+    </message>
+    <message>
+        <source>inter-token latency (ms)</source>
+        <translation>token 间延迟(毫秒)</translation>
+    </message>
+    <message>
+        <source>time since request (s)</source>
+        <translation>自请求开始的时间(秒)</translation>
+    </message>
+    <message>
+        <source>gap (ms)</source>
+        <translation>间隔(毫秒)</translation>
+    </message>
+    <message>
+        <source>TTFT %1 ms</source>
+        <translation>TTFT %1 毫秒</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::MainWindow</name>
+    <message>
+        <source>TokenScope</source>
+        <translation>TokenScope</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>提供方</translation>
+    </message>
+    <message>
+        <source> Provider </source>
+        <translation> 提供方 </translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>API key…</source>
+        <translation>API 密钥…</translation>
+    </message>
+    <message>
+        <source>Doctor…</source>
+        <translation>诊断…</translation>
+    </message>
+    <message>
+        <source>Check this provider step by step (Ctrl+D)</source>
+        <translation>逐步检查此提供方(Ctrl+D)</translation>
+    </message>
+    <message>
+        <source> Model </source>
+        <translation> 模型 </translation>
+    </message>
+    <message>
+        <source>Model id: pick one the endpoint lists, or type any id</source>
+        <translation>模型 ID:选择端点列出的一个,或输入任意 ID</translation>
+    </message>
+    <message>
+        <source>Refresh the model list from GET /v1/models (F5)</source>
+        <translation>通过 GET /v1/models 刷新模型列表(F5)</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新对话(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Import configuration…</source>
+        <translation>导入配置(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Import configuration</source>
+        <translation>导入配置</translation>
+    </message>
+    <message>
+        <source>Configuration (*.json *.toml);;All files (*)</source>
+        <translation>配置文件 (*.json *.toml);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>&amp;Export configuration…</source>
+        <translation>导出配置(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Export configuration</source>
+        <translation>导出配置</translation>
+    </message>
+    <message>
+        <source>TOML (*.toml);;settings.json (*.json)</source>
+        <translation>TOML (*.toml);;settings.json (*.json)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Provider</source>
+        <translation>提供方(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Manage providers…</source>
+        <translation>管理提供方(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Add…</source>
+        <translation>添加(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Edit…</source>
+        <translation>编辑(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>移除(&amp;R)</translation>
+    </message>
+    <message>
+        <source>API &amp;key…</source>
+        <translation>API 密钥(&amp;K)…</translation>
+    </message>
+    <message>
+        <source>Connection &amp;doctor…</source>
+        <translation>连接诊断(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Focus &amp;parameters</source>
+        <translation>聚焦参数(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Focus &amp;message</source>
+        <translation>聚焦消息框(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;Effective configuration…</source>
+        <translation>生效配置(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System default</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Add a provider first (Provider → Add…).</source>
+        <translation>请先添加提供方(提供方 → 添加…)。</translation>
+    </message>
+    <message>
+        <source>No provider to edit: add one first.</source>
+        <translation>没有可编辑的提供方:请先添加一个。</translation>
+    </message>
+    <message>
+        <source>New provider</source>
+        <translation>新提供方</translation>
+    </message>
+    <message>
+        <source>A provider named '%1' already exists; choose another name.</source>
+        <translation>名为 '%1' 的提供方已存在;请换一个名字。</translation>
+    </message>
+    <message>
+        <source>Type a message first.</source>
+        <translation>请先输入消息。</translation>
+    </message>
+    <message>
+        <source>Sending to </source>
+        <translation>正在发送到 </translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Failed: </source>
+        <translation>失败:</translation>
+    </message>
+    <message>
+        <source>Stopped — the partial answer is kept.</source>
+        <translation>已停止 — 已保留部分回答。</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <source>Stopped at max_tokens (finish_reason: length).</source>
+        <translation>已达到 max_tokens 而停止(finish_reason:length)。</translation>
+    </message>
+    <message>
+        <source>Done (finish_reason: %1).</source>
+        <translation>完成(finish_reason:%1)。</translation>
+    </message>
+    <message>
+        <source>Note: </source>
+        <translation>提示:</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::MetricsStrip</name>
+    <message>
+        <source>Time to first token: first chunk with non-empty content − request start.</source>
+        <translation>首 token 时间:第一个内容非空的块 − 请求开始。</translation>
+    </message>
+    <message>
+        <source>Time per output token: (E2E − TTFT) / (output tokens − 1); only for more than one output token.</source>
+        <translation>每个输出 token 的时间:(E2E − TTFT) / (输出 token 数 − 1);仅在输出多于一个 token 时计算。</translation>
+    </message>
+    <message>
+        <source>Decode</source>
+        <translation>解码</translation>
+    </message>
+    <message>
+        <source>Decode rate: (output tokens − 1) / (E2E − TTFT) = 1 / TPOT.</source>
+        <translation>解码速率:(输出 token 数 − 1) / (E2E − TTFT) = 1 / TPOT。</translation>
+    </message>
+    <message>
+        <source>Overall</source>
+        <translation>总体</translation>
+    </message>
+    <message>
+        <source>Overall rate: output tokens / E2E (includes the wait for the first token).</source>
+        <translation>总体速率:输出 token 数 / E2E(包含等待首 token 的时间)。</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Output tokens: usage.completion_tokens when the server sends it; else the local tokenizer's count; else the number of chunks.</source>
+        <translation>输出 token 数:服务器发送时取 usage.completion_tokens;否则取本地分词器的计数;否则取块的数量。</translation>
+    </message>
+    <message>
+        <source>End to end: last content chunk − request start (a trailing usage chunk does not extend it).</source>
+        <translation>端到端:最后一个内容块 − 请求开始(末尾的 usage 块不计入)。</translation>
+    </message>
+    <message>
+        <source>ITL p50 / p99</source>
+        <translation>ITL p50 / p99</translation>
+    </message>
+    <message>
+        <source>Inter-token latency: gaps between consecutive content chunks (per chunk).</source>
+        <translation>token 间延迟:相邻内容块之间的间隔(按块计)。</translation>
+    </message>
+    <message>
+        <source>usage</source>
+        <translation>usage</translation>
+    </message>
+    <message>
+        <source>tokenizer</source>
+        <translation>分词器</translation>
+    </message>
+    <message>
+        <source>chunks</source>
+        <translation>块数</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::ParameterPanel</name>
+    <message>
+        <source>&amp;Temperature</source>
+        <translation>温度(&amp;T)</translation>
+    </message>
+    <message>
+        <source>0 = always the most likely token; higher = more varied (0–2).</source>
+        <translation>0 = 总是选择最可能的 token;越高越多样(0–2)。</translation>
+    </message>
+    <message>
+        <source>Top &amp;p</source>
+        <translation>Top &amp;p</translation>
+    </message>
+    <message>
+        <source>Sample only from the smallest set of tokens whose probability sums to p.</source>
+        <translation>只从概率之和达到 p 的最小 token 集合中采样。</translation>
+    </message>
+    <message>
+        <source>&amp;Max tokens</source>
+        <translation>最大 token 数(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Stream tokens as they are generated</source>
+        <translation>边生成边流式输出 token</translation>
+    </message>
+    <message>
+        <source>Off: one complete response; TTFT then equals E2E.</source>
+        <translation>关闭:一次返回完整响应;此时 TTFT 等于 E2E。</translation>
+    </message>
+    <message>
+        <source>Optional system message</source>
+        <translation>可选的系统消息</translation>
+    </message>
+    <message>
+        <source>S&amp;ystem</source>
+        <translation>系统消息(&amp;Y)</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::ProviderDialog</name>
+    <message>
+        <source>Provider</source>
+        <translation>提供方</translation>
+    </message>
+    <message>
+        <source>&amp;Name</source>
+        <translation>名称(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Base URL</source>
+        <translation>基础 URL(&amp;B)</translation>
+    </message>
+    <message>
+        <source>Default &amp;model</source>
+        <translation>默认模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>The name of the environment variable that holds the API key. The key itself is never stored by TokenScope.</source>
+        <translation>保存 API 密钥的环境变量名。TokenScope 绝不保存密钥本身。</translation>
+    </message>
+    <message>
+        <source>API key &amp;variable</source>
+        <translation>API 密钥变量(&amp;V)</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Longest wait for the connection, the first token, and between chunks.</source>
+        <translation>等待连接、首 token 以及块与块之间的最长时间。</translation>
+    </message>
+    <message>
+        <source>&amp;Timeout</source>
+        <translation>超时(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Retries before the first token only; a stream is never replayed.</source>
+        <translation>仅在首 token 之前重试;已开始的流绝不重放。</translation>
+    </message>
+    <message>
+        <source>Max &amp;retries</source>
+        <translation>最大重试次数(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Requests go to </source>
+        <translation>请求将发送到 </translation>
+    </message>
+    <message>
+        <source>No key will be sent (fine for local servers).</source>
+        <translation>不会发送密钥(适用于本地服务器)。</translation>
+    </message>
+    <message>
+        <source>%1 is not set in this environment: run `export %1=&lt;key&gt;` before starting TokenScope.</source>
+        <translation>当前环境中未设置 %1:请在启动 TokenScope 之前运行 `export %1=&lt;key&gt;`。</translation>
+    </message>
+    <message>
+        <source>%1 is set.</source>
+        <translation>%1 已设置。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::ProvidersDialog</name>
+    <message>
+        <source>Providers</source>
+        <translation>提供方</translation>
+    </message>
+    <message>
+        <source>&amp;Add</source>
+        <translation>添加(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Blank OpenAI-compatible endpoint</source>
+        <translation>空白的 OpenAI 兼容端点</translation>
+    </message>
+    <message>
+        <source>New provider</source>
+        <translation>新提供方</translation>
+    </message>
+    <message>
+        <source>Preset: </source>
+        <translation>预设:</translation>
+    </message>
+    <message>
+        <source>&amp;Edit…</source>
+        <translation>编辑(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Re&amp;name…</source>
+        <translation>重命名(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Rename provider</source>
+        <translation>重命名提供方</translation>
+    </message>
+    <message>
+        <source>New name:</source>
+        <translation>新名称:</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>删除(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Move &amp;up</source>
+        <translation>上移(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Move do&amp;wn</source>
+        <translation>下移(&amp;W)</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>提供方</translation>
+    </message>
+    <message>
+        <source>Another provider already has that name.</source>
+        <translation>已有其他提供方使用此名称。</translation>
+    </message>
+    <message>
+        <source> copy</source>
+        <translation> 副本</translation>
+    </message>
+    <message>
+        <source>A provider needs a name.</source>
+        <translation>提供方需要一个名称。</translation>
+    </message>
+    <message>
+        <source>A provider named '%1' already exists.</source>
+        <translation>名为 '%1' 的提供方已存在。</translation>
+    </message>
+    <message>
+        <source>D&amp;uplicate</source>
+        <translation>复制(&amp;U)</translation>
+    </message>
+</context>
+</TS>
