@@ -1,11 +1,13 @@
 #include "ui/provider_dialog.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardItemModel>
 
 namespace ts::ui {
 
@@ -16,6 +18,16 @@ ProviderDialog::ProviderDialog(const ProviderSettings& initial, UrlPreview previ
   name_ = new QLineEdit(QString::fromStdString(initial.name), this);
   name_->setObjectName("providerName");
   form->addRow(tr("&Name"), name_);
+  kind_ = new QComboBox(this);
+  kind_->setObjectName("providerKind");
+  kind_->addItem(tr("OpenAI-compatible endpoint"), static_cast<int>(ProviderKind::Remote));
+  kind_->addItem(tr("Local engine (not in this build yet)"),
+                 static_cast<int>(ProviderKind::LocalEngine));
+  // The local engine is not wired into the app yet: the entry says so and cannot be picked.
+  if (auto* model = qobject_cast<QStandardItemModel*>(kind_->model()))
+    model->item(1)->setEnabled(false);
+  kind_->setCurrentIndex(initial.kind == ProviderKind::LocalEngine ? 1 : 0);
+  form->addRow(tr("&Kind"), kind_);
   base_url_ = new QLineEdit(QString::fromStdString(initial.base_url), this);
   base_url_->setObjectName("providerBaseUrl");
   base_url_->setPlaceholderText("https://taotoken.net/api");
@@ -77,7 +89,8 @@ void ProviderDialog::revalidate() {
 }
 
 ProviderSettings ProviderDialog::settings() const {
-  ProviderSettings s = initial_;  // keeps id, key source and kind
+  ProviderSettings s = initial_;  // keeps id and key source
+  s.kind = static_cast<ProviderKind>(kind_->currentData().toInt());
   s.name = name_->text().trimmed().toStdString();
   s.base_url = base_url_->text().trimmed().toStdString();
   s.default_model = model_->text().trimmed().toStdString();

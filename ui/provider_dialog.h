@@ -6,6 +6,7 @@
 
 #include "inference/stream/provider_settings.h"
 
+class QComboBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
@@ -28,6 +29,7 @@ class ProviderDialog : public QDialog {
   UrlPreview preview_;
   ProviderSettings initial_;
   QLineEdit* name_;
+  QComboBox* kind_;
   QLineEdit* base_url_;
   QLabel* url_note_;
   QLineEdit* model_;

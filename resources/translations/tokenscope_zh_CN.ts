@@ -1239,6 +1239,18 @@ Fix: </source>
         <source>%1 is set.</source>
         <translation>%1 已设置。</translation>
     </message>
+    <message>
+        <source>OpenAI-compatible endpoint</source>
+        <translation>OpenAI 兼容端点</translation>
+    </message>
+    <message>
+        <source>Local engine (not in this build yet)</source>
+        <translation>本地引擎(此版本尚未提供)</translation>
+    </message>
+    <message>
+        <source>&amp;Kind</source>
+        <translation>类型(&amp;K)</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::ProvidersDialog</name>

@@ -18,6 +18,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QStandardItemModel>
 #include <QTableWidget>
 #include "app/chat_controller.h"
 #include "app/config/config_files.h"
@@ -182,10 +183,15 @@ class TestMainWindow : public QObject {
     url->setText("ftp://nope");
     QVERIFY(!ok->isEnabled());
     QVERIFY(note->text().contains("expected http or https"));
+    auto* kind = dialog.findChild<QComboBox*>("providerKind");
+    QCOMPARE(kind->count(), 2);
+    auto* kinds = qobject_cast<QStandardItemModel*>(kind->model());
+    QVERIFY(!kinds->item(1)->isEnabled());  // the local engine is not selectable yet
     url->setText("  https://taotoken.net/api  ");
     const ProviderSettings s = dialog.settings();
     QCOMPARE(s.base_url, std::string("https://taotoken.net/api"));
     QCOMPARE(s.api_key_env, std::string("TS_DIALOG_KEY"));
+    QCOMPARE(s.kind, ProviderKind::Remote);
   }
 
   void importingAConfigSelectsItsProviderAndValues() {
