@@ -54,12 +54,11 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
                             QCoreApplication::arguments().mid(1));
     QCoreApplication::quit();
   });
-  connect(&models_, &ModelListFetcher::finished, this,
-          [this](const QStringList& ids, const QString& error) {
-            window_->setModelList(
-                ids, error.isEmpty() ? tr("%1 model(s) listed by the endpoint.").arg(ids.size())
-                                     : error);
-          });
+  connect(&models_, &ModelListFetcher::finished, this, [this](const ModelList& list) {
+    window_->setModelList(
+        list.ids,
+        list.ok() ? tr("%1 model(s) listed by the endpoint.").arg(list.ids.size()) : list.error);
+  });
   connect(window, &ui::MainWindow::effectiveConfigRequested, this,
           &ChatController::showEffectiveConfig);
   connect(window, &ui::MainWindow::importConfigRequested, this, [this](const QString& path) {

@@ -8,6 +8,7 @@
 
 #include "inference/remote/base_url.h"
 #include "inference/remote/chat_json.h"
+#include "inference/remote/model_list.h"
 #include "inference/remote/provider_memory.h"
 #include "inference/stream/metrics.h"
 
@@ -215,50 +216,43 @@ void ConnectionDoctor::runRequest(bool stream) {
 }
 
 void ConnectionDoctor::runModels() {
-  auto* nam = new QNetworkAccessManager(this);
-  QNetworkRequest req(modelsUrl(root_));
-  const ResolvedKey key = resolveApiKey(endpoint_.api_key, endpoint_.api_key_env);
-  if (key.state == KeyState::Present) req.setRawHeader("Authorization", "Bearer " + key.key);
-  req.setTransferTimeout(endpoint_.timeouts.first_byte_ms);
-  models_reply_ = nam->get(req);
-  connect(models_reply_, &QNetworkReply::finished, this, [this, nam, key] {
-    QNetworkReply* reply = models_reply_;
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QByteArray body = reply->readAll();
+  auto* fetcher = new ModelListFetcher(this);
+  connect(fetcher, &ModelListFetcher::finished, this, [this, fetcher](const ModelList& list) {
+    fetcher->deleteLater();
     DoctorStep s;
     s.name = "models";
-    s.http_status = status;
-    s.final_url = reply->url().toString();
-    if (reply->error() == QNetworkReply::NoError) {
-      report_.models = parseModelIds(body);
+    s.http_status = list.http_status;
+    s.final_url = list.url;
+    report_.models = list.ids;
+    if (!list.ids.isEmpty()) {
       s.ok = true;
-      s.message = report_.models.isEmpty() ? tr("the endpoint lists no models")
-                                           : tr("available: ") + report_.models.join(", ");
-      if (!report_.models.isEmpty() && !report_.models.contains(model_)) {
+      s.message = tr("available: ") + list.ids.join(", ");
+      if (!list.ids.contains(model_)) {
         // Gateways may serve ids they do not list: only a failed request makes it an error.
         const bool requests_ok = report_.steps.size() > 2 && report_.steps[1].ok;
         s.ok = requests_ok;
         s.message = tr("'%1' is not among the listed models (%2)%3")
-                        .arg(model_, report_.models.join(", "),
+                        .arg(model_, list.ids.join(", "),
                              requests_ok ? tr("; the requests above worked anyway") : "");
         if (!requests_ok)
           s.fix = tr("Use one of the listed ids as the model, or check the model's spelling.");
       }
-    } else if (status == 401 || status == 403) {
-      s.message = tr("HTTP %1: %2").arg(status).arg(apiErrorMessage(body));
-      s.fix = authFixHint(key);
+    } else if (list.http_status >= 200 && list.http_status < 300) {
+      s.ok = true;
+      s.message = tr("the endpoint lists no models");
     } else {
-      s.message =
-          status ? tr("HTTP %1: %2").arg(status).arg(apiErrorMessage(body)) : reply->errorString();
-      s.fix = status == 404 ? tr("This endpoint has no /v1/models; enter model ids by hand "
-                                 "(everything else can still work).")
-                            : tr("Check the base URL and that the server is running.");
+      s.message = list.error;
+      s.fix = list.http_status == 401 || list.http_status == 403
+                  ? authFixHint(resolveApiKey(endpoint_.api_key, endpoint_.api_key_env))
+              : list.http_status == 404
+                  ? tr("This endpoint has no /v1/models; enter model ids by hand "
+                       "(everything else can still work).")
+                  : tr("Check the base URL and that the server is running.");
     }
-    reply->deleteLater();
-    nam->deleteLater();
     record(s);
     QTimer::singleShot(0, this, &ConnectionDoctor::next);
   });
+  fetcher->start(endpoint_);
 }
 
 }  // namespace ts

@@ -65,7 +65,6 @@ class ConnectionDoctor : public QObject {
   QElapsedTimer clock_;
   OpenAiClient* client_ = nullptr;
   QPointer<QTcpSocket> socket_;
-  QPointer<QNetworkReply> models_reply_;
 };
 
 }  // namespace ts

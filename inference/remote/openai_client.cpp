@@ -8,6 +8,7 @@
 
 #include "inference/remote/base_url.h"
 #include "inference/remote/chat_json.h"
+#include "inference/remote/model_list.h"
 #include "inference/remote/provider_memory.h"
 
 namespace ts {
@@ -362,30 +363,19 @@ bool OpenAiClient::retryLater(int delay_ms, const QString& why) {
 }
 
 void OpenAiClient::fetchModelsThenFail(const QString& server_message) {
-  QNetworkRequest req(modelsUrl(root_));
-  if (key_.state == KeyState::Present) req.setRawHeader("Authorization", "Bearer " + key_.key);
-  req.setTransferTimeout(endpoint_.timeouts.connect_ms + endpoint_.timeouts.first_byte_ms);
-  reply_ = nam_->get(req);
-  const QString model = QString::fromStdString(request_.model);
-  const QString url = urlForMessages();
-  connect(reply_, &QNetworkReply::finished, this, [this, model, url, server_message] {
-    QNetworkReply* reply = reply_;
-    if (!reply || sender() != reply) return;
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QStringList ids =
-        reply->error() == QNetworkReply::NoError ? parseModelIds(reply->readAll()) : QStringList{};
-    const QString models_error = reply->errorString();
-    dropReply();
-    QString message =
-        tr("The model '%1' is not available at %2 (server: %3).").arg(model, url, server_message);
-    if (!ids.isEmpty())
-      message += tr(" The endpoint offers: ") + ids.join(", ") + ".";
-    else
-      message +=
-          tr(" GET %1 did not list any models (%2), so the available ids are unknown.")
-              .arg(modelsUrl(root_).toString(), status ? tr("HTTP %1").arg(status) : models_error);
-    fail(FailureKind::ModelNotFound, 404, message);
-  });
+  models_ = new ModelListFetcher(this, nam_);
+  connect(models_, &ModelListFetcher::finished, this,
+          [this, server_message](const ModelList& list) {
+            QString message =
+                tr("The model '%1' is not available at %2 (server: %3).")
+                    .arg(QString::fromStdString(request_.model), urlForMessages(), server_message);
+            if (!list.ids.isEmpty())
+              message += tr(" The endpoint offers: ") + list.ids.join(", ") + ".";
+            else
+              message += tr(" The available ids are unknown: %1").arg(list.error);
+            fail(FailureKind::ModelNotFound, 404, message);
+          });
+  models_->start(endpointWithKey());
 }
 
 void OpenAiClient::onTimer(TimerCause cause) {
@@ -461,8 +451,19 @@ void OpenAiClient::emitEvent(StreamEvent event) {
   emit eventReady(event);
 }
 
+RemoteEndpoint OpenAiClient::endpointWithKey() const {
+  RemoteEndpoint e = endpoint_;
+  if (key_.state == KeyState::Present) e.api_key = QString::fromUtf8(key_.key);
+  return e;
+}
+
 void OpenAiClient::dropReply() {
   phase_timer_.stop();
+  if (models_) {  // abandon a model-list request still in flight
+    models_->disconnect(this);
+    models_->deleteLater();
+    models_ = nullptr;
+  }
   if (!reply_) return;
   QNetworkReply* reply = reply_;
   reply_ = nullptr;

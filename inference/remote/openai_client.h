@@ -19,6 +19,8 @@ class QNetworkReply;
 
 namespace ts {
 
+class ModelListFetcher;
+
 struct RemoteTimeouts {
   int connect_ms = 10'000;     // until the request is on the wire
   int first_byte_ms = 60'000;  // request sent -> first response byte
@@ -41,12 +43,12 @@ struct RemoteEndpoint {
 
 struct RemoteResult {
   RecordedRun run;
-  QString final_url;                 // the URL of the last attempt
-  int attempts = 0;                  // HTTP requests made for this run
-  bool stream_options_sent = false;  // on the attempt that produced the answer
+  QString final_url;                     // the URL of the last attempt
+  int attempts = 0;                      // HTTP requests made for this run
+  bool stream_options_sent = false;      // on the attempt that produced the answer
   bool stream_options_rejected = false;  // the server answered 400 to it (then retried without)
-  int malformed_lines = 0;           // `data:` payloads that were not valid JSON (skipped)
-  QStringList warnings;              // things the user should know that did not fail the run
+  int malformed_lines = 0;               // `data:` payloads that were not valid JSON (skipped)
+  QStringList warnings;                  // things the user should know that did not fail the run
   bool cancelled = false;
 };
 
@@ -88,6 +90,7 @@ class OpenAiClient : public QObject {
   void emitEvent(StreamEvent event);
   void dropReply();
   QString urlForMessages() const;
+  RemoteEndpoint endpointWithKey() const;  // the endpoint with the resolved key filled in
   QString memoryKey() const;
 
   QNetworkAccessManager* nam_;
@@ -114,7 +117,8 @@ class OpenAiClient : public QObject {
   std::string finish_reason_;
   int retries_used_ = 0;
 
-  QTimer phase_timer_;  // connect / first byte / idle, one at a time
+  QPointer<ModelListFetcher> models_;  // lists alternatives when the model is not found
+  QTimer phase_timer_;                 // connect / first byte / idle, one at a time
   QTimer total_timer_;
   QTimer retry_timer_;
 };

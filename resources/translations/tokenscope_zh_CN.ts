@@ -423,10 +423,6 @@ Fix: </source>
         <translation>请使用所列 ID 之一作为模型,或检查模型名拼写。</translation>
     </message>
     <message>
-        <source>HTTP %1: %2</source>
-        <translation>HTTP %1:%2</translation>
-    </message>
-    <message>
         <source>This endpoint has no /v1/models; enter model ids by hand (everything else can still work).</source>
         <translation>该端点没有 /v1/models;请手动输入模型 ID(其他功能仍可正常使用)。</translation>
     </message>
@@ -632,10 +628,6 @@ Fix: </source>
         <translation> 该端点提供:</translation>
     </message>
     <message>
-        <source> GET %1 did not list any models (%2), so the available ids are unknown.</source>
-        <translation> GET %1 未列出任何模型(%2),因此可用 ID 未知。</translation>
-    </message>
-    <message>
         <source>No complete answer from %1 within the total limit of %2. %3</source>
         <translation>在总时限 %2 内未从 %1 得到完整回答。%3</translation>
     </message>
@@ -666,6 +658,10 @@ Fix: </source>
     <message>
         <source>The stream from %1 stalled: no data for %2 after %3 chunk(s). The partial answer is kept.</source>
         <translation>来自 %1 的流停滞:在 %3 个块之后 %2 内没有数据。已保留部分回答。</translation>
+    </message>
+    <message>
+        <source> The available ids are unknown: %1</source>
+        <translation> 可用的模型 ID 未知:%1</translation>
     </message>
 </context>
 <context>
