@@ -1,0 +1,62 @@
+// A loaded model: its configuration (what the file says) and f32 weights in row-major
+// [out][in] order. Loaders for GGUF (llama / baichuan architectures) and llama2.c.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "inference/engine/llama2c.h"
+#include "inference/engine/result.h"
+
+namespace ts::engine {
+
+enum class Positional { Rope, Alibi };
+
+struct ModelConfig {
+  std::string architecture;   // "llama" | "baichuan"
+  std::string source_format;  // "gguf" | "llama2c"
+  int n_layers = 0;
+  int dim = 0;  // embedding width
+  int n_heads = 0;
+  int n_kv_heads = 0;  // < n_heads: grouped-query attention
+  int head_dim = 0;
+  int ffn_dim = 0;
+  int vocab = 0;
+  int context = 0;  // trained context length
+  float rms_eps = 1e-5f;
+  float rope_theta = 10000.f;
+  int rope_dim = 0;  // rotated dimensions per head (== head_dim unless partial)
+  Positional positional = Positional::Rope;
+  std::string describe() const;  // one line for CLIs and the UI
+};
+
+struct LayerWeights {
+  std::vector<float> attn_norm;  // [dim]
+  std::vector<float> wq;         // [n_heads*head_dim, dim]
+  std::vector<float> wk;         // [n_kv_heads*head_dim, dim]
+  std::vector<float> wv;         // [n_kv_heads*head_dim, dim]
+  std::vector<float> wo;         // [dim, n_heads*head_dim]
+  std::vector<float> ffn_norm;   // [dim]
+  std::vector<float> w_gate;     // [ffn_dim, dim]
+  std::vector<float> w_up;       // [ffn_dim, dim]
+  std::vector<float> w_down;     // [dim, ffn_dim]
+};
+
+struct Model {
+  ModelConfig config;
+  std::vector<float> token_embd;   // [vocab, dim]
+  std::vector<float> output_norm;  // [dim]
+  std::vector<float> output;       // [vocab, dim]; empty when tied to token_embd
+  std::vector<LayerWeights> layers;
+  Vocabulary vocab;  // pieces and scores, when the file carries them
+
+  const float* classifier() const { return output.empty() ? token_embd.data() : output.data(); }
+};
+
+// Picks the reader by the file's magic: GGUF, else a llama2.c checkpoint. For llama2.c,
+// `tokenizer_path` (or tok<vocab>.bin / tokenizer.bin beside the model) gives the vocabulary.
+Result<std::shared_ptr<Model>> loadModel(const std::string& path,
+                                         const std::string& tokenizer_path = {});
+
+}  // namespace ts::engine

@@ -1,0 +1,216 @@
+// GGUF and llama2.c -> Model. Architecture selection follows what the file says:
+// GGUF general.architecture "llama" or "baichuan"; a baichuan file with 40 blocks is the
+// 13B layout (ALiBi, no RoPE), as GGUF producers mark it; every other one uses RoPE.
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <tuple>
+
+#include "inference/engine/gguf.h"
+#include "inference/engine/mapped_file.h"
+#include "inference/engine/model.h"
+
+namespace ts::engine {
+namespace {
+
+std::string shapeText(const std::vector<uint64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+// Copies tensor `name` as f32, checking its ggml shape [in, out] (or [n] for vectors).
+Result<std::vector<float>> readTensor(const GgufFile& g, std::span<const uint8_t> bytes,
+                                      const std::string& name, std::vector<uint64_t> shape) {
+  const GgufTensor* t = g.tensor(name);
+  if (!t) return fail("missing tensor '" + name + "'");
+  if (t->dims != shape)
+    return fail("tensor '" + name + "': expected shape " + shapeText(shape) + ", found " +
+                shapeText(t->dims));
+  std::vector<float> out(t->elements());
+  if (!dequantize(t->type, bytes.subspan(t->offset, t->bytes), out.data(), out.size()))
+    return fail("tensor '" + name + "' is stored as " + typeName(t->type) +
+                ", which this engine cannot load yet (supported: F32, F16, BF16, Q8_0, Q4_0)");
+  return out;
+}
+
+Result<int64_t> metaInt(const GgufFile& g, const std::string& key) {
+  const GgufValue* v = g.find(key);
+  if (!v) return fail("missing metadata '" + key + "'");
+  const auto i = v->asInt();
+  if (!i || *i <= 0) return fail("metadata '" + key + "': expected a positive integer");
+  return *i;
+}
+
+Vocabulary vocabFromGguf(const GgufFile& g) {
+  Vocabulary v;
+  if (const GgufValue* tokens = g.find("tokenizer.ggml.tokens"); tokens && tokens->asArray())
+    for (const auto& t : *tokens->asArray()) v.pieces.push_back(t.asString() ? *t.asString() : "");
+  if (const GgufValue* scores = g.find("tokenizer.ggml.scores"); scores && scores->asArray())
+    for (const auto& s : *scores->asArray())
+      v.scores.push_back(static_cast<float>(s.asFloat().value_or(0)));
+  if (const GgufValue* types = g.find("tokenizer.ggml.token_type"); types && types->asArray())
+    for (const auto& t : *types->asArray())
+      v.types.push_back(static_cast<int32_t>(t.asInt().value_or(1)));
+  if (const GgufValue* b = g.find("tokenizer.ggml.bos_token_id"))
+    v.bos = static_cast<int32_t>(b->asInt().value_or(1));
+  if (const GgufValue* e = g.find("tokenizer.ggml.eos_token_id"))
+    v.eos = static_cast<int32_t>(e->asInt().value_or(2));
+  if (const GgufValue* u = g.find("tokenizer.ggml.unknown_token_id"))
+    v.unk = static_cast<int32_t>(u->asInt().value_or(0));
+  return v;
+}
+
+Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes) {
+  auto parsed = parseGguf(bytes);
+  if (!parsed) return fail(parsed.error());
+  const GgufFile& g = parsed.value();
+  const GgufValue* arch_v = g.find("general.architecture");
+  const std::string arch = arch_v && arch_v->asString() ? *arch_v->asString() : "";
+  if (arch != "llama" && arch != "baichuan")
+    return fail("unsupported architecture: expected 'llama' or 'baichuan', found '" + arch + "'");
+  auto model = std::make_shared<Model>();
+  ModelConfig& c = model->config;
+  c.architecture = arch;
+  c.source_format = "gguf";
+  for (auto [key, field] :
+       {std::pair{".block_count", &c.n_layers}, std::pair{".embedding_length", &c.dim},
+        std::pair{".attention.head_count", &c.n_heads},
+        std::pair{".feed_forward_length", &c.ffn_dim}, std::pair{".context_length", &c.context}}) {
+    auto v = metaInt(g, arch + key);
+    if (!v) return fail(v.error());
+    *field = static_cast<int>(v.value());
+  }
+  c.n_kv_heads = c.n_heads;
+  if (g.find(arch + ".attention.head_count_kv")) {
+    auto v = metaInt(g, arch + ".attention.head_count_kv");
+    if (!v) return fail(v.error());
+    c.n_kv_heads = static_cast<int>(v.value());
+  }
+  if (c.dim % c.n_heads != 0 || c.n_heads % c.n_kv_heads != 0)
+    return fail("inconsistent heads: " + std::to_string(c.n_heads) + " heads, " +
+                std::to_string(c.n_kv_heads) + " KV heads, width " + std::to_string(c.dim));
+  c.head_dim = c.dim / c.n_heads;
+  c.rope_dim = c.head_dim;
+  if (const GgufValue* r = g.find(arch + ".rope.dimension_count"))
+    c.rope_dim = static_cast<int>(r->asInt().value_or(c.head_dim));
+  if (const GgufValue* e = g.find(arch + ".attention.layer_norm_rms_epsilon"))
+    c.rms_eps = static_cast<float>(e->asFloat().value_or(1e-5));
+  if (const GgufValue* t = g.find(arch + ".rope.freq_base"))
+    c.rope_theta = static_cast<float>(t->asFloat().value_or(10000.0));
+  c.positional = arch == "baichuan" && c.n_layers == 40 ? Positional::Alibi : Positional::Rope;
+  model->vocab = vocabFromGguf(g);
+  const auto embd = g.tensor("token_embd.weight");
+  if (!embd || embd->dims.size() != 2) return fail("missing tensor 'token_embd.weight'");
+  c.vocab = static_cast<int>(embd->dims[1]);
+
+  const uint64_t D = c.dim, F = c.ffn_dim, V = c.vocab, Q = c.n_heads * c.head_dim,
+                 KV = c.n_kv_heads * c.head_dim;
+  const auto read = [&](const std::string& name, std::vector<uint64_t> shape,
+                        std::vector<float>& out) -> std::optional<Error> {
+    auto t = readTensor(g, bytes, name, std::move(shape));
+    if (!t) return Error{t.error()};
+    out = std::move(t.value());
+    return std::nullopt;
+  };
+  if (auto e = read("token_embd.weight", {D, V}, model->token_embd)) return *e;
+  if (auto e = read("output_norm.weight", {D}, model->output_norm)) return *e;
+  if (g.tensor("output.weight"))
+    if (auto e = read("output.weight", {D, V}, model->output)) return *e;
+  model->layers.resize(c.n_layers);
+  for (int l = 0; l < c.n_layers; ++l) {
+    LayerWeights& L = model->layers[l];
+    const std::string p = "blk." + std::to_string(l) + ".";
+    for (auto [name, shape, dst] :
+         {std::tuple{"attn_norm.weight", std::vector<uint64_t>{D}, &L.attn_norm},
+          std::tuple{"attn_q.weight", std::vector<uint64_t>{D, Q}, &L.wq},
+          std::tuple{"attn_k.weight", std::vector<uint64_t>{D, KV}, &L.wk},
+          std::tuple{"attn_v.weight", std::vector<uint64_t>{D, KV}, &L.wv},
+          std::tuple{"attn_output.weight", std::vector<uint64_t>{Q, D}, &L.wo},
+          std::tuple{"ffn_norm.weight", std::vector<uint64_t>{D}, &L.ffn_norm},
+          std::tuple{"ffn_gate.weight", std::vector<uint64_t>{D, F}, &L.w_gate},
+          std::tuple{"ffn_up.weight", std::vector<uint64_t>{D, F}, &L.w_up},
+          std::tuple{"ffn_down.weight", std::vector<uint64_t>{F, D}, &L.w_down}})
+      if (auto e = read(p + name, shape, *dst)) return *e;
+  }
+  return model;
+}
+
+Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const std::string& path,
+                                           const std::string& tokenizer_path) {
+  auto parsed = parseLlama2c(bytes);
+  if (!parsed) return fail(parsed.error());
+  const Llama2cLayout& L = parsed.value();
+  const Llama2cHeader& h = L.header;
+  auto model = std::make_shared<Model>();
+  ModelConfig& c = model->config;
+  c = {"llama",      "llama2c",         h.n_layers,        h.dim,           h.n_heads,
+       h.n_kv_heads, h.dim / h.n_heads, h.hidden_dim,      h.vocab_size,    h.seq_len,
+       1e-5f,        10000.f,           h.dim / h.n_heads, Positional::Rope};
+  const size_t D = c.dim, F = c.ffn_dim, V = c.vocab, KV = c.n_kv_heads * c.head_dim;
+  const auto copy = [&](size_t offset, size_t n) {
+    return std::vector<float>(L.weights + offset, L.weights + offset + n);
+  };
+  model->token_embd = copy(L.token_embedding, V * D);
+  model->output_norm = copy(L.rms_final, D);
+  if (!h.shared_classifier) model->output = copy(L.classifier, V * D);
+  model->layers.resize(c.n_layers);
+  for (size_t l = 0; l < static_cast<size_t>(c.n_layers); ++l) {
+    LayerWeights& w = model->layers[l];
+    w.attn_norm = copy(L.rms_att + l * D, D);
+    w.wq = copy(L.wq + l * D * D, D * D);
+    w.wk = copy(L.wk + l * KV * D, KV * D);
+    w.wv = copy(L.wv + l * KV * D, KV * D);
+    w.wo = copy(L.wo + l * D * D, D * D);
+    w.ffn_norm = copy(L.rms_ffn + l * D, D);
+    w.w_gate = copy(L.w1 + l * F * D, F * D);
+    w.w_down = copy(L.w2 + l * D * F, D * F);
+    w.w_up = copy(L.w3 + l * F * D, F * D);
+  }
+  // The vocabulary: given explicitly, else tok<vocab>.bin or tokenizer.bin beside the model.
+  std::vector<std::string> candidates;
+  if (!tokenizer_path.empty()) {
+    candidates.push_back(tokenizer_path);
+  } else {
+    const auto dir = std::filesystem::path(path).parent_path();
+    candidates = {(dir / ("tok" + std::to_string(c.vocab) + ".bin")).string(),
+                  (dir / "tokenizer.bin").string()};
+  }
+  for (const auto& candidate : candidates) {
+    if (!std::filesystem::exists(candidate)) continue;
+    auto file = MappedFile::open(candidate);
+    if (!file) return fail(file.error());
+    auto vocab = parseLlama2cTokenizer(file.value()->bytes(), c.vocab);
+    if (!vocab) return fail(candidate + ": " + vocab.error());
+    model->vocab = std::move(vocab.value());
+    break;
+  }
+  if (!tokenizer_path.empty() && model->vocab.pieces.empty())
+    return fail("tokenizer " + tokenizer_path + " not found");
+  return model;
+}
+
+}  // namespace
+
+std::string ModelConfig::describe() const {
+  return architecture + " (" + source_format + "): " + std::to_string(n_layers) +
+         " layers, width " + std::to_string(dim) + ", " + std::to_string(n_heads) + " heads / " +
+         std::to_string(n_kv_heads) + " KV heads of " + std::to_string(head_dim) + ", FFN " +
+         std::to_string(ffn_dim) + ", vocab " + std::to_string(vocab) + ", context " +
+         std::to_string(context) + ", " + (positional == Positional::Rope ? "RoPE" : "ALiBi");
+}
+
+Result<std::shared_ptr<Model>> loadModel(const std::string& path,
+                                         const std::string& tokenizer_path) {
+  auto file = MappedFile::open(path);
+  if (!file) return fail(file.error());
+  const auto bytes = file.value()->bytes();
+  auto model = bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0
+                   ? fromGguf(bytes)
+                   : fromLlama2c(bytes, path, tokenizer_path);
+  if (!model) return fail(path + ": " + model.error());
+  return model;
+}
+
+}  // namespace ts::engine

@@ -1,0 +1,35 @@
+// libFuzzer target: the GGUF, llama2.c checkpoint and llama2.c tokenizer parsers must never
+// crash or read out of bounds, whatever the bytes (the first byte picks the parser).
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+#include "inference/engine/gguf.h"
+#include "inference/engine/llama2c.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::span<const uint8_t> bytes(data + 1, size - 1);
+  switch (data[0] % 3) {
+    case 0: {
+      auto g = ts::engine::parseGguf(bytes);
+      if (g.ok())  // touch every tensor's bytes: offsets were checked against the size
+        for (const auto& t : g->tensors)
+          if (t.bytes) (void)*(volatile const uint8_t*)(bytes.data() + t.offset + t.bytes - 1);
+      break;
+    }
+    case 1: {
+      auto l = ts::engine::parseLlama2c(bytes);
+      if (l.ok()) {  // the last classifier float lies inside the buffer
+        float last;
+        std::memcpy(&last, l->weights + l->classifier + l->header.vocab_size * l->header.dim - 1,
+                    4);
+        (void)*(volatile float*)&last;
+      }
+      break;
+    }
+    default:
+      (void)ts::engine::parseLlama2cTokenizer(bytes, 64);
+  }
+  return 0;
+}
