@@ -5,6 +5,7 @@
 #include "app/cli_chat.h"
 #include "app/cli_config.h"
 #include "app/cli_doctor.h"
+#include "app/cli_generate.h"
 
 namespace {
 
@@ -14,7 +15,9 @@ void printUsage() {
       "Commands:\n"
       "  chat       stream one chat completion from an OpenAI-compatible endpoint, measured\n"
       "  config     show the effective configuration and its sources; check or export files\n"
-      "  doctor     check a provider step by step and say how to fix what fails\n\n"
+      "  doctor     check a provider step by step and say how to fix what fails\n"
+      "  generate   generate tokens with the local engine (CPU reference backend), measured\n"
+      "  tokenize   show how a model's vocabulary splits a text\n\n"
       "  --version  print the version\n"
       "Run `tokenscope-cli <command> --help` for a command's options.\n");
 }
@@ -38,6 +41,8 @@ int main(int argc, char** argv) {
   if (command == "chat") return ts::runChatCommand(args);
   if (command == "config") return ts::runConfigCommand(args);
   if (command == "doctor") return ts::runDoctorCommand(args);
+  if (command == "generate") return ts::runGenerateCommand(args);
+  if (command == "tokenize") return ts::runTokenizeCommand(args);
   std::fprintf(stderr, "tokenscope-cli: unknown command '%s'\n", command.toLocal8Bit().constData());
   printUsage();
   return 2;

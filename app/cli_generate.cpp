@@ -1,0 +1,251 @@
+#include "app/cli_generate.h"
+
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cstdio>
+
+#include "app/cli_common.h"
+#include "app/cli_options.h"
+#include "inference/engine/cpu_forward.h"
+#include "inference/engine/sampler.h"
+#include "inference/engine/tokenizer.h"
+
+namespace ts {
+namespace {
+
+constexpr int kBaichuanUserToken = 196 - 1;   // <reserved_106>: a user turn follows
+constexpr int kBaichuanAssistantToken = 196;  // <reserved_107>: the assistant answers
+
+bool parseCommon(QCommandLineParser& p, const QStringList& args, const char* command) {
+  p.addHelpOption();
+  QStringList argv = args;
+  argv.prepend(QString("tokenscope-cli ") + command);
+  if (!p.parse(argv)) {
+    printErr(p.errorText() + QString("\nSee: tokenscope-cli %1 --help").arg(command));
+    return false;
+  }
+  return true;
+}
+
+engine::Result<std::shared_ptr<engine::Model>> load(const QCommandLineParser& p) {
+  return engine::loadModel(p.value("model").toStdString(), p.value("tokenizer").toStdString());
+}
+
+QJsonObject describe(const engine::ModelConfig& c) {
+  return {{"architecture", QString::fromStdString(c.architecture)},
+          {"source_format", QString::fromStdString(c.source_format)},
+          {"layers", c.n_layers},
+          {"dim", c.dim},
+          {"heads", c.n_heads},
+          {"kv_heads", c.n_kv_heads},
+          {"head_dim", c.head_dim},
+          {"ffn_dim", c.ffn_dim},
+          {"vocab", c.vocab},
+          {"context", c.context},
+          {"positional", c.positional == engine::Positional::Rope ? "rope" : "alibi"},
+          {"weight_format", "f32"},
+          {"description", QString::fromStdString(c.describe())}};
+}
+
+}  // namespace
+
+int runGenerateCommand(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription("Generates tokens with the local engine and measures it.");
+  p.addOptions({{"model", "GGUF file or llama2.c checkpoint.", "PATH"},
+                {"tokenizer", "llama2.c tokenizer .bin (default: beside the model).", "PATH"},
+                {"backend", "cpu (the reference backend).", "NAME", "cpu"},
+                {"prompt", "Prompt text.", "TEXT"},
+                {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
+                {"chat", "Wrap the prompt in the Baichuan chat format (tokens 195 / 196)."},
+                {"max-tokens", "Most tokens to generate.", "N", "128"},
+                {"temperature", "0 = greedy (default 0).", "T", "0"},
+                {"top-k", "Keep the K most likely tokens (0 = all).", "K", "0"},
+                {"top-p", "Nucleus mass (default 1).", "P", "1"},
+                {"repetition-penalty", "Penalty for tokens already seen (default 1).", "R", "1"},
+                {"seed", "Sampling seed (default 0).", "S", "0"},
+                {"json", "Print one JSON object."}});
+  if (!parseCommon(p, args, "generate")) return 2;
+  if (p.isSet("help")) {
+    std::printf("%s", p.helpText().toLocal8Bit().constData());
+    return 0;
+  }
+  if (!p.isSet("model") || (p.isSet("prompt") == p.isSet("prompt-ids"))) {
+    printErr(
+        "tokenscope-cli generate: expected --model PATH and exactly one of --prompt TEXT or "
+        "--prompt-ids 1,2,3");
+    return 2;
+  }
+  if (p.value("backend") != "cpu") {
+    printErr(QString("tokenscope-cli generate: --backend: expected 'cpu', found '%1' (the CUDA "
+                     "backend is not wired into the engine yet)")
+                 .arg(p.value("backend")));
+    return 2;
+  }
+  OptionError err;
+  const auto max_tokens = parseIntOption("max-tokens", p.value("max-tokens"), 1, 1 << 20, err);
+  const auto temperature = parseDoubleOption("temperature", p.value("temperature"), 0, 10, err);
+  const auto top_k = parseIntOption("top-k", p.value("top-k"), 0, 1 << 22, err);
+  const auto top_p = parseDoubleOption("top-p", p.value("top-p"), 0.000001, 1, err);
+  const auto penalty =
+      parseDoubleOption("repetition-penalty", p.value("repetition-penalty"), 0.01, 100, err);
+  const auto seed = parseDoubleOption("seed", p.value("seed"), 0, 9.0e15, err);
+  if (!err.message.isEmpty()) {
+    printErr("tokenscope-cli generate: " + err.message);
+    return 2;
+  }
+  auto model = load(p);
+  if (!model) {
+    printErr("tokenscope-cli generate: " + QString::fromStdString(model.error()));
+    return 1;
+  }
+  const engine::ModelConfig& config = model.value()->config;
+  engine::Tokenizer tokenizer(model.value()->vocab);
+  std::vector<int> prompt;
+  if (p.isSet("prompt-ids")) {
+    for (const QString& part : p.value("prompt-ids").split(',', Qt::SkipEmptyParts)) {
+      const auto id = parseIntOption("prompt-ids", part, 0, config.vocab - 1, err);
+      if (!id) {
+        printErr("tokenscope-cli generate: " + err.message);
+        return 2;
+      }
+      prompt.push_back(*id);
+    }
+  } else {
+    if (model.value()->vocab.pieces.empty()) {
+      printErr(
+          "tokenscope-cli generate: --prompt needs a vocabulary, and this model has none: "
+          "give --tokenizer PATH or use --prompt-ids");
+      return 2;
+    }
+    const std::string text = p.value("prompt").toStdString();
+    if (p.isSet("chat")) {
+      prompt = {tokenizer.bos(), kBaichuanUserToken};
+      const auto body = tokenizer.encode(text, false);
+      prompt.insert(prompt.end(), body.begin(), body.end());
+      prompt.push_back(kBaichuanAssistantToken);
+    } else {
+      prompt = tokenizer.encode(text, true);
+    }
+  }
+  if (prompt.empty()) {
+    printErr("tokenscope-cli generate: the prompt is empty");
+    return 2;
+  }
+  const int capacity = static_cast<int>(prompt.size()) + *max_tokens;
+  engine::CpuSession session(model.value(), capacity);
+  engine::Sampler sampler({static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
+                           static_cast<float>(*penalty), static_cast<uint64_t>(*seed)});
+  const bool json = p.isSet("json");
+
+  QElapsedTimer clock;
+  clock.start();
+  std::span<const float> logits;
+  int pos = 0;
+  for (int id : prompt) logits = session.forward(id, pos++);  // one position at a time for now
+  const qint64 prefill_ns = clock.nsecsElapsed();
+  std::vector<int> history = prompt, generated;
+  engine::Utf8Stream utf8;
+  std::string text;
+  qint64 first_ns = 0, last_ns = 0;
+  QString finish = "length";
+  for (int step = 0; step < *max_tokens; ++step) {
+    const int next = sampler.sample(logits, history);
+    last_ns = clock.nsecsElapsed();
+    if (step == 0) first_ns = last_ns;
+    if (next == tokenizer.eos()) {
+      finish = "stop";
+      break;
+    }
+    generated.push_back(next);
+    history.push_back(next);
+    const std::string piece = utf8.push(tokenizer.piece(next));
+    text += piece;
+    if (!json) {
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+      std::fflush(stdout);
+    }
+    if (pos >= capacity) break;
+    logits = session.forward(next, pos++);
+  }
+  text += utf8.flush();
+  const int n = static_cast<int>(generated.size());
+  const double ttft_ms = first_ns / 1e6, e2e_ms = last_ns / 1e6;
+  QJsonArray ids;
+  for (int id : generated) ids.append(id);
+  QJsonObject out{
+      {"token_ids", ids},
+      {"text", QString::fromStdString(text)},
+      {"prompt_tokens", static_cast<int>(prompt.size())},
+      {"prefill_ms", prefill_ns / 1e6},
+      {"prefill_tok_s", prompt.size() / (prefill_ns / 1e9)},
+      {"ttft_ms", ttft_ms},
+      {"tpot_ms", n > 1 ? QJsonValue((e2e_ms - ttft_ms) / (n - 1)) : QJsonValue()},
+      {"tokens_per_s",
+       n > 1 && e2e_ms > ttft_ms ? QJsonValue((n - 1) / ((e2e_ms - ttft_ms) / 1e3)) : QJsonValue()},
+      {"output_tokens", n},
+      {"finish_reason", finish},
+      {"backend", "cpu"},
+      {"model", describe(config)}};
+  if (json) {
+    std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
+  } else {
+    std::printf("\n");
+    printErr(QString("%1 prompt tokens in %2 ms · TTFT %3 ms · %4 tokens · %5 tok/s decode")
+                 .arg(prompt.size())
+                 .arg(prefill_ns / 1e6, 0, 'f', 1)
+                 .arg(ttft_ms, 0, 'f', 1)
+                 .arg(n)
+                 .arg(out.value("tokens_per_s").toDouble(), 0, 'f', 1));
+  }
+  return 0;
+}
+
+int runTokenizeCommand(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription("Shows how a model's vocabulary splits a text into tokens.");
+  p.addOptions({{"model", "GGUF file or llama2.c checkpoint.", "PATH"},
+                {"tokenizer", "llama2.c tokenizer .bin (default: beside the model).", "PATH"},
+                {"text", "The text.", "TEXT"},
+                {"no-bos", "Do not start with the BOS token."},
+                {"json", "Print {\"ids\": [...], \"pieces\": [...]}."}});
+  if (!parseCommon(p, args, "tokenize")) return 2;
+  if (p.isSet("help")) {
+    std::printf("%s", p.helpText().toLocal8Bit().constData());
+    return 0;
+  }
+  if (!p.isSet("model") || !p.isSet("text")) {
+    printErr("tokenscope-cli tokenize: expected --model PATH and --text TEXT");
+    return 2;
+  }
+  auto model = load(p);
+  if (!model) {
+    printErr("tokenscope-cli tokenize: " + QString::fromStdString(model.error()));
+    return 1;
+  }
+  if (model.value()->vocab.pieces.empty()) {
+    printErr("tokenscope-cli tokenize: this model carries no vocabulary: give --tokenizer PATH");
+    return 2;
+  }
+  engine::Tokenizer tokenizer(model.value()->vocab);
+  const auto ids = tokenizer.encode(p.value("text").toStdString(), !p.isSet("no-bos"));
+  QJsonArray id_array, pieces;
+  for (int id : ids) {
+    id_array.append(id);
+    pieces.append(QString::fromStdString(model.value()->vocab.pieces[id]));
+  }
+  if (p.isSet("json")) {
+    std::printf("%s\n", QJsonDocument(QJsonObject{{"ids", id_array}, {"pieces", pieces}})
+                            .toJson(QJsonDocument::Compact)
+                            .constData());
+  } else {
+    for (int i = 0; i < id_array.size(); ++i)
+      printOut(QString("%1\t%2").arg(id_array[i].toInt()).arg(pieces[i].toString()));
+  }
+  return 0;
+}
+
+}  // namespace ts

@@ -1,0 +1,111 @@
+// `tokenscope-cli generate` / `tokenize` as a user runs them, on the real tiny aidreams260K.
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+class TestCliGenerate : public QObject {
+  Q_OBJECT
+  QString models_ = qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") + "/models";
+
+  struct Run {
+    int exit_code;
+    QJsonObject json;
+    QString err;
+  };
+  Run cli(const QStringList& args) {
+    QProcess p;
+    p.start(TOKENSCOPE_CLI, args);
+    [&] { QVERIFY(p.waitForFinished(60000)); }();
+    return {p.exitCode(), QJsonDocument::fromJson(p.readAllStandardOutput()).object(),
+            QString::fromUtf8(p.readAllStandardError())};
+  }
+  QJsonObject reference(const QString& name) {
+    QFile f(models_ + "/aidreams260K/reference/" + name + ".json");
+    f.open(QIODevice::ReadOnly);
+    return QJsonDocument::fromJson(f.readAll()).object();
+  }
+
+ private slots:
+  void init() {
+    if (!QFile::exists(models_ + "/aidreams260K/aidreams260K.gguf"))
+      QSKIP(qPrintable(models_ + " is absent (the shared test fixtures are not laid out here)"));
+  }
+
+  void greedyGenerationReproducesTheReference() {
+    const QJsonObject ref = reference("I_dreamed");
+    for (const char* file : {"aidreams260K.bin", "aidreams260K.gguf"}) {
+      const Run r = cli({"generate", "--model", models_ + "/aidreams260K/" + file, "--prompt",
+                         "I dreamed", "--max-tokens", "64", "--temperature", "0", "--json"});
+      QCOMPARE(r.exit_code, 0);
+      QCOMPARE(r.json.value("token_ids").toArray(), ref.value("generated_ids").toArray());
+      QCOMPARE(r.json.value("text").toString(), ref.value("generated_text").toString());
+      QCOMPARE(r.json.value("prompt_tokens").toInt(), 7);
+      QCOMPARE(r.json.value("output_tokens").toInt(), 64);
+      QVERIFY(r.json.value("prefill_ms").toDouble() > 0);
+      QVERIFY(r.json.value("ttft_ms").toDouble() >= r.json.value("prefill_ms").toDouble());
+      QVERIFY(r.json.value("tpot_ms").toDouble() > 0);
+      QVERIFY(r.json.value("tokens_per_s").toDouble() > 0);
+      const QJsonObject model = r.json.value("model").toObject();
+      QCOMPARE(model.value("layers").toInt(), 4);
+      QCOMPARE(model.value("kv_heads").toInt(), 4);
+      QCOMPARE(model.value("vocab").toInt(), 512);
+      QCOMPARE(model.value("positional").toString(), QString("rope"));
+    }
+  }
+
+  void promptIdsAndSeededSampling() {
+    const QJsonObject ref = reference("In_my_dream");
+    QStringList ids;
+    for (const auto& v : ref.value("prompt_ids").toArray()) ids << QString::number(v.toInt());
+    const Run greedy = cli({"generate", "--model", models_ + "/aidreams260K/aidreams260K.gguf",
+                            "--prompt-ids", ids.join(','), "--max-tokens", "64", "--json"});
+    QCOMPARE(greedy.json.value("token_ids").toArray(), ref.value("generated_ids").toArray());
+    const QStringList sampled = {
+        "generate", "--model",       models_ + "/aidreams260K/aidreams260K.gguf",
+        "--prompt", "I dreamed",     "--max-tokens",
+        "40",       "--temperature", "0.9",
+        "--top-p",  "0.95",          "--top-k",
+        "40",       "--seed",        "7",
+        "--json"};
+    const Run a = cli(sampled), b = cli(sampled);
+    QCOMPARE(a.json.value("token_ids").toArray(), b.json.value("token_ids").toArray());
+    QStringList other = sampled;
+    other[other.indexOf("7")] = "8";
+    QVERIFY(cli(other).json.value("token_ids").toArray() != a.json.value("token_ids").toArray());
+  }
+
+  void tokenizeShowsIdsAndPieces() {
+    const Run r = cli({"tokenize", "--model", models_ + "/aidreams260K/aidreams260K.gguf", "--text",
+                       "I dreamed", "--json"});
+    QCOMPARE(r.exit_code, 0);
+    QCOMPARE(r.json.value("ids").toArray(), reference("I_dreamed").value("prompt_ids").toArray());
+    QCOMPARE(r.json.value("pieces").toArray().at(1).toString(), QString("▁I"));
+    const Run no_bos = cli({"tokenize", "--model", models_ + "/aidreams260K/aidreams260K.gguf",
+                            "--text", "I dreamed", "--no-bos", "--json"});
+    QCOMPARE(no_bos.json.value("ids").toArray().size(), 6);
+  }
+
+  void badInputsSayWhatWasExpected() {
+    const Run missing =
+        cli({"generate", "--model", "/nonexistent.gguf", "--prompt", "x", "--json"});
+    QCOMPARE(missing.exit_code, 1);
+    QVERIFY2(missing.err.contains("cannot open /nonexistent.gguf"), qPrintable(missing.err));
+    const Run ids = cli({"generate", "--model", models_ + "/aidreams260K/aidreams260K.gguf",
+                         "--prompt-ids", "1,9999", "--json"});
+    QCOMPARE(ids.exit_code, 2);
+    QVERIFY2(ids.err.contains("expected a whole number from 0 to 511, found '9999'"),
+             qPrintable(ids.err));
+    const Run both = cli({"generate", "--model", "m", "--prompt", "a", "--prompt-ids", "1"});
+    QCOMPARE(both.exit_code, 2);
+    QVERIFY(both.err.contains("exactly one of --prompt TEXT or --prompt-ids"));
+    const Run cuda = cli({"generate", "--model", "m", "--prompt", "a", "--backend", "cuda"});
+    QCOMPARE(cuda.exit_code, 2);
+    QVERIFY(cuda.err.contains("expected 'cpu', found 'cuda'"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliGenerate)
+#include "test_cli_generate.moc"
