@@ -2,9 +2,11 @@
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <cmath>
 #include <cstdio>
 
 #include "app/cli_common.h"
@@ -245,6 +247,94 @@ int runTokenizeCommand(const QStringList& args) {
     for (int i = 0; i < id_array.size(); ++i)
       printOut(QString("%1\t%2").arg(id_array[i].toInt()).arg(pieces[i].toString()));
   }
+  return 0;
+}
+
+int runPplCommand(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription(
+      "Perplexity of a model on a text: exp(mean negative log-likelihood of each token given "
+      "the ones before it), over consecutive windows of --context tokens that each start "
+      "with BOS.");
+  p.addOptions({{"model", "GGUF file or llama2.c checkpoint.", "PATH"},
+                {"tokenizer", "llama2.c tokenizer .bin (default: beside the model).", "PATH"},
+                {"text", "A UTF-8 text file.", "FILE"},
+                {"context", "Window length in tokens (default: the model's context).", "N"},
+                {"json", "Print one JSON object."}});
+  if (!parseCommon(p, args, "ppl")) return 2;
+  if (p.isSet("help")) {
+    std::printf("%s", p.helpText().toLocal8Bit().constData());
+    return 0;
+  }
+  if (!p.isSet("model") || !p.isSet("text")) {
+    printErr("tokenscope-cli ppl: expected --model PATH and --text FILE");
+    return 2;
+  }
+  QFile file(p.value("text"));
+  if (!file.open(QIODevice::ReadOnly)) {
+    printErr(
+        QString("tokenscope-cli ppl: cannot read %1: %2").arg(p.value("text"), file.errorString()));
+    return 1;
+  }
+  const std::string text = file.readAll().toStdString();
+  auto model = load(p);
+  if (!model) {
+    printErr("tokenscope-cli ppl: " + QString::fromStdString(model.error()));
+    return 1;
+  }
+  if (model.value()->vocab.pieces.empty()) {
+    printErr("tokenscope-cli ppl: this model carries no vocabulary: give --tokenizer PATH");
+    return 2;
+  }
+  const engine::ModelConfig& config = model.value()->config;
+  OptionError err;
+  const auto context = p.isSet("context")
+                           ? parseIntOption("context", p.value("context"), 2, 1 << 20, err)
+                           : std::optional<int>(config.context);
+  if (!context) {
+    printErr("tokenscope-cli ppl: " + err.message);
+    return 2;
+  }
+  engine::Tokenizer tokenizer(model.value()->vocab);
+  const std::vector<int> tokens = tokenizer.encode(text, false);
+  if (tokens.size() < 2) {
+    printErr("tokenscope-cli ppl: the text is too short: expected at least 2 tokens");
+    return 2;
+  }
+  QElapsedTimer clock;
+  clock.start();
+  double nll = 0;
+  int64_t scored = 0, windows = 0;
+  const size_t step = static_cast<size_t>(*context) - 1;  // + BOS at the start of each window
+  for (size_t start = 0; start < tokens.size(); start += step, ++windows) {
+    engine::CpuSession session(model.value(), *context);
+    std::span<const float> logits = session.forward(tokenizer.bos(), 0);
+    const size_t end = std::min(tokens.size(), start + step);
+    for (size_t i = start; i < end; ++i) {
+      const float max = *std::max_element(logits.begin(), logits.end());
+      double sum = 0;
+      for (float l : logits) sum += std::exp(static_cast<double>(l - max));
+      nll -= (logits[tokens[i]] - max) - std::log(sum);  // -log softmax(logits)[token]
+      ++scored;
+      if (i + 1 < end) logits = session.forward(tokens[i], static_cast<int>(i - start + 1));
+    }
+  }
+  const double ppl = std::exp(nll / scored);
+  const QJsonObject out{{"perplexity", ppl},
+                        {"mean_nll", nll / scored},
+                        {"tokens", static_cast<qint64>(scored)},
+                        {"windows", static_cast<qint64>(windows)},
+                        {"context", *context},
+                        {"weight_format", "f32"},
+                        {"seconds", clock.nsecsElapsed() / 1e9}};
+  if (p.isSet("json"))
+    std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
+  else
+    printOut(QString("perplexity %1 over %2 tokens (%3 windows of up to %4)")
+                 .arg(ppl, 0, 'f', 4)
+                 .arg(scored)
+                 .arg(windows)
+                 .arg(*context));
   return 0;
 }
 

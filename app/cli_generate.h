@@ -6,4 +6,5 @@
 namespace ts {
 int runGenerateCommand(const QStringList& args);
 int runTokenizeCommand(const QStringList& args);
+int runPplCommand(const QStringList& args);
 }  // namespace ts

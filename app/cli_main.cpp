@@ -17,7 +17,8 @@ void printUsage() {
       "  config     show the effective configuration and its sources; check or export files\n"
       "  doctor     check a provider step by step and say how to fix what fails\n"
       "  generate   generate tokens with the local engine (CPU reference backend), measured\n"
-      "  tokenize   show how a model's vocabulary splits a text\n\n"
+      "  tokenize   show how a model's vocabulary splits a text\n"
+      "  ppl        perplexity of a model on a text file\n\n"
       "  --version  print the version\n"
       "Run `tokenscope-cli <command> --help` for a command's options.\n");
 }
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   if (command == "doctor") return ts::runDoctorCommand(args);
   if (command == "generate") return ts::runGenerateCommand(args);
   if (command == "tokenize") return ts::runTokenizeCommand(args);
+  if (command == "ppl") return ts::runPplCommand(args);
   std::fprintf(stderr, "tokenscope-cli: unknown command '%s'\n", command.toLocal8Bit().constData());
   printUsage();
   return 2;

@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 class TestCliGenerate : public QObject {
@@ -86,6 +87,27 @@ class TestCliGenerate : public QObject {
     const Run no_bos = cli({"tokenize", "--model", models_ + "/aidreams260K/aidreams260K.gguf",
                             "--text", "I dreamed", "--no-bos", "--json"});
     QCOMPARE(no_bos.json.value("ids").toArray().size(), 6);
+  }
+
+  void perplexityIsLowOnTheModelsOwnTextAndHighOnNoise() {
+    QTemporaryDir dir;
+    const auto write = [&](const char* name, const QString& text) {
+      QFile f(dir.filePath(name));
+      f.open(QIODevice::WriteOnly);
+      f.write(text.toUtf8());
+      return dir.filePath(name);
+    };
+    const QString own = reference("BOS").value("generated_text").toString();
+    const QString noise = "zq xv jk wq pz qq vx kj zz xq jj wv pq zk xx qj vv kk zp jq";
+    const QString model = models_ + "/aidreams260K/aidreams260K.gguf";
+    const Run a = cli({"ppl", "--model", model, "--text", write("own.txt", own), "--json"});
+    const Run b = cli({"ppl", "--model", model, "--text", write("noise.txt", noise), "--json"});
+    QCOMPARE(a.exit_code, 0);
+    const double own_ppl = a.json.value("perplexity").toDouble();
+    const double noise_ppl = b.json.value("perplexity").toDouble();
+    QVERIFY2(own_ppl > 1 && own_ppl < 5, qPrintable(QString::number(own_ppl)));
+    QVERIFY2(noise_ppl > 10 * own_ppl, qPrintable(QString("%1 vs %2").arg(noise_ppl).arg(own_ppl)));
+    QVERIFY(a.json.value("windows").toInt() >= 1);
   }
 
   void badInputsSayWhatWasExpected() {

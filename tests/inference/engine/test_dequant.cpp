@@ -1,0 +1,97 @@
+// Q8_0 / Q4_0 / F16 / BF16 dequantization against straightforward reference code written
+// here from the format descriptions, on seeded random blocks.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "inference/engine/tensor_types.h"
+
+using namespace ts::engine;
+
+namespace {
+int g_passed = 0, g_failed = 0;
+void check(bool ok, const std::string& what) {
+  std::printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
+  (ok ? g_passed : g_failed)++;
+}
+// IEEE half -> float by the textbook formula (not bit tricks).
+double halfValue(uint16_t h) {
+  const int sign = h >> 15, exp = (h >> 10) & 31, mant = h & 1023;
+  double v;
+  if (exp == 0)
+    v = std::ldexp(mant / 1024.0, -14);
+  else if (exp == 31)
+    v = mant ? NAN : INFINITY;
+  else
+    v = std::ldexp(1.0 + mant / 1024.0, exp - 15);
+  return sign ? -v : v;
+}
+}  // namespace
+
+int main() {
+  std::mt19937 rng(2024);
+  // Every finite half converts exactly; f32 -> f16 -> f32 is the identity on halves.
+  bool halves_ok = true;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const double want = halfValue(static_cast<uint16_t>(h));
+    const float got = f16ToF32(static_cast<uint16_t>(h));
+    if (std::isnan(want)) {
+      halves_ok &= std::isnan(got);
+      continue;
+    }
+    halves_ok &= got == static_cast<float>(want);
+    if (std::isfinite(want))
+      halves_ok &= f32ToF16(got) == h || (h == 0x8000 && f32ToF16(got) == 0x8000);
+  }
+  check(halves_ok, "all 65,536 halves convert exactly and round-trip");
+  check(f32ToF16(1.0f + 1.0f / 2048) == 0x3C00, "f32 -> f16 rounds half to even (down)");
+  check(f32ToF16(1.0f + 3.0f / 2048) == 0x3C02, "f32 -> f16 rounds half to even (up)");
+  check(bf16ToF32(0x3F80) == 1.0f && bf16ToF32(0xC040) == -3.0f, "bf16 -> f32");
+
+  // Q8_0: 4 blocks of 32.
+  const int blocks = 4;
+  std::vector<uint8_t> q8(blocks * 34);
+  std::vector<double> q8_want(blocks * 32);
+  for (int b = 0; b < blocks; ++b) {
+    const uint16_t d = f32ToF16(0.01f * (b + 1));
+    std::memcpy(&q8[b * 34], &d, 2);
+    for (int i = 0; i < 32; ++i) {
+      const int8_t q = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+      q8[b * 34 + 2 + i] = static_cast<uint8_t>(q);
+      q8_want[b * 32 + i] = halfValue(d) * q;
+    }
+  }
+  std::vector<float> out(blocks * 32);
+  check(dequantize(TensorType::Q8_0, q8, out.data(), out.size()), "Q8_0 dequantizes");
+  double worst = 0;
+  for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::abs(out[i] - q8_want[i]));
+  check(worst < 1e-6,
+        "Q8_0 equals d * q for every element (max error " + std::to_string(worst) + ")");
+
+  // Q4_0: element j < 16 is the low nibble of byte j, element j + 16 its high nibble; q - 8.
+  std::vector<uint8_t> q4(blocks * 18);
+  std::vector<double> q4_want(blocks * 32);
+  for (int b = 0; b < blocks; ++b) {
+    const uint16_t d = f32ToF16(-0.125f * (b + 1));
+    std::memcpy(&q4[b * 18], &d, 2);
+    for (int j = 0; j < 16; ++j) {
+      const uint8_t byte = static_cast<uint8_t>(rng());
+      q4[b * 18 + 2 + j] = byte;
+      q4_want[b * 32 + j] = halfValue(d) * ((byte & 15) - 8);
+      q4_want[b * 32 + j + 16] = halfValue(d) * ((byte >> 4) - 8);
+    }
+  }
+  check(dequantize(TensorType::Q4_0, q4, out.data(), out.size()), "Q4_0 dequantizes");
+  worst = 0;
+  for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::abs(out[i] - q4_want[i]));
+  check(worst < 1e-6,
+        "Q4_0 equals d * (nibble - 8) in ggml's order (max error " + std::to_string(worst) + ")");
+
+  std::vector<uint8_t> k(144);
+  check(!dequantize(TensorType::Q4_K, k, out.data(), 256), "Q4_K is refused, not silently wrong");
+  std::printf("%d passed, %d failed\n", g_passed, g_failed);
+  return g_failed == 0 ? 0 : 1;
+}
