@@ -32,8 +32,17 @@ bool parseCommon(QCommandLineParser& p, const QStringList& args, const char* com
   return true;
 }
 
+// --model, --tokenizer, and (when the command offers them) --weights and --int4-group.
 engine::Result<std::shared_ptr<engine::Model>> load(const QCommandLineParser& p) {
-  return engine::loadModel(p.value("model").toStdString(), p.value("tokenizer").toStdString());
+  engine::LoadOptions options;
+  options.tokenizer_path = p.value("tokenizer").toStdString();
+  if (p.optionNames().contains("weights") || p.isSet("weights")) {
+    auto format = engine::parseWeightFormat(p.value("weights").toStdString());
+    if (!format) return engine::fail("--weights: " + format.error());
+    options.weights = format.value();
+  }
+  if (p.isSet("int4-group")) options.int4_group = p.value("int4-group").toInt();
+  return engine::loadModel(p.value("model").toStdString(), options);
 }
 
 QJsonObject describe(const engine::ModelConfig& c) {
@@ -48,7 +57,6 @@ QJsonObject describe(const engine::ModelConfig& c) {
           {"vocab", c.vocab},
           {"context", c.context},
           {"positional", c.positional == engine::Positional::Rope ? "rope" : "alibi"},
-          {"weight_format", "f32"},
           {"description", QString::fromStdString(c.describe())}};
 }
 
@@ -60,6 +68,8 @@ int runGenerateCommand(const QStringList& args) {
   p.addOptions({{"model", "GGUF file or llama2.c checkpoint.", "PATH"},
                 {"tokenizer", "llama2.c tokenizer .bin (default: beside the model).", "PATH"},
                 {"backend", "cpu (the reference backend).", "NAME", "cpu"},
+                {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
+                {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
                 {"prompt", "Prompt text.", "TEXT"},
                 {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
                 {"chat", "Wrap the prompt in the Baichuan chat format (tokens 195 / 196)."},
@@ -191,6 +201,9 @@ int runGenerateCommand(const QStringList& args) {
       {"output_tokens", n},
       {"finish_reason", finish},
       {"backend", "cpu"},
+      {"weight_format",
+       QString::fromStdString(engine::weightFormatName(model.value()->weight_format))},
+      {"weight_bytes", static_cast<qint64>(model.value()->weight_bytes())},
       {"model", describe(config)}};
   if (json) {
     std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
@@ -259,6 +272,8 @@ int runPplCommand(const QStringList& args) {
   p.addOptions({{"model", "GGUF file or llama2.c checkpoint.", "PATH"},
                 {"tokenizer", "llama2.c tokenizer .bin (default: beside the model).", "PATH"},
                 {"text", "A UTF-8 text file.", "FILE"},
+                {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
+                {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
                 {"context", "Window length in tokens (default: the model's context).", "N"},
                 {"json", "Print one JSON object."}});
   if (!parseCommon(p, args, "ppl")) return 2;
@@ -320,13 +335,15 @@ int runPplCommand(const QStringList& args) {
     }
   }
   const double ppl = std::exp(nll / scored);
-  const QJsonObject out{{"perplexity", ppl},
-                        {"mean_nll", nll / scored},
-                        {"tokens", static_cast<qint64>(scored)},
-                        {"windows", static_cast<qint64>(windows)},
-                        {"context", *context},
-                        {"weight_format", "f32"},
-                        {"seconds", clock.nsecsElapsed() / 1e9}};
+  const QJsonObject out{
+      {"perplexity", ppl},
+      {"mean_nll", nll / scored},
+      {"tokens", static_cast<qint64>(scored)},
+      {"windows", static_cast<qint64>(windows)},
+      {"context", *context},
+      {"weight_format",
+       QString::fromStdString(engine::weightFormatName(model.value()->weight_format))},
+      {"seconds", clock.nsecsElapsed() / 1e9}};
   if (p.isSet("json"))
     std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
   else

@@ -6,16 +6,6 @@
 namespace ts::engine {
 namespace {
 
-// out[d] = sum_i w[d, i] * x[i];  w: [d, n] row-major, x: [n], out: [d]
-void matvec(float* out, const float* x, const float* w, int n, int d) {
-  for (int row = 0; row < d; ++row) {
-    const float* wr = w + static_cast<size_t>(row) * n;
-    float sum = 0.f;
-    for (int i = 0; i < n; ++i) sum += wr[i] * x[i];
-    out[row] = sum;
-  }
-}
-
 // out = x * w / sqrt(mean(x^2) + eps);  x, w, out: [n]
 void rmsnorm(float* out, const float* x, const float* w, int n, float eps) {
   float ss = 0.f;
@@ -115,15 +105,14 @@ void CpuSession::attention(int layer, int pos) {
 std::span<const float> CpuSession::forward(int token, int pos) {
   const Model& m = *model_;
   const ModelConfig& c = m.config;
-  const int D = c.dim, F = c.ffn_dim, kv_dim = c.n_kv_heads * c.head_dim,
-            q_dim = c.n_heads * c.head_dim;
+  const int D = c.dim, F = c.ffn_dim, kv_dim = c.n_kv_heads * c.head_dim;
   std::copy_n(m.token_embd.data() + static_cast<size_t>(token) * D, D, x_.data());
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& w = m.layers[l];
     rmsnorm(xb_.data(), x_.data(), w.attn_norm.data(), D, c.rms_eps);
-    matvec(q_.data(), xb_.data(), w.wq.data(), D, q_dim);
-    matvec(k_.data(), xb_.data(), w.wk.data(), D, kv_dim);
-    matvec(v_.data(), xb_.data(), w.wv.data(), D, kv_dim);
+    w.wq.matvec(q_.data(), xb_.data());
+    w.wk.matvec(k_.data(), xb_.data());
+    w.wv.matvec(v_.data(), xb_.data());
     if (c.positional == Positional::Rope) {
       rope(q_.data(), c.n_heads, c.head_dim, c.rope_dim, pos, c.rope_theta);
       rope(k_.data(), c.n_kv_heads, c.head_dim, c.rope_dim, pos, c.rope_theta);
@@ -132,21 +121,21 @@ std::span<const float> CpuSession::forward(int token, int pos) {
     std::copy(k_.begin(), k_.end(), key_cache_.begin() + slot);
     std::copy(v_.begin(), v_.end(), value_cache_.begin() + slot);
     attention(l, pos);
-    matvec(xb2_.data(), xb_.data(), w.wo.data(), q_dim, D);
+    w.wo.matvec(xb2_.data(), xb_.data());
     for (int i = 0; i < D; ++i) x_[i] += xb2_[i];
 
     rmsnorm(xb_.data(), x_.data(), w.ffn_norm.data(), D, c.rms_eps);
-    matvec(hb_.data(), xb_.data(), w.w_gate.data(), D, F);
-    matvec(hb2_.data(), xb_.data(), w.w_up.data(), D, F);
+    w.w_gate.matvec(hb_.data(), xb_.data());
+    w.w_up.matvec(hb2_.data(), xb_.data());
     for (int i = 0; i < F; ++i) {
       const float g = hb_[i];
       hb_[i] = g / (1.0f + std::exp(-g)) * hb2_[i];  // SwiGLU: silu(gate) * up
     }
-    matvec(xb2_.data(), hb_.data(), w.w_down.data(), F, D);
+    w.w_down.matvec(xb2_.data(), hb_.data());
     for (int i = 0; i < D; ++i) x_[i] += xb2_[i];
   }
   rmsnorm(x_.data(), x_.data(), m.output_norm.data(), D, c.rms_eps);
-  matvec(logits_.data(), x_.data(), m.classifier(), D, c.vocab);
+  m.classifier.matvec(logits_.data(), x_.data());
   return logits_;
 }
 

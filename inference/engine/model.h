@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "inference/engine/llama2c.h"
+#include "inference/engine/quant_matrix.h"
 #include "inference/engine/result.h"
 
 namespace ts::engine {
@@ -33,30 +34,35 @@ struct ModelConfig {
 
 struct LayerWeights {
   std::vector<float> attn_norm;  // [dim]
-  std::vector<float> wq;         // [n_heads*head_dim, dim]
-  std::vector<float> wk;         // [n_kv_heads*head_dim, dim]
-  std::vector<float> wv;         // [n_kv_heads*head_dim, dim]
-  std::vector<float> wo;         // [dim, n_heads*head_dim]
+  QuantMatrix wq;                // [n_heads*head_dim, dim]
+  QuantMatrix wk;                // [n_kv_heads*head_dim, dim]
+  QuantMatrix wv;                // [n_kv_heads*head_dim, dim]
+  QuantMatrix wo;                // [dim, n_heads*head_dim]
   std::vector<float> ffn_norm;   // [dim]
-  std::vector<float> w_gate;     // [ffn_dim, dim]
-  std::vector<float> w_up;       // [ffn_dim, dim]
-  std::vector<float> w_down;     // [dim, ffn_dim]
+  QuantMatrix w_gate;            // [ffn_dim, dim]
+  QuantMatrix w_up;              // [ffn_dim, dim]
+  QuantMatrix w_down;            // [dim, ffn_dim]
 };
 
 struct Model {
   ModelConfig config;
-  std::vector<float> token_embd;   // [vocab, dim]
+  std::vector<float> token_embd;   // [vocab, dim], f32 (rows are gathered, not multiplied)
   std::vector<float> output_norm;  // [dim]
-  std::vector<float> output;       // [vocab, dim]; empty when tied to token_embd
+  QuantMatrix classifier;          // [vocab, dim]; a copy of token_embd when the file ties them
   std::vector<LayerWeights> layers;
   Vocabulary vocab;  // pieces and scores, when the file carries them
-
-  const float* classifier() const { return output.empty() ? token_embd.data() : output.data(); }
+  WeightFormat weight_format = WeightFormat::F32;
+  size_t weight_bytes() const;  // matrices as stored at run time
 };
 
-// Picks the reader by the file's magic: GGUF, else a llama2.c checkpoint. For llama2.c,
-// `tokenizer_path` (or tok<vocab>.bin / tokenizer.bin beside the model) gives the vocabulary.
-Result<std::shared_ptr<Model>> loadModel(const std::string& path,
-                                         const std::string& tokenizer_path = {});
+struct LoadOptions {
+  std::string tokenizer_path;  // llama2.c: default tok<vocab>.bin / tokenizer.bin beside it
+  WeightFormat weights = WeightFormat::F32;
+  int int4_group = 128;  // inputs per int4 scale: 32, 64 or 128
+};
+
+// Picks the reader by the file's magic: GGUF, else a llama2.c checkpoint; then converts
+// every matrix to `options.weights` once, at load.
+Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace ts::engine

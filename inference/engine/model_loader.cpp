@@ -116,23 +116,30 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes) {
   };
   if (auto e = read("token_embd.weight", {D, V}, model->token_embd)) return *e;
   if (auto e = read("output_norm.weight", {D}, model->output_norm)) return *e;
-  if (g.tensor("output.weight"))
-    if (auto e = read("output.weight", {D, V}, model->output)) return *e;
+  std::vector<float> output;
+  if (g.tensor("output.weight")) {
+    if (auto e = read("output.weight", {D, V}, output)) return *e;
+  } else {
+    output = model->token_embd;  // tied classifier
+  }
+  model->classifier = QuantMatrix::fromF32(std::move(output), c.vocab, c.dim);
   model->layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
     LayerWeights& L = model->layers[l];
     const std::string p = "blk." + std::to_string(l) + ".";
-    for (auto [name, shape, dst] :
-         {std::tuple{"attn_norm.weight", std::vector<uint64_t>{D}, &L.attn_norm},
-          std::tuple{"attn_q.weight", std::vector<uint64_t>{D, Q}, &L.wq},
-          std::tuple{"attn_k.weight", std::vector<uint64_t>{D, KV}, &L.wk},
-          std::tuple{"attn_v.weight", std::vector<uint64_t>{D, KV}, &L.wv},
-          std::tuple{"attn_output.weight", std::vector<uint64_t>{Q, D}, &L.wo},
-          std::tuple{"ffn_norm.weight", std::vector<uint64_t>{D}, &L.ffn_norm},
-          std::tuple{"ffn_gate.weight", std::vector<uint64_t>{D, F}, &L.w_gate},
-          std::tuple{"ffn_up.weight", std::vector<uint64_t>{D, F}, &L.w_up},
-          std::tuple{"ffn_down.weight", std::vector<uint64_t>{F, D}, &L.w_down}})
-      if (auto e = read(p + name, shape, *dst)) return *e;
+    if (auto e = read(p + "attn_norm.weight", {D}, L.attn_norm)) return *e;
+    if (auto e = read(p + "ffn_norm.weight", {D}, L.ffn_norm)) return *e;
+    // name, ggml shape [in, out], destination
+    for (auto [name, in, out, dst] :
+         {std::tuple{"attn_q.weight", D, Q, &L.wq}, std::tuple{"attn_k.weight", D, KV, &L.wk},
+          std::tuple{"attn_v.weight", D, KV, &L.wv}, std::tuple{"attn_output.weight", Q, D, &L.wo},
+          std::tuple{"ffn_gate.weight", D, F, &L.w_gate},
+          std::tuple{"ffn_up.weight", D, F, &L.w_up},
+          std::tuple{"ffn_down.weight", F, D, &L.w_down}}) {
+      std::vector<float> w;
+      if (auto e = read(p + name, {in, out}, w)) return *e;
+      *dst = QuantMatrix::fromF32(std::move(w), static_cast<int>(out), static_cast<int>(in));
+    }
   }
   return model;
 }
@@ -152,21 +159,25 @@ Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const
   const auto copy = [&](size_t offset, size_t n) {
     return std::vector<float>(L.weights + offset, L.weights + offset + n);
   };
+  const auto matrix = [&](size_t offset, size_t rows, size_t cols) {
+    return QuantMatrix::fromF32(copy(offset, rows * cols), static_cast<int>(rows),
+                                static_cast<int>(cols));
+  };
   model->token_embd = copy(L.token_embedding, V * D);
   model->output_norm = copy(L.rms_final, D);
-  if (!h.shared_classifier) model->output = copy(L.classifier, V * D);
+  model->classifier = matrix(L.classifier, V, D);
   model->layers.resize(c.n_layers);
   for (size_t l = 0; l < static_cast<size_t>(c.n_layers); ++l) {
     LayerWeights& w = model->layers[l];
     w.attn_norm = copy(L.rms_att + l * D, D);
-    w.wq = copy(L.wq + l * D * D, D * D);
-    w.wk = copy(L.wk + l * KV * D, KV * D);
-    w.wv = copy(L.wv + l * KV * D, KV * D);
-    w.wo = copy(L.wo + l * D * D, D * D);
+    w.wq = matrix(L.wq + l * D * D, D, D);
+    w.wk = matrix(L.wk + l * KV * D, KV, D);
+    w.wv = matrix(L.wv + l * KV * D, KV, D);
+    w.wo = matrix(L.wo + l * D * D, D, D);
     w.ffn_norm = copy(L.rms_ffn + l * D, D);
-    w.w_gate = copy(L.w1 + l * F * D, F * D);
-    w.w_down = copy(L.w2 + l * D * F, D * F);
-    w.w_up = copy(L.w3 + l * F * D, F * D);
+    w.w_gate = matrix(L.w1 + l * F * D, F, D);
+    w.w_down = matrix(L.w2 + l * D * F, D, F);
+    w.w_up = matrix(L.w3 + l * F * D, F, D);
   }
   // The vocabulary: given explicitly, else tok<vocab>.bin or tokenizer.bin beside the model.
   std::vector<std::string> candidates;
@@ -201,15 +212,32 @@ std::string ModelConfig::describe() const {
          std::to_string(context) + ", " + (positional == Positional::Rope ? "RoPE" : "ALiBi");
 }
 
-Result<std::shared_ptr<Model>> loadModel(const std::string& path,
-                                         const std::string& tokenizer_path) {
+size_t Model::weight_bytes() const {
+  size_t n = classifier.bytes();
+  for (const auto& l : layers)
+    for (const QuantMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+      n += m->bytes();
+  return n;
+}
+
+Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options) {
+  if (options.int4_group != 32 && options.int4_group != 64 && options.int4_group != 128)
+    return fail("int4 group: expected 32, 64 or 128, found " + std::to_string(options.int4_group));
   auto file = MappedFile::open(path);
   if (!file) return fail(file.error());
   const auto bytes = file.value()->bytes();
   auto model = bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0
                    ? fromGguf(bytes)
-                   : fromLlama2c(bytes, path, tokenizer_path);
+                   : fromLlama2c(bytes, path, options.tokenizer_path);
   if (!model) return fail(path + ": " + model.error());
+  Model& m = *model.value();
+  if (options.weights != WeightFormat::F32) {  // quantize once, at load
+    m.classifier = m.classifier.converted(options.weights, options.int4_group);
+    for (auto& l : m.layers)
+      for (QuantMatrix* q : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+        *q = q->converted(options.weights, options.int4_group);
+  }
+  m.weight_format = options.weights;
   return model;
 }
 

@@ -6,6 +6,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 class TestCliGenerate : public QObject {
   Q_OBJECT
@@ -108,6 +109,22 @@ class TestCliGenerate : public QObject {
     QVERIFY2(own_ppl > 1 && own_ppl < 5, qPrintable(QString::number(own_ppl)));
     QVERIFY2(noise_ppl > 10 * own_ppl, qPrintable(QString("%1 vs %2").arg(noise_ppl).arg(own_ppl)));
     QVERIFY(a.json.value("windows").toInt() >= 1);
+    // int8 weights stay within 1% of f32; int4 within 10%.
+    const QString own_file = dir.filePath("own.txt");
+    const double int8_ppl =
+        cli({"ppl", "--model", model, "--text", own_file, "--weights", "int8", "--json"})
+            .json.value("perplexity")
+            .toDouble();
+    const Run int4 = cli({"ppl", "--model", model, "--text", own_file, "--weights", "int4",
+                          "--int4-group", "32", "--json"});
+    QCOMPARE(int4.json.value("weight_format").toString(), QString("int4"));
+    QVERIFY2(std::abs(int8_ppl / own_ppl - 1) < 0.01,
+             qPrintable(QString("%1 vs %2").arg(int8_ppl).arg(own_ppl)));
+    QVERIFY(std::abs(int4.json.value("perplexity").toDouble() / own_ppl - 1) < 0.10);
+    const Run bad = cli({"ppl", "--model", model, "--text", own_file, "--weights", "int3"});
+    QCOMPARE(bad.exit_code, 1);
+    QVERIFY2(bad.err.contains("expected f32, f16, int8 or int4, found 'int3'"),
+             qPrintable(bad.err));
   }
 
   void badInputsSayWhatWasExpected() {

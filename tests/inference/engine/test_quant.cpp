@@ -1,0 +1,99 @@
+// Runtime weight formats: int8 per-channel and int4 group-wise matrices match f32 within
+// their quantization error, and whole-model logits stay within documented tolerances.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <tuple>
+
+#include "inference/engine/cpu_forward.h"
+
+using namespace ts::engine;
+
+namespace {
+int g_passed = 0, g_failed = 0;
+void check(bool ok, const std::string& what) {
+  std::printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
+  (ok ? g_passed : g_failed)++;
+}
+// ||a - b|| / ||b||
+double relativeError(const std::vector<float>& a, const std::vector<float>& b) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    num += (a[i] - b[i]) * (a[i] - b[i]);
+    den += b[i] * b[i];
+  }
+  return std::sqrt(num / den);
+}
+}  // namespace
+
+int main() {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  const int rows = 48, cols = 300;  // 300: the last int4 group of each row is partial
+  std::vector<float> w(rows * cols), x(cols);
+  for (float& v : w) v = normal(rng);
+  for (float& v : x) v = normal(rng);
+  const QuantMatrix ref = QuantMatrix::fromF32(w, rows, cols);
+  std::vector<float> want(rows);
+  ref.matvec(want.data(), x.data());
+  for (auto [format, group, tolerance] :
+       {std::tuple{WeightFormat::F16, 128, 1e-3}, std::tuple{WeightFormat::Int8, 128, 0.02},
+        std::tuple{WeightFormat::Int4, 32, 0.12}, std::tuple{WeightFormat::Int4, 128, 0.15}}) {
+    const QuantMatrix q = ref.converted(format, group);
+    std::vector<float> got(rows);
+    q.matvec(got.data(), x.data());
+    // matvec must equal the sum over its own dequantized weights (no kernel error).
+    double kernel = 0;
+    for (int r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (int c = 0; c < cols; ++c) sum += static_cast<double>(q.at(r, c)) * x[c];
+      kernel = std::max(kernel, std::abs(sum - got[r]));
+    }
+    const double err = relativeError(got, want);
+    const std::string name = weightFormatName(format) +
+                             (format == WeightFormat::Int4 ? " g" + std::to_string(group) : "");
+    check(kernel < 1e-3, name + ": matvec equals its dequantized weights (max diff " +
+                             std::to_string(kernel) + ")");
+    check(err < tolerance, name + ": relative error vs f32 " + std::to_string(err) + " < " +
+                               std::to_string(tolerance));
+  }
+  check(ref.converted(WeightFormat::Int8).bytes() * 3 < ref.bytes(),
+        "int8 stores under a third of f32");
+  check(ref.converted(WeightFormat::Int4).bytes() * 6 < ref.bytes(),
+        "int4 stores under a sixth of f32");
+
+  const char* env = std::getenv("TOKENSCOPE_SHARED_DIR");
+  const auto model_path =
+      std::filesystem::path(env ? env : "../shared") / "models/aidreams260K/aidreams260K.gguf";
+  if (!std::filesystem::exists(model_path)) {
+    std::printf("SKIP whole-model checks: %s is absent\n", model_path.c_str());
+  } else {
+    const std::vector<int> prompt = {1, 303, 281, 269, 435, 447, 328};
+    std::vector<float> base;
+    for (auto [format, tolerance] :
+         {std::pair{WeightFormat::F32, 0.0}, std::pair{WeightFormat::F16, 1e-3},
+          std::pair{WeightFormat::Int8, 0.03}, std::pair{WeightFormat::Int4, 0.15}}) {
+      LoadOptions options;
+      options.weights = format;
+      options.int4_group = 32;
+      auto model = loadModel(model_path.string(), options);
+      CpuSession s(model.value(), 16);
+      std::span<const float> logits;
+      for (size_t i = 0; i < prompt.size(); ++i) logits = s.forward(prompt[i], static_cast<int>(i));
+      std::vector<float> v(logits.begin(), logits.end());
+      if (format == WeightFormat::F32) {
+        base = v;
+        continue;
+      }
+      const double err = relativeError(v, base);
+      check(err < tolerance, "aidreams260K " + weightFormatName(format) + ": logits within " +
+                                 std::to_string(tolerance) + " of f32 (relative error " +
+                                 std::to_string(err) + ")");
+    }
+  }
+  std::printf("%d passed, %d failed\n", g_passed, g_failed);
+  return g_failed == 0 ? 0 : 1;
+}
