@@ -70,6 +70,7 @@ int runGenerateCommand(const QStringList& args) {
                 {"backend", "cpu (the reference backend).", "NAME", "cpu"},
                 {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
                 {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
+                {"kv", "KV cache format: f32, f16 or int8.", "FORMAT", "f32"},
                 {"prompt", "Prompt text.", "TEXT"},
                 {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
                 {"chat", "Wrap the prompt in the Baichuan chat format (tokens 195 / 196)."},
@@ -148,7 +149,12 @@ int runGenerateCommand(const QStringList& args) {
     return 2;
   }
   const int capacity = static_cast<int>(prompt.size()) + *max_tokens;
-  engine::CpuSession session(model.value(), capacity);
+  const auto kv = engine::parseKvFormat(p.value("kv").toStdString());
+  if (!kv) {
+    printErr("tokenscope-cli generate: --kv: " + QString::fromStdString(kv.error()));
+    return 2;
+  }
+  engine::CpuSession session(model.value(), capacity, kv.value());
   engine::Sampler sampler({static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
                            static_cast<float>(*penalty), static_cast<uint64_t>(*seed)});
   const bool json = p.isSet("json");
@@ -204,6 +210,7 @@ int runGenerateCommand(const QStringList& args) {
       {"weight_format",
        QString::fromStdString(engine::weightFormatName(model.value()->weight_format))},
       {"weight_bytes", static_cast<qint64>(model.value()->weight_bytes())},
+      {"kv_format", QString::fromStdString(engine::kvFormatName(kv.value()))},
       {"model", describe(config)}};
   if (json) {
     std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());

@@ -52,8 +52,11 @@ std::vector<float> alibiSlopes(int n_heads) {
   return slopes;
 }
 
-CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions)
-    : model_(std::move(model)), max_positions_(max_positions) {
+CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, KvFormat kv_format)
+    : model_(std::move(model)),
+      max_positions_(max_positions),
+      cache_(model_->config.n_layers, max_positions, model_->config.n_kv_heads,
+             model_->config.head_dim, kv_format) {
   const ModelConfig& c = model_->config;
   const size_t kv_dim = static_cast<size_t>(c.n_kv_heads) * c.head_dim;
   const size_t q_dim = static_cast<size_t>(c.n_heads) * c.head_dim;
@@ -67,45 +70,33 @@ CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions)
   hb_.resize(c.ffn_dim);
   hb2_.resize(c.ffn_dim);
   logits_.resize(c.vocab);
-  key_cache_.assign(static_cast<size_t>(c.n_layers) * max_positions * kv_dim, 0.f);
-  value_cache_.assign(key_cache_.size(), 0.f);
   if (c.positional == Positional::Alibi) alibi_slopes_ = alibiSlopes(c.n_heads);
 }
 
 void CpuSession::attention(int layer, int pos) {
   const ModelConfig& c = model_->config;
-  const int kv_dim = c.n_kv_heads * c.head_dim;
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
-  const size_t layer_off = static_cast<size_t>(layer) * max_positions_ * kv_dim;
   for (int h = 0; h < c.n_heads; ++h) {
     const float* q = q_.data() + h * c.head_dim;
     float* att = att_.data() + static_cast<size_t>(h) * max_positions_;
     const int kv_head = h / group;
     for (int t = 0; t <= pos; ++t) {
-      const float* k =
-          key_cache_.data() + layer_off + static_cast<size_t>(t) * kv_dim + kv_head * c.head_dim;
-      float score = 0.f;
-      for (int i = 0; i < c.head_dim; ++i) score += q[i] * k[i];
-      score *= scale;
+      float score = cache_.dotKey(layer, t, kv_head, q) * scale;
       if (!alibi_slopes_.empty()) score += alibi_slopes_[h] * static_cast<float>(t - pos);
       att[t] = score;
     }
     softmax(att, pos + 1);
     float* out = xb_.data() + h * c.head_dim;
     std::fill(out, out + c.head_dim, 0.f);
-    for (int t = 0; t <= pos; ++t) {
-      const float* v =
-          value_cache_.data() + layer_off + static_cast<size_t>(t) * kv_dim + kv_head * c.head_dim;
-      for (int i = 0; i < c.head_dim; ++i) out[i] += att[t] * v[i];
-    }
+    for (int t = 0; t <= pos; ++t) cache_.addValue(layer, t, kv_head, att[t], out);
   }
 }
 
 std::span<const float> CpuSession::forward(int token, int pos) {
   const Model& m = *model_;
   const ModelConfig& c = m.config;
-  const int D = c.dim, F = c.ffn_dim, kv_dim = c.n_kv_heads * c.head_dim;
+  const int D = c.dim, F = c.ffn_dim;
   std::copy_n(m.token_embd.data() + static_cast<size_t>(token) * D, D, x_.data());
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& w = m.layers[l];
@@ -117,9 +108,7 @@ std::span<const float> CpuSession::forward(int token, int pos) {
       rope(q_.data(), c.n_heads, c.head_dim, c.rope_dim, pos, c.rope_theta);
       rope(k_.data(), c.n_kv_heads, c.head_dim, c.rope_dim, pos, c.rope_theta);
     }
-    const size_t slot = (static_cast<size_t>(l) * max_positions_ + pos) * kv_dim;
-    std::copy(k_.begin(), k_.end(), key_cache_.begin() + slot);
-    std::copy(v_.begin(), v_.end(), value_cache_.begin() + slot);
+    cache_.store(l, pos, k_.data(), v_.data());
     attention(l, pos);
     w.wo.matvec(xb2_.data(), xb_.data());
     for (int i = 0; i < D; ++i) x_[i] += xb2_[i];

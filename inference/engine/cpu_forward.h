@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "inference/engine/kv_cache.h"
 #include "inference/engine/model.h"
 
 namespace ts::engine {
@@ -12,7 +13,8 @@ namespace ts::engine {
 class CpuSession {
  public:
   // max_positions: KV cache capacity (prompt + generated tokens).
-  CpuSession(std::shared_ptr<const Model> model, int max_positions);
+  CpuSession(std::shared_ptr<const Model> model, int max_positions,
+             KvFormat kv_format = KvFormat::F32);
 
   // Runs token `token` at position `pos` (0-based; positions must be fed in order) and
   // returns the logits [vocab]. The span stays valid until the next call.
@@ -25,8 +27,7 @@ class CpuSession {
   std::shared_ptr<const Model> model_;
   int max_positions_;
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_, hb_, hb2_, logits_;  // activations
-  std::vector<float> key_cache_;     // [layers, max_positions, kv_dim]
-  std::vector<float> value_cache_;   // [layers, max_positions, kv_dim]
+  KvCache cache_;                    // [layers, max_positions, kv_heads, head_dim]
   std::vector<float> alibi_slopes_;  // [n_heads] when the model uses ALiBi
 };
 

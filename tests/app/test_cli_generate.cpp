@@ -140,6 +140,16 @@ class TestCliGenerate : public QObject {
     const Run both = cli({"generate", "--model", "m", "--prompt", "a", "--prompt-ids", "1"});
     QCOMPARE(both.exit_code, 2);
     QVERIFY(both.err.contains("exactly one of --prompt TEXT or --prompt-ids"));
+    const Run kv = cli({"generate", "--model", models_ + "/aidreams260K/aidreams260K.gguf",
+                        "--prompt", "a", "--kv", "int2"});
+    QCOMPARE(kv.exit_code, 2);
+    QVERIFY2(kv.err.contains("expected f32, f16 or int8, found 'int2'"), qPrintable(kv.err));
+    const Run kv8 =
+        cli({"generate", "--model", models_ + "/aidreams260K/aidreams260K.gguf", "--prompt",
+             "I dreamed", "--kv", "int8", "--weights", "int8", "--max-tokens", "8", "--json"});
+    QCOMPARE(kv8.exit_code, 0);
+    QCOMPARE(kv8.json.value("kv_format").toString(), QString("int8"));
+    QCOMPARE(kv8.json.value("token_ids").toArray().size(), 8);
     const Run cuda = cli({"generate", "--model", "m", "--prompt", "a", "--backend", "cuda"});
     QCOMPARE(cuda.exit_code, 2);
     QVERIFY(cuda.err.contains("expected 'cpu', found 'cuda'"));

@@ -1,5 +1,6 @@
 // Runtime weight formats: int8 per-channel and int4 group-wise matrices match f32 within
 // their quantization error, and whole-model logits stay within documented tolerances.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -93,6 +94,36 @@ int main() {
                                  std::to_string(tolerance) + " of f32 (relative error " +
                                  std::to_string(err) + ")");
     }
+  }
+  if (std::filesystem::exists(model_path)) {
+    // KV cache formats: the logits after a 7-token prompt and 40 greedy steps.
+    auto model = loadModel(model_path.string());
+    std::vector<float> base;
+    for (auto [format, tolerance] : {std::pair{KvFormat::F32, 0.0}, std::pair{KvFormat::F16, 2e-3},
+                                     std::pair{KvFormat::Int8, 0.03}}) {
+      CpuSession s(model.value(), 64, format);
+      const std::vector<int> prompt = {1, 303, 281, 269, 435, 447, 328};
+      std::span<const float> logits;
+      int pos = 0;
+      for (int id : prompt) logits = s.forward(id, pos++);
+      std::vector<float> all;
+      for (int step = 0; step < 40; ++step) {
+        all.insert(all.end(), logits.begin(), logits.end());
+        const int next =
+            static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        logits = s.forward(next, pos++);
+      }
+      if (format == KvFormat::F32) {
+        base = all;
+        continue;
+      }
+      const double err = relativeError(all, base);
+      check(err < tolerance, "aidreams260K KV " + kvFormatName(format) +
+                                 ": 40 steps of logits within " + std::to_string(tolerance) +
+                                 " of an f32 cache (relative error " + std::to_string(err) + ")");
+    }
+    KvCache f32(4, 128, 4, 16, KvFormat::F32), i8(4, 128, 4, 16, KvFormat::Int8);
+    check(i8.bytes() * 3 < f32.bytes(), "an int8 KV cache stores under a third of f32");
   }
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed == 0 ? 0 : 1;

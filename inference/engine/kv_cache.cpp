@@ -1,0 +1,114 @@
+#include "inference/engine/kv_cache.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "inference/engine/tensor_types.h"
+
+namespace ts::engine {
+
+Result<KvFormat> parseKvFormat(const std::string& name) {
+  if (name == "f32") return KvFormat::F32;
+  if (name == "f16") return KvFormat::F16;
+  if (name == "int8") return KvFormat::Int8;
+  return fail("unknown KV cache format: expected f32, f16 or int8, found '" + name + "'");
+}
+
+std::string kvFormatName(KvFormat format) {
+  return format == KvFormat::F16 ? "f16" : format == KvFormat::Int8 ? "int8" : "f32";
+}
+
+KvCache::KvCache(int layers, int positions, int kv_heads, int head_dim, KvFormat format)
+    : format_(format), positions_(positions), kv_heads_(kv_heads), head_dim_(head_dim) {
+  const size_t rows = static_cast<size_t>(layers) * positions * kv_heads;
+  const size_t n = rows * head_dim;
+  switch (format) {
+    case KvFormat::F32:
+      kf_.assign(n, 0.f);
+      vf_.assign(n, 0.f);
+      break;
+    case KvFormat::F16:
+      kh_.assign(n, 0);
+      vh_.assign(n, 0);
+      break;
+    case KvFormat::Int8:
+      kq_.assign(n, 0);
+      vq_.assign(n, 0);
+      k_scale_.assign(rows, 0.f);
+      v_scale_.assign(rows, 0.f);
+      break;
+  }
+}
+
+void KvCache::store(int layer, int pos, const float* k, const float* v) {
+  for (int h = 0; h < kv_heads_; ++h) {
+    const size_t r = row(layer, pos, h), at = r * head_dim_;
+    const float* kh = k + h * head_dim_;
+    const float* vh = v + h * head_dim_;
+    switch (format_) {
+      case KvFormat::F32:
+        std::copy(kh, kh + head_dim_, kf_.begin() + at);
+        std::copy(vh, vh + head_dim_, vf_.begin() + at);
+        break;
+      case KvFormat::F16:
+        for (int i = 0; i < head_dim_; ++i) {
+          kh_[at + i] = f32ToF16(kh[i]);
+          vh_[at + i] = f32ToF16(vh[i]);
+        }
+        break;
+      case KvFormat::Int8: {
+        const auto quantize = [&](const float* src, int8_t* dst, float& scale) {
+          float amax = 0.f;
+          for (int i = 0; i < head_dim_; ++i) amax = std::max(amax, std::abs(src[i]));
+          scale = amax > 0 ? amax / 127.f : 1.f;
+          for (int i = 0; i < head_dim_; ++i)
+            dst[i] = static_cast<int8_t>(std::clamp(std::lround(src[i] / scale), -127L, 127L));
+        };
+        quantize(kh, kq_.data() + at, k_scale_[r]);
+        quantize(vh, vq_.data() + at, v_scale_[r]);
+        break;
+      }
+    }
+  }
+}
+
+float KvCache::dotKey(int layer, int pos, int head, const float* q) const {
+  const size_t r = row(layer, pos, head), at = r * head_dim_;
+  float sum = 0.f;
+  switch (format_) {
+    case KvFormat::F32:
+      for (int i = 0; i < head_dim_; ++i) sum += q[i] * kf_[at + i];
+      return sum;
+    case KvFormat::F16:
+      for (int i = 0; i < head_dim_; ++i) sum += q[i] * f16ToF32(kh_[at + i]);
+      return sum;
+    case KvFormat::Int8:
+      for (int i = 0; i < head_dim_; ++i) sum += q[i] * static_cast<float>(kq_[at + i]);
+      return sum * k_scale_[r];
+  }
+  return sum;
+}
+
+void KvCache::addValue(int layer, int pos, int head, float weight, float* out) const {
+  const size_t r = row(layer, pos, head), at = r * head_dim_;
+  switch (format_) {
+    case KvFormat::F32:
+      for (int i = 0; i < head_dim_; ++i) out[i] += weight * vf_[at + i];
+      return;
+    case KvFormat::F16:
+      for (int i = 0; i < head_dim_; ++i) out[i] += weight * f16ToF32(vh_[at + i]);
+      return;
+    case KvFormat::Int8: {
+      const float w = weight * v_scale_[r];
+      for (int i = 0; i < head_dim_; ++i) out[i] += w * static_cast<float>(vq_[at + i]);
+      return;
+    }
+  }
+}
+
+size_t KvCache::bytes() const {
+  return (kf_.size() + vf_.size()) * 4 + (kh_.size() + vh_.size()) * 2 + kq_.size() + vq_.size() +
+         (k_scale_.size() + v_scale_.size()) * 4;
+}
+
+}  // namespace ts::engine
