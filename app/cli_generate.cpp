@@ -71,6 +71,7 @@ int runGenerateCommand(const QStringList& args) {
                 {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
                 {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
                 {"kv", "KV cache format: f32, f16 or int8.", "FORMAT", "f32"},
+                {"threads", "CPU threads (default: one per core).", "N"},
                 {"prompt", "Prompt text.", "TEXT"},
                 {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
                 {"chat", "Wrap the prompt in the Baichuan chat format (tokens 195 / 196)."},
@@ -154,7 +155,14 @@ int runGenerateCommand(const QStringList& args) {
     printErr("tokenscope-cli generate: --kv: " + QString::fromStdString(kv.error()));
     return 2;
   }
-  engine::CpuSession session(model.value(), capacity, kv.value());
+  const auto threads = p.isSet("threads")
+                           ? parseIntOption("threads", p.value("threads"), 1, 1024, err)
+                           : std::optional<int>(engine::ThreadPool::defaultThreads());
+  if (!threads) {
+    printErr("tokenscope-cli generate: " + err.message);
+    return 2;
+  }
+  engine::CpuSession session(model.value(), capacity, kv.value(), *threads);
   engine::Sampler sampler({static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
                            static_cast<float>(*penalty), static_cast<uint64_t>(*seed)});
   const bool json = p.isSet("json");
@@ -211,6 +219,7 @@ int runGenerateCommand(const QStringList& args) {
        QString::fromStdString(engine::weightFormatName(model.value()->weight_format))},
       {"weight_bytes", static_cast<qint64>(model.value()->weight_bytes())},
       {"kv_format", QString::fromStdString(engine::kvFormatName(kv.value()))},
+      {"threads", *threads},
       {"model", describe(config)}};
   if (json) {
     std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());

@@ -52,11 +52,13 @@ std::vector<float> alibiSlopes(int n_heads) {
   return slopes;
 }
 
-CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, KvFormat kv_format)
+CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, KvFormat kv_format,
+                       int threads)
     : model_(std::move(model)),
       max_positions_(max_positions),
       cache_(model_->config.n_layers, max_positions, model_->config.n_kv_heads,
-             model_->config.head_dim, kv_format) {
+             model_->config.head_dim, kv_format),
+      pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr) {
   const ModelConfig& c = model_->config;
   const size_t kv_dim = static_cast<size_t>(c.n_kv_heads) * c.head_dim;
   const size_t q_dim = static_cast<size_t>(c.n_heads) * c.head_dim;
@@ -71,6 +73,14 @@ CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, Kv
   hb2_.resize(c.ffn_dim);
   logits_.resize(c.vocab);
   if (c.positional == Positional::Alibi) alibi_slopes_ = alibiSlopes(c.n_heads);
+}
+
+void CpuSession::matvec(const QuantMatrix& w, float* out, const float* x) {
+  // Waking threads costs microseconds: small matrices are faster on the calling thread.
+  constexpr size_t kMinParallelElements = 1 << 18;
+  if (!pool_ || static_cast<size_t>(w.rows()) * w.cols() < kMinParallelElements)
+    return w.matvec(out, x);
+  pool_->parallelFor(w.rows(), [&](int begin, int end) { w.matvecRows(out, x, begin, end); });
 }
 
 void CpuSession::attention(int layer, int pos) {
@@ -101,30 +111,30 @@ std::span<const float> CpuSession::forward(int token, int pos) {
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& w = m.layers[l];
     rmsnorm(xb_.data(), x_.data(), w.attn_norm.data(), D, c.rms_eps);
-    w.wq.matvec(q_.data(), xb_.data());
-    w.wk.matvec(k_.data(), xb_.data());
-    w.wv.matvec(v_.data(), xb_.data());
+    matvec(w.wq, q_.data(), xb_.data());
+    matvec(w.wk, k_.data(), xb_.data());
+    matvec(w.wv, v_.data(), xb_.data());
     if (c.positional == Positional::Rope) {
       rope(q_.data(), c.n_heads, c.head_dim, c.rope_dim, pos, c.rope_theta);
       rope(k_.data(), c.n_kv_heads, c.head_dim, c.rope_dim, pos, c.rope_theta);
     }
     cache_.store(l, pos, k_.data(), v_.data());
     attention(l, pos);
-    w.wo.matvec(xb2_.data(), xb_.data());
+    matvec(w.wo, xb2_.data(), xb_.data());
     for (int i = 0; i < D; ++i) x_[i] += xb2_[i];
 
     rmsnorm(xb_.data(), x_.data(), w.ffn_norm.data(), D, c.rms_eps);
-    w.w_gate.matvec(hb_.data(), xb_.data());
-    w.w_up.matvec(hb2_.data(), xb_.data());
+    matvec(w.w_gate, hb_.data(), xb_.data());
+    matvec(w.w_up, hb2_.data(), xb_.data());
     for (int i = 0; i < F; ++i) {
       const float g = hb_[i];
       hb_[i] = g / (1.0f + std::exp(-g)) * hb2_[i];  // SwiGLU: silu(gate) * up
     }
-    w.w_down.matvec(xb2_.data(), hb_.data());
+    matvec(w.w_down, xb2_.data(), hb_.data());
     for (int i = 0; i < D; ++i) x_[i] += xb2_[i];
   }
   rmsnorm(x_.data(), x_.data(), m.output_norm.data(), D, c.rms_eps);
-  m.classifier.matvec(logits_.data(), x_.data());
+  matvec(m.classifier, logits_.data(), x_.data());
   return logits_;
 }
 

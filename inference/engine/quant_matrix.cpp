@@ -115,11 +115,11 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
   return m;
 }
 
-void QuantMatrix::matvec(float* out, const float* x) const {
+void QuantMatrix::matvecRows(float* out, const float* x, int begin, int end) const {
   const size_t cols = cols_;
   switch (format_) {
     case WeightFormat::F32:
-      for (int r = 0; r < rows_; ++r) {
+      for (int r = begin; r < end; ++r) {
         const float* w = f32_.data() + r * cols;
         float sum = 0.f;
         for (size_t c = 0; c < cols; ++c) sum += w[c] * x[c];
@@ -127,7 +127,7 @@ void QuantMatrix::matvec(float* out, const float* x) const {
       }
       return;
     case WeightFormat::F16:
-      for (int r = 0; r < rows_; ++r) {
+      for (int r = begin; r < end; ++r) {
         const uint16_t* w = f16_.data() + r * cols;
         float sum = 0.f;
         for (size_t c = 0; c < cols; ++c) sum += f16ToF32(w[c]) * x[c];
@@ -135,7 +135,7 @@ void QuantMatrix::matvec(float* out, const float* x) const {
       }
       return;
     case WeightFormat::Int8:
-      for (int r = 0; r < rows_; ++r) {
+      for (int r = begin; r < end; ++r) {
         const int8_t* w = q8_.data() + r * cols;
         float sum = 0.f;
         for (size_t c = 0; c < cols; ++c) sum += static_cast<float>(w[c]) * x[c];
@@ -144,7 +144,7 @@ void QuantMatrix::matvec(float* out, const float* x) const {
       return;
     case WeightFormat::Int4: {
       const size_t row_bytes = (cols + 1) / 2, groups = (cols + group_ - 1) / group_;
-      for (int r = 0; r < rows_; ++r) {
+      for (int r = begin; r < end; ++r) {
         const uint8_t* w = q4_.data() + r * row_bytes;
         float total = 0.f;
         for (size_t g = 0; g < groups; ++g) {

@@ -23,7 +23,9 @@ class QuantMatrix {
   QuantMatrix converted(WeightFormat format, int group = 128) const;
 
   // out[rows] = W · x[cols]
-  void matvec(float* out, const float* x) const;
+  void matvec(float* out, const float* x) const { matvecRows(out, x, 0, rows_); }
+  // Only rows [begin, end): out[r] for those rows (threads split a product this way).
+  void matvecRows(float* out, const float* x, int begin, int end) const;
   // The f32 value of W[row, col] (for tests and conversions).
   float at(int row, int col) const;
 

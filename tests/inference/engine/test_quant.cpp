@@ -125,6 +125,43 @@ int main() {
     KvCache f32(4, 128, 4, 16, KvFormat::F32), i8(4, 128, 4, 16, KvFormat::Int8);
     check(i8.bytes() * 3 < f32.bytes(), "an int8 KV cache stores under a third of f32");
   }
+  // A matrix large enough to be split: threads must not change a single bit.
+  {
+    const int R = 1024, C = 512;
+    std::vector<float> big(R * C), xin(C);
+    for (float& v : big) v = normal(rng);
+    for (float& v : xin) v = normal(rng);
+    const QuantMatrix m = QuantMatrix::fromF32(big, R, C).converted(WeightFormat::Int8);
+    std::vector<float> serial(R), split(R);
+    m.matvec(serial.data(), xin.data());
+    ThreadPool p2(2);
+    p2.parallelFor(R, [&](int b, int e) { m.matvecRows(split.data(), xin.data(), b, e); });
+    check(serial == split, "a 1024x512 int8 product split over 2 threads is bit-identical");
+  }
+  // The thread pool covers every index exactly once, for any n, over many calls.
+  ThreadPool pool(3);
+  bool covered = true;
+  for (int n : {0, 1, 2, 3, 7, 100, 4097}) {
+    std::vector<int> hits(n, 0);
+    for (int round = 0; round < 20; ++round)
+      pool.parallelFor(n, [&](int b, int e) {
+        for (int i = b; i < e; ++i) ++hits[i];  // chunks are disjoint: no race
+      });
+    for (int h : hits) covered &= h == 20;
+  }
+  check(covered, "parallelFor covers each index once per call (3 threads, 7 sizes, 20 rounds)");
+  if (std::filesystem::exists(model_path)) {
+    auto model = loadModel(model_path.string());
+    CpuSession one(model.value(), 16, KvFormat::F32, 1), two(model.value(), 16, KvFormat::F32, 2);
+    bool same = true;
+    for (int pos = 0; pos < 10; ++pos) {
+      const auto a = one.forward(300 + pos, pos);
+      const std::vector<float> first(a.begin(), a.end());
+      const auto b = two.forward(300 + pos, pos);
+      same &= std::equal(first.begin(), first.end(), b.begin());
+    }
+    check(same, "2 threads give bit-identical logits to 1 thread on a tiny model");
+  }
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed == 0 ? 0 : 1;
 }
