@@ -2,6 +2,7 @@
 // turns them into a remote endpoint (or, later, a local engine).
 #pragma once
 #include <string>
+#include <utility>
 
 namespace ts {
 
@@ -18,6 +19,21 @@ enum class ProviderKind : uint8_t {
 };
 
 struct ProviderSettings {
+  ProviderSettings() = default;
+  ProviderSettings(std::string name_, std::string base_url_, std::string default_model_,
+                   std::string api_key_env_, int timeout_seconds_ = 60, int max_retries_ = 2,
+                   KeySource key_source_ = KeySource::Environment,
+                   ProviderKind kind_ = ProviderKind::Remote, std::string id_ = {})
+      : name(std::move(name_)),
+        base_url(std::move(base_url_)),
+        default_model(std::move(default_model_)),
+        api_key_env(std::move(api_key_env_)),
+        timeout_seconds(timeout_seconds_),
+        max_retries(max_retries_),
+        key_source(key_source_),
+        kind(kind_),
+        id(std::move(id_)) {}
+
   std::string name;           // shown in the selector; unique
   std::string base_url;       // e.g. "https://taotoken.net/api"
   std::string default_model;  // e.g. "baichuan"

@@ -22,7 +22,10 @@ void check(bool ok, const std::string& what) {
 }
 std::string join(const std::vector<int>& v) {
   std::string s;
-  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  for (int x : v) {
+    if (!s.empty()) s += ',';
+    s += std::to_string(x);
+  }
   return s;
 }
 std::string unescape(const std::string& s) {  // JSON string body: \n \t \" \\ \uXXXX (+ pairs)
