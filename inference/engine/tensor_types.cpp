@@ -3,6 +3,22 @@
 #include <cstring>
 
 namespace ts::engine {
+namespace {
+
+// Q4_K packs 8 six-bit scales and 8 six-bit mins into 12 bytes: entries 0..3 sit in the low
+// 6 bits of bytes 0..3 (scales) and 4..7 (mins); entries 4..7 take 4 low bits from bytes
+// 8..11 and their top 2 bits from the spare high bits of bytes 0..7.
+void scaleMinK4(int j, const uint8_t* q, int& scale, int& min) {
+  if (j < 4) {
+    scale = q[j] & 63;
+    min = q[j + 4] & 63;
+  } else {
+    scale = (q[j + 4] & 0x0F) | ((q[j - 4] >> 6) << 4);
+    min = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+  }
+}
+
+}  // namespace
 
 std::optional<TensorType> tensorTypeFromGgml(uint32_t t) {
   switch (t) {
@@ -166,8 +182,46 @@ bool dequantize(TensorType type, std::span<const uint8_t> src, float* dst, size_
       }
       return true;
     case TensorType::Q4_K:
+      for (size_t b = 0; b < n / 256; ++b) {
+        BlockQ4K blk;
+        std::memcpy(&blk, src.data() + b * sizeof(blk), sizeof(blk));
+        const float d = f16ToF32(blk.d), dmin = f16ToF32(blk.dmin);
+        float* y = dst + b * 256;
+        for (int chunk = 0; chunk < 4; ++chunk) {  // 64 elements: sub-blocks 2c and 2c+1
+          for (int half = 0; half < 2; ++half) {
+            int sc = 0, m = 0;
+            scaleMinK4(2 * chunk + half, blk.scales, sc, m);
+            const float scale = d * sc, offset = dmin * m;
+            for (int l = 0; l < 32; ++l) {
+              const uint8_t q = blk.qs[chunk * 32 + l];
+              y[chunk * 64 + half * 32 + l] = scale * (half ? q >> 4 : q & 0x0F) - offset;
+            }
+          }
+        }
+      }
+      return true;
     case TensorType::Q6_K:
-      return false;  // recognised; dequantizers arrive with the quantization work
+      for (size_t b = 0; b < n / 256; ++b) {
+        BlockQ6K blk;
+        std::memcpy(&blk, src.data() + b * sizeof(blk), sizeof(blk));
+        const float d = f16ToF32(blk.d);
+        for (int half = 0; half < 2; ++half) {  // 128 elements each
+          const uint8_t* ql = blk.ql + half * 64;
+          const uint8_t* qh = blk.qh + half * 32;
+          const int8_t* sc = blk.scales + half * 8;
+          float* y = dst + b * 256 + half * 128;
+          for (int l = 0; l < 32; ++l) {
+            const int group = l / 16;
+            for (int quarter = 0; quarter < 4; ++quarter) {
+              const uint8_t lo = ql[l + (quarter % 2) * 32];
+              const int low4 = quarter < 2 ? lo & 0x0F : lo >> 4;
+              const int high2 = (qh[l] >> (2 * quarter)) & 3;
+              y[l + 32 * quarter] = d * sc[group + 2 * quarter] * ((low4 | (high2 << 4)) - 32);
+            }
+          }
+        }
+      }
+      return true;
   }
   return false;
 }

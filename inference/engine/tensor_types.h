@@ -39,9 +39,24 @@ struct BlockQ4_0 {
   uint16_t d;      // f16 scale
   uint8_t qs[16];  // low nibbles: elements 0..15, high nibbles: 16..31; value = d * (q - 8)
 };
+// K-quants: super-blocks of 256 elements.
+struct BlockQ4K {
+  uint16_t d;          // f16 scale of the 8 sub-block scales
+  uint16_t dmin;       // f16 scale of the 8 sub-block mins
+  uint8_t scales[12];  // 8 scales and 8 mins, 6 bits each, packed
+  uint8_t qs[128];     // 4-bit quants: 64-element chunks, low nibbles first then high
+};
+struct BlockQ6K {
+  uint8_t ql[128];    // low 4 bits of the quants
+  uint8_t qh[64];     // high 2 bits of the quants
+  int8_t scales[16];  // one 8-bit scale per 16 elements
+  uint16_t d;         // f16 super-block scale
+};
 #pragma pack(pop)
 static_assert(sizeof(BlockQ8_0) == 34);
 static_assert(sizeof(BlockQ4_0) == 18);
+static_assert(sizeof(BlockQ4K) == 144);
+static_assert(sizeof(BlockQ6K) == 210);
 
 float f16ToF32(uint16_t h);
 float bf16ToF32(uint16_t h);

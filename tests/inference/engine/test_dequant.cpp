@@ -90,8 +90,59 @@ int main() {
   check(worst < 1e-6,
         "Q4_0 equals d * (nibble - 8) in ggml's order (max error " + std::to_string(worst) + ")");
 
-  std::vector<uint8_t> k(144);
-  check(!dequantize(TensorType::Q4_K, k, out.data(), 256), "Q4_K is refused, not silently wrong");
+  // Q4_K and Q6_K: random super-blocks against per-element formulas written from the
+  // layout (element e -> which byte, which bits, which scale).
+  {
+    std::vector<uint8_t> blk(2 * 144);
+    for (auto& b : blk) b = static_cast<uint8_t>(rng());
+    for (int s = 0; s < 2; ++s) {  // sane f16 d and dmin
+      const uint16_t d = f32ToF16(0.02f * (s + 1)), dmin = f32ToF16(0.01f);
+      std::memcpy(&blk[s * 144], &d, 2);
+      std::memcpy(&blk[s * 144 + 2], &dmin, 2);
+    }
+    std::vector<float> got(512);
+    check(dequantize(TensorType::Q4_K, blk, got.data(), got.size()), "Q4_K dequantizes");
+    double err = 0;
+    for (int e = 0; e < 512; ++e) {
+      const uint8_t* B = &blk[(e / 256) * 144];
+      const int i = e % 256, sub = i / 32, chunk = i / 64, high = (i % 64) / 32, l = i % 32;
+      const uint8_t* sc = B + 4;
+      const int scale = sub < 4 ? sc[sub] & 63 : (sc[sub + 4] & 15) | ((sc[sub - 4] >> 6) << 4);
+      const int mn = sub < 4 ? sc[sub + 4] & 63 : (sc[sub + 4] >> 4) | ((sc[sub] >> 6) << 4);
+      const uint8_t q = B[16 + chunk * 32 + l];
+      uint16_t d, dmin;
+      std::memcpy(&d, B, 2);
+      std::memcpy(&dmin, B + 2, 2);
+      const double want = halfValue(d) * scale * (high ? q >> 4 : q & 15) - halfValue(dmin) * mn;
+      err = std::max(err, std::abs(got[e] - want));
+    }
+    check(err < 1e-5,
+          "Q4_K equals d*scale*q - dmin*min per element (max error " + std::to_string(err) + ")");
+
+    std::vector<uint8_t> q6(2 * 210);
+    for (auto& b : q6) b = static_cast<uint8_t>(rng());
+    for (int s = 0; s < 2; ++s) {
+      const uint16_t d = f32ToF16(0.003f * (s + 1));
+      std::memcpy(&q6[s * 210 + 208], &d, 2);
+    }
+    check(dequantize(TensorType::Q6_K, q6, got.data(), got.size()), "Q6_K dequantizes");
+    err = 0;
+    for (int e = 0; e < 512; ++e) {
+      const uint8_t* B = &q6[(e / 256) * 210];
+      const int i = e % 256, half = i / 128, within = i % 128, quarter = within / 32,
+                l = within % 32;
+      const uint8_t lo = B[half * 64 + (quarter % 2) * 32 + l];
+      const int low4 = quarter < 2 ? lo & 15 : lo >> 4;
+      const int high2 = (B[128 + half * 32 + l] >> (2 * quarter)) & 3;
+      const int8_t scale = static_cast<int8_t>(B[192 + half * 8 + l / 16 + 2 * quarter]);
+      uint16_t d;
+      std::memcpy(&d, B + 208, 2);
+      const double want = halfValue(d) * scale * ((low4 | (high2 << 4)) - 32);
+      err = std::max(err, std::abs(got[e] - want));
+    }
+    check(err < 1e-5,
+          "Q6_K equals d*scale*(q - 32) per element (max error " + std::to_string(err) + ")");
+  }
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed == 0 ? 0 : 1;
 }
