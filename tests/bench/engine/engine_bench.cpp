@@ -1,0 +1,183 @@
+// engine-bench (--model PATH | --random SHAPE [--layers N]) [--backend cpu] [--threads N]
+//              [--weights f32|f16|int8|int4] [--kv f32|f16|int8] [--prompt-tokens N]
+//              [--gen-tokens N] [--repeat R] [--json]
+// Prefill and decode speed of the CPU engine (medians over R runs) and the machine's
+// memory-read bandwidth measured in the same run, with decode's effective bandwidth
+// (weight bytes read per token x tokens/s) as a share of it. No Qt: builds engine-only.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "inference/engine/cpu_forward.h"
+#include "inference/engine/random_model.h"
+
+using namespace ts::engine;
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// GB/s of summing a 1 GiB f32 buffer with `threads` threads (median of 3).
+double readBandwidth(int threads) {
+  const size_t n = (1ull << 30) / sizeof(float);
+  std::vector<float> buf(n, 1.0f);
+  ThreadPool pool(threads);
+  std::vector<double> rates;
+  for (int r = 0; r < 3; ++r) {
+    std::vector<double> partial(threads, 0);
+    const double t0 = now();
+    pool.parallelFor(threads, [&](int b, int e) {
+      for (int t = b; t < e; ++t) {
+        const size_t begin = n / threads * t, end = t + 1 == threads ? n : n / threads * (t + 1);
+        float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (size_t i = begin; i + 3 < end; i += 4) {
+          s0 += buf[i];
+          s1 += buf[i + 1];
+          s2 += buf[i + 2];
+          s3 += buf[i + 3];
+        }
+        partial[t] = s0 + s1 + s2 + s3;
+      }
+    });
+    const double dt = now() - t0;
+    double total = 0;
+    for (double p : partial) total += p;
+    if (total < 0) std::printf("impossible\n");  // keeps the sums alive
+    rates.push_back(n * sizeof(float) / dt / 1e9);
+  }
+  return median(rates);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string model_path, shape, weights = "f32", kv = "f32", backend = "cpu";
+  int layers = 0, threads = ThreadPool::defaultThreads(), prompt_tokens = 128, gen_tokens = 32,
+      repeat = 3;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&](const char* name) -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "engine-bench: %s expects a value\n", name);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--model")
+      model_path = value("--model");
+    else if (a == "--random")
+      shape = value("--random");
+    else if (a == "--layers")
+      layers = std::atoi(value("--layers").c_str());
+    else if (a == "--backend")
+      backend = value("--backend");
+    else if (a == "--threads")
+      threads = std::max(1, std::atoi(value("--threads").c_str()));
+    else if (a == "--weights")
+      weights = value("--weights");
+    else if (a == "--kv")
+      kv = value("--kv");
+    else if (a == "--prompt-tokens")
+      prompt_tokens = std::max(1, std::atoi(value("--prompt-tokens").c_str()));
+    else if (a == "--gen-tokens")
+      gen_tokens = std::max(1, std::atoi(value("--gen-tokens").c_str()));
+    else if (a == "--repeat")
+      repeat = std::max(1, std::atoi(value("--repeat").c_str()));
+    else if (a == "--json")
+      json = true;
+    else {
+      std::fprintf(stderr, "engine-bench: unknown option '%s'\n", a.c_str());
+      return 2;
+    }
+  }
+  if (model_path.empty() == shape.empty()) {
+    std::fprintf(stderr, "engine-bench: expected exactly one of --model PATH or --random SHAPE\n");
+    return 2;
+  }
+  if (backend != "cpu") {
+    std::fprintf(stderr,
+                 "engine-bench: --backend: expected 'cpu', found '%s' (CUDA is not wired yet)\n",
+                 backend.c_str());
+    return 2;
+  }
+  auto format = parseWeightFormat(weights);
+  auto kv_format = parseKvFormat(kv);
+  if (!format || !kv_format) {
+    std::fprintf(stderr, "engine-bench: %s\n",
+                 (!format ? format.error() : kv_format.error()).c_str());
+    return 2;
+  }
+  std::shared_ptr<Model> model;
+  if (!shape.empty()) {
+    auto config = shapeConfig(shape, layers);
+    if (!config) {
+      std::fprintf(stderr, "engine-bench: %s\n", config.error().c_str());
+      return 2;
+    }
+    model = randomModel(config.value(), format.value(), 1234);
+  } else {
+    LoadOptions options;
+    options.weights = format.value();
+    auto loaded = loadModel(model_path, options);
+    if (!loaded) {
+      std::fprintf(stderr, "engine-bench: %s\n", loaded.error().c_str());
+      return 1;
+    }
+    model = loaded.value();
+  }
+  const ModelConfig& c = model->config;
+  const int capacity =
+      std::min(prompt_tokens + gen_tokens, std::max(c.context, prompt_tokens + gen_tokens));
+  std::vector<double> pp, tg;
+  for (int r = 0; r < repeat; ++r) {
+    CpuSession session(model, capacity, kv_format.value(), threads);
+    int pos = 0;
+    double t0 = now();
+    std::span<const float> logits;
+    for (int i = 0; i < prompt_tokens; ++i)
+      logits = session.forward((i * 7919 + 1) % c.vocab, pos++);
+    pp.push_back(prompt_tokens / (now() - t0));
+    t0 = now();
+    for (int i = 0; i < gen_tokens; ++i) {
+      const int next =
+          static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+      logits = session.forward(next, pos++);
+    }
+    tg.push_back(gen_tokens / (now() - t0));
+  }
+  const double bw = readBandwidth(threads);
+  const double pp_rate = median(pp), tg_rate = median(tg);
+  const double bytes_per_token = static_cast<double>(model->weight_bytes());
+  const double effective = bytes_per_token * tg_rate / 1e9;
+  if (json) {
+    std::printf(
+        "{\n  \"model\": \"%s\",\n  \"weights\": \"%s\",\n  \"kv\": \"%s\",\n  \"threads\": %d,\n"
+        "  \"prompt_tokens\": %d,\n  \"gen_tokens\": %d,\n  \"repeat\": %d,\n"
+        "  \"pp_tok_s\": %.3f,\n  \"tg_tok_s\": %.3f,\n  \"weight_bytes\": %.0f,\n"
+        "  \"read_bandwidth_gb_s\": %.3f,\n  \"decode_effective_gb_s\": %.3f,\n"
+        "  \"decode_bandwidth_share\": %.4f\n}\n",
+        c.describe().c_str(), weights.c_str(), kv.c_str(), threads, prompt_tokens, gen_tokens,
+        repeat, pp_rate, tg_rate, bytes_per_token, bw, effective, effective / bw);
+  } else {
+    std::printf("%s\nweights %s, KV %s, %d thread(s), %d runs (medians)\n", c.describe().c_str(),
+                weights.c_str(), kv.c_str(), threads, repeat);
+    std::printf("  prefill  pp%-5d %10.2f tok/s (one position at a time for now)\n", prompt_tokens,
+                pp_rate);
+    std::printf("  decode   tg%-5d %10.2f tok/s\n", gen_tokens, tg_rate);
+    std::printf(
+        "  memory read bandwidth %.2f GB/s; decode reads %.1f MB/token -> %.2f GB/s = %.0f%%\n", bw,
+        bytes_per_token / 1e6, effective, 100 * effective / bw);
+  }
+  return 0;
+}
