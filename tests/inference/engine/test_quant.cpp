@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "inference/engine/cpu_forward.h"
+#include "inference/engine/random_model.h"
 
 using namespace ts::engine;
 
@@ -137,6 +138,27 @@ int main() {
     ThreadPool p2(2);
     p2.parallelFor(R, [&](int b, int e) { m.matvecRows(split.data(), xin.data(), b, e); });
     check(serial == split, "a 1024x512 int8 product split over 2 threads is bit-identical");
+  }
+  // Random models in named shapes: every shape is known, a wrong name says which exist.
+  {
+    auto tiny = shapeConfig("llama-tiny");
+    check(tiny.ok() && tiny->n_kv_heads == 4 && tiny->n_heads == 8, "llama-tiny shape (GQA 8/4)");
+    auto b13 = shapeConfig("baichuan2-13b", 2);
+    check(b13.ok() && b13->positional == Positional::Alibi && b13->vocab == 125696 &&
+              b13->n_layers == 2,
+          "baichuan2-13b shape: ALiBi, vocab 125,696, cut to 2 layers");
+    auto bad = shapeConfig("gpt-9");
+    check(!bad.ok() && bad.error().find("expected baichuan-7b") != std::string::npos,
+          "unknown shape: " + (bad.ok() ? std::string("(no error)") : bad.error()));
+    auto model = randomModel(tiny.value(), WeightFormat::Int4, 99);
+    CpuSession s(model, 8);
+    bool finite = true;
+    for (int pos = 0; pos < 4; ++pos)
+      for (float v : s.forward(pos + 10, pos)) finite &= std::isfinite(v);
+    check(finite, "a random int4 llama-tiny model decodes 4 positions to finite logits");
+    auto again = randomModel(tiny.value(), WeightFormat::Int4, 99);
+    check(again->classifier.at(5, 7) == model->classifier.at(5, 7),
+          "the same seed gives the same weights");
   }
   // The thread pool covers every index exactly once, for any n, over many calls.
   ThreadPool pool(3);
