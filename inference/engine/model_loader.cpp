@@ -30,8 +30,9 @@ Result<std::vector<float>> readTensor(const GgufFile& g, std::span<const uint8_t
                 shapeText(t->dims));
   std::vector<float> out(t->elements());
   if (!dequantize(t->type, bytes.subspan(t->offset, t->bytes), out.data(), out.size()))
-    return fail("tensor '" + name + "' is stored as " + typeName(t->type) +
-                ", which this engine cannot load yet (supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K)");
+    return fail(
+        "tensor '" + name + "' is stored as " + typeName(t->type) +
+        ", which this engine cannot load yet (supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K)");
   return out;
 }
 
