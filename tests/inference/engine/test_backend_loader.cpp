@@ -5,14 +5,13 @@
 #include <fstream>
 #include <string>
 
+#include "tests/inference/engine/check.h"
+
 #include "inference/engine/backend_loader.h"
 
+using ts::testing::check;
+
 namespace {
-int g_passed = 0, g_failed = 0;
-void check(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
-  (ok ? g_passed : g_failed)++;
-}
 bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
@@ -53,6 +52,5 @@ int main() {
   } else {
     std::printf("SKIP real plugin: not built (no CUDA compiler)\n");
   }
-  std::printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return ts::testing::finish();
 }

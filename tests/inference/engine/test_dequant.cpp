@@ -5,18 +5,17 @@
 #include <cstring>
 #include <random>
 #include <string>
+
 #include <vector>
+#include "tests/inference/engine/check.h"
 
 #include "inference/engine/tensor_types.h"
+
+using ts::testing::check;
 
 using namespace ts::engine;
 
 namespace {
-int g_passed = 0, g_failed = 0;
-void check(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
-  (ok ? g_passed : g_failed)++;
-}
 // IEEE half -> float by the textbook formula (not bit tricks).
 double halfValue(uint16_t h) {
   const int sign = h >> 15, exp = (h >> 10) & 31, mant = h & 1023;
@@ -143,6 +142,5 @@ int main() {
     check(err < 1e-5,
           "Q6_K equals d*scale*(q - 32) per element (max error " + std::to_string(err) + ")");
   }
-  std::printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return ts::testing::finish();
 }

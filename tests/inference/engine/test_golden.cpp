@@ -10,19 +10,19 @@
 #include <regex>
 #include <sstream>
 #include <string>
+
 #include <vector>
+#include "tests/inference/engine/check.h"
+#include "tests/inference/engine/json_text.h"
 
 #include "inference/engine/cpu_forward.h"
 #include "inference/engine/pieces.h"
 
+using ts::testing::check;
+
 using namespace ts::engine;
 
 namespace {
-int g_passed = 0, g_failed = 0;
-void check(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
-  (ok ? g_passed : g_failed)++;
-}
 
 // The reference files are small, flat JSON: read the few fields with regular expressions.
 std::vector<double> numbers(const std::string& json, const std::string& key) {
@@ -52,34 +52,7 @@ std::string stringField(const std::string& json, const std::string& key) {
   std::smatch m;
   if (!std::regex_search(json, m, std::regex("\"" + key + "\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"")))
     return {};
-  std::string s = m[1].str(), out;  // unescape \" \\ \n \uXXXX (BMP)
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '\\' || i + 1 >= s.size()) {
-      out += s[i];
-      continue;
-    }
-    const char e = s[++i];
-    if (e == 'n')
-      out += '\n';
-    else if (e == 't')
-      out += '\t';
-    else if (e == 'u' && i + 4 < s.size()) {
-      const unsigned cp = std::stoul(s.substr(i + 1, 4), nullptr, 16);
-      i += 4;
-      if (cp < 0x80)
-        out += static_cast<char>(cp);
-      else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-      } else {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-      }
-    } else
-      out += e;
-  }
-  return out;
+  return ts::testing::jsonUnescape(m[1].str());
 }
 
 int argmax(std::span<const float> v) {
@@ -168,6 +141,5 @@ int main() {
   const auto b = models / "baichuan-tiny-rope";
   golden("baichuan-tiny-rope (baichuan GGUF)", (b / "baichuan-tiny-rope-32L-f32.gguf").string(),
          (b / "reference.json").string(), false);
-  std::printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return ts::testing::finish();
 }

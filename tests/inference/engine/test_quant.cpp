@@ -7,19 +7,18 @@
 #include <filesystem>
 #include <random>
 #include <string>
+
 #include <tuple>
+#include "tests/inference/engine/check.h"
 
 #include "inference/engine/cpu_forward.h"
 #include "inference/engine/random_model.h"
 
+using ts::testing::check;
+
 using namespace ts::engine;
 
 namespace {
-int g_passed = 0, g_failed = 0;
-void check(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
-  (ok ? g_passed : g_failed)++;
-}
 // ||a - b|| / ||b||
 double relativeError(const std::vector<float>& a, const std::vector<float>& b) {
   double num = 0, den = 0;
@@ -184,6 +183,5 @@ int main() {
     }
     check(same, "2 threads give bit-identical logits to 1 thread on a tiny model");
   }
-  std::printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return ts::testing::finish();
 }

@@ -7,20 +7,19 @@
 #include <fstream>
 #include <string>
 
+#include "tests/inference/engine/check.h"
+
 #include "inference/engine/cpu_forward.h"
 #include "inference/engine/gguf.h"
 #include "inference/engine/llama2c.h"
 #include "tests/inference/engine/gguf_writer.h"
 
+using ts::testing::check;
+
 using namespace ts::engine;
 using ts::testing::GgufWriter;
 
 namespace {
-int g_passed = 0, g_failed = 0;
-void check(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
-  (ok ? g_passed : g_failed)++;
-}
 bool has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
@@ -152,6 +151,5 @@ int main() {
   std::vector<uint8_t> tok = {16, 0, 0, 0};
   expectError(parseLlama2cTokenizer(tok, 3), "expected 3 pieces, found 0", "truncated tokenizer");
 
-  std::printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return ts::testing::finish();
 }

@@ -3,19 +3,17 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+
 #include <vector>
+#include "tests/inference/engine/check.h"
 
 #include "inference/engine/sampler.h"
 
+using ts::testing::check;
+
 using namespace ts::engine;
 
-namespace {
-int g_passed = 0, g_failed = 0;
-void check(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
-  (ok ? g_passed : g_failed)++;
-}
-}  // namespace
+namespace {}  // namespace
 
 int main() {
   const std::vector<float> logits = {1.0f, 3.0f, 2.0f, 0.5f, 2.9f};
@@ -59,6 +57,5 @@ int main() {
     close &= std::abs(counts[i] - n * q[i]) <= 5 * sd + (q[i] == 0 ? 0 : 1);
   }
   check(close, "50,000 draws at temperature 0.7, top-p 0.9 match the probabilities");
-  std::printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return ts::testing::finish();
 }

@@ -7,19 +7,19 @@
 #include <regex>
 #include <string>
 
+#include "tests/inference/engine/check.h"
+#include "tests/inference/engine/json_text.h"
+
 #include "inference/engine/gguf.h"
 #include "inference/engine/mapped_file.h"
 #include "inference/engine/model.h"
 #include "inference/engine/tokenizer.h"
 
+using ts::testing::check;
+
 using namespace ts::engine;
 
 namespace {
-int g_passed = 0, g_failed = 0;
-void check(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
-  (ok ? g_passed : g_failed)++;
-}
 std::string join(const std::vector<int>& v) {
   std::string s;
   for (int x : v) {
@@ -27,46 +27,6 @@ std::string join(const std::vector<int>& v) {
     s += std::to_string(x);
   }
   return s;
-}
-std::string unescape(const std::string& s) {  // JSON string body: \n \t \" \\ \uXXXX (+ pairs)
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '\\') {
-      out += s[i];
-      continue;
-    }
-    const char e = s[++i];
-    if (e == 'n')
-      out += '\n';
-    else if (e == 't')
-      out += '\t';
-    else if (e == 'u') {
-      unsigned cp = std::stoul(s.substr(i + 1, 4), nullptr, 16);
-      i += 4;
-      if (cp >= 0xD800 && cp < 0xDC00 && s.compare(i + 1, 2, "\\u") == 0) {
-        const unsigned lo = std::stoul(s.substr(i + 3, 4), nullptr, 16);
-        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        i += 6;
-      }
-      if (cp < 0x80)
-        out += char(cp);
-      else if (cp < 0x800) {
-        out += char(0xC0 | cp >> 6);
-        out += char(0x80 | (cp & 63));
-      } else if (cp < 0x10000) {
-        out += char(0xE0 | cp >> 12);
-        out += char(0x80 | ((cp >> 6) & 63));
-        out += char(0x80 | (cp & 63));
-      } else {
-        out += char(0xF0 | cp >> 18);
-        out += char(0x80 | ((cp >> 12) & 63));
-        out += char(0x80 | ((cp >> 6) & 63));
-        out += char(0x80 | (cp & 63));
-      }
-    } else
-      out += e;
-  }
-  return out;
 }
 }  // namespace
 
@@ -85,8 +45,7 @@ int main() {
   if (!std::filesystem::exists(models / "baichuan-vocab")) {
     std::printf("SKIP: %s is absent (the shared test fixtures are not laid out here)\n",
                 models.c_str());
-    std::printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed == 0 ? 0 : 1;
+    return ts::testing::finish();
   }
   auto file = MappedFile::open((models / "baichuan-vocab" / "ggml-vocab-baichuan.gguf").string());
   auto gguf = parseGguf(file.value()->bytes());
@@ -105,7 +64,7 @@ int main() {
   int cases = 0;
   for (auto it = std::sregex_iterator(json.begin(), json.end(), entry);
        it != std::sregex_iterator(); ++it) {
-    const std::string text = unescape((*it)[1].str());
+    const std::string text = ts::testing::jsonUnescape((*it)[1].str());
     std::string want = std::regex_replace((*it)[2].str(), std::regex("\\s"), "");
     const auto got = baichuan.encode(text, true);
     check(join(got) == want, "Baichuan: \"" + text.substr(0, 40) + "\" -> " + join(got) +
@@ -121,6 +80,5 @@ int main() {
   Tokenizer t(aidreams.value()->vocab);
   check(join(t.encode("I dreamed", true)) == "1,303,281,269,435,447,328",
         "aidreams260K: \"I dreamed\"");
-  std::printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return ts::testing::finish();
 }
