@@ -64,9 +64,15 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
   m.cols_ = cols_;
   m.group_ = group;
   const size_t n = static_cast<size_t>(rows_) * cols_;
-  std::vector<float> src(n);
-  for (int r = 0; r < rows_; ++r)
-    for (int c = 0; c < cols_; ++c) src[static_cast<size_t>(r) * cols_ + c] = at(r, c);
+  // The usual source is f32 (the loaders' output): copy it instead of decoding per element.
+  std::vector<float> src;
+  if (format_ == WeightFormat::F32) {
+    src = f32_;
+  } else {
+    src.resize(n);
+    for (int r = 0; r < rows_; ++r)
+      for (int c = 0; c < cols_; ++c) src[static_cast<size_t>(r) * cols_ + c] = at(r, c);
+  }
   switch (format) {
     case WeightFormat::F32:
       m.f32_ = std::move(src);

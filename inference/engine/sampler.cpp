@@ -31,22 +31,21 @@ std::vector<float> Sampler::probabilities(std::span<const float> logits,
             [&](int a, int b) { return z[a] > z[b] || (z[a] == z[b] && a < b); });
   const int k = config_.top_k > 0 ? std::min(config_.top_k, n) : n;
   const float max = z[order[0]];
+  std::vector<double> e(k);  // unnormalised probabilities of the k best, best first
   double sum = 0;
-  for (int i = 0; i < k; ++i) sum += std::exp((z[order[i]] - max) / config_.temperature);
+  for (int i = 0; i < k; ++i) sum += e[i] = std::exp((z[order[i]] - max) / config_.temperature);
   // top-p: the smallest prefix (by probability) whose mass reaches p.
-  double cumulative = 0;
+  double cumulative = 0, kept = sum;
   int keep = k;
   for (int i = 0; i < k; ++i) {
-    cumulative += std::exp((z[order[i]] - max) / config_.temperature) / sum;
-    if (cumulative >= config_.top_p) {
+    cumulative += e[i];
+    if (cumulative / sum >= config_.top_p) {
       keep = i + 1;
+      kept = cumulative;
       break;
     }
   }
-  double kept = 0;
-  for (int i = 0; i < keep; ++i) kept += std::exp((z[order[i]] - max) / config_.temperature);
-  for (int i = 0; i < keep; ++i)
-    p[order[i]] = static_cast<float>(std::exp((z[order[i]] - max) / config_.temperature) / kept);
+  for (int i = 0; i < keep; ++i) p[order[i]] = static_cast<float>(e[i] / kept);
   return p;
 }
 

@@ -24,7 +24,8 @@ bool DoctorReport::ok() const {
 
 ConnectionDoctor::ConnectionDoctor(QObject* parent) : QObject(parent) {}
 
-QString ConnectionDoctor::fixFor(FailureKind kind, const ResolvedKey& key, const QString& message) {
+QString ConnectionDoctor::fixFor(FailureKind kind, const ResolvedKey& key, const QString& message,
+                                 const QStringList& available) {
   switch (kind) {
     case FailureKind::Auth:
       return authFixHint(key);
@@ -33,11 +34,10 @@ QString ConnectionDoctor::fixFor(FailureKind kind, const ResolvedKey& key, const
           "Set the base URL to the part before /v1/chat/completions (for example "
           "https://taotoken.net/api): look for a missing path prefix, a trailing path or a "
           "duplicated /v1.");
-    case FailureKind::ModelNotFound: {
-      const int at = message.indexOf(tr("The endpoint offers:"));
-      return at >= 0 ? tr("Pick a model id the endpoint lists. ") + message.mid(at)
-                     : tr("Pick a model id the endpoint serves.");
-    }
+    case FailureKind::ModelNotFound:
+      return available.isEmpty()
+                 ? tr("Pick a model id the endpoint serves.")
+                 : tr("Pick a model id the endpoint lists: %1.").arg(available.join(", "));
     case FailureKind::RateLimited:
       return tr("Wait before retrying, or lower the request rate.");
     case FailureKind::Server:
@@ -206,8 +206,8 @@ void ConnectionDoctor::runRequest(bool stream) {
     } else if (end) {
       s.http_status = end->http_status;
       s.message = QString::fromStdString(end->text);
-      s.fix =
-          fixFor(end->failure, resolveApiKey(endpoint_.api_key, endpoint_.api_key_env), s.message);
+      s.fix = fixFor(end->failure, resolveApiKey(endpoint_.api_key, endpoint_.api_key_env),
+                     s.message, r.available_models);
     }
     record(s);
     QTimer::singleShot(0, this, &ConnectionDoctor::next);

@@ -42,7 +42,9 @@ class ConnectionDoctor : public QObject {
   bool isRunning() const { return running_; }
   const DoctorReport& report() const { return report_; }
 
-  static QString fixFor(FailureKind kind, const ResolvedKey& key, const QString& message);
+  // available: the model ids the endpoint listed (for a model that was not found).
+  static QString fixFor(FailureKind kind, const ResolvedKey& key, const QString& message,
+                        const QStringList& available = {});
 
  signals:
   void stepFinished(const ts::DoctorStep& step);

@@ -369,6 +369,7 @@ void OpenAiClient::fetchModelsThenFail(const QString& server_message) {
             QString message =
                 tr("The model '%1' is not available at %2 (server: %3).")
                     .arg(QString::fromStdString(request_.model), urlForMessages(), server_message);
+            result_.available_models = list.ids;
             if (!list.ids.isEmpty())
               message += tr(" The endpoint offers: ") + list.ids.join(", ") + ".";
             else

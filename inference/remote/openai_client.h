@@ -49,6 +49,7 @@ struct RemoteResult {
   bool stream_options_rejected = false;  // the server answered 400 to it (then retried without)
   int malformed_lines = 0;               // `data:` payloads that were not valid JSON (skipped)
   QStringList warnings;                  // things the user should know that did not fail the run
+  QStringList available_models;          // GET /v1/models, when the model was not found
   bool cancelled = false;
 };
 

@@ -287,14 +287,6 @@ Fix: </source>
         <translation>将基础 URL 设为 /v1/chat/completions 之前的部分(例如 https://taotoken.net/api):检查是否缺少路径前缀、多了尾部路径或重复了 /v1。</translation>
     </message>
     <message>
-        <source>The endpoint offers:</source>
-        <translation>该端点提供:</translation>
-    </message>
-    <message>
-        <source>Pick a model id the endpoint lists. </source>
-        <translation>请选择端点列出的模型 ID。</translation>
-    </message>
-    <message>
         <source>Pick a model id the endpoint serves.</source>
         <translation>请选择该端点提供的模型 ID。</translation>
     </message>
@@ -429,6 +421,10 @@ Fix: </source>
     <message>
         <source>Check the base URL and that the server is running.</source>
         <translation>检查基础 URL,并确认服务器正在运行。</translation>
+    </message>
+    <message>
+        <source>Pick a model id the endpoint lists: %1.</source>
+        <translation>请选择端点列出的模型 ID:%1。</translation>
     </message>
 </context>
 <context>
