@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace ts::engine {
 namespace {
@@ -56,85 +58,118 @@ CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, Kv
                        int threads)
     : model_(std::move(model)),
       max_positions_(max_positions),
+      quantize_inputs_(model_->classifier.needsQuantizedInput()),
       cache_(model_->config.n_layers, max_positions, model_->config.n_kv_heads,
              model_->config.head_dim, kv_format),
       pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr) {
-  const ModelConfig& c = model_->config;
-  const size_t kv_dim = static_cast<size_t>(c.n_kv_heads) * c.head_dim;
-  const size_t q_dim = static_cast<size_t>(c.n_heads) * c.head_dim;
-  x_.resize(c.dim);
-  xb_.resize(std::max<size_t>(c.dim, q_dim));
-  xb2_.resize(c.dim);
-  q_.resize(q_dim);
-  k_.resize(kv_dim);
-  v_.resize(kv_dim);
-  att_.resize(static_cast<size_t>(c.n_heads) * max_positions);
-  hb_.resize(c.ffn_dim);
-  hb2_.resize(c.ffn_dim);
-  logits_.resize(c.vocab);
-  if (c.positional == Positional::Alibi) alibi_slopes_ = alibiSlopes(c.n_heads);
+  if (model_->config.positional == Positional::Alibi)
+    alibi_slopes_ = alibiSlopes(model_->config.n_heads);
 }
 
-void CpuSession::matvec(const QuantMatrix& w, float* out, const float* x) {
-  // Waking threads costs microseconds: small matrices are faster on the calling thread.
-  constexpr size_t kMinParallelElements = 1 << 18;
-  if (!pool_ || static_cast<size_t>(w.rows()) * w.cols() < kMinParallelElements)
-    return w.matvec(out, x);
-  pool_->parallelFor(w.rows(), [&](int begin, int end) { w.matvecRows(out, x, begin, end); });
+void CpuSession::parallel(int n, size_t work, const std::function<void(int, int)>& fn) {
+  // Waking threads costs microseconds: small jobs are faster on the calling thread.
+  constexpr size_t kMinParallelWork = 1 << 18;
+  if (!pool_ || work < kMinParallelWork || n < 2) return fn(0, n);
+  pool_->parallelFor(n, fn);
 }
 
-void CpuSession::attention(int layer, int pos) {
+void CpuSession::multiply(const QuantMatrix& w, float* out, const Activations& act) {
+  parallel(w.rows(), static_cast<size_t>(w.rows()) * w.cols() * act.count,
+           [&](int begin, int end) { w.multiplyRows(out, w.rows(), act, begin, end); });
+}
+
+// Position pos + i of the pass attends to positions 0 ..= pos + i (causal).
+void CpuSession::attention(int layer, int pos, int count) {
   const ModelConfig& c = model_->config;
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
+  const int q_dim = c.n_heads * c.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
-  for (int h = 0; h < c.n_heads; ++h) {
-    const float* q = q_.data() + h * c.head_dim;
-    float* att = att_.data() + static_cast<size_t>(h) * max_positions_;
-    const int kv_head = h / group;
-    for (int t = 0; t <= pos; ++t) {
-      float score = cache_.dotKey(layer, t, kv_head, q) * scale;
-      if (!alibi_slopes_.empty()) score += alibi_slopes_[h] * static_cast<float>(t - pos);
-      att[t] = score;
+  const size_t work = static_cast<size_t>(count) * c.n_heads * (pos + count) * c.head_dim;
+  parallel(count * c.n_heads, work, [&](int begin, int end) {
+    std::vector<float> att(pos + count);
+    for (int item = begin; item < end; ++item) {
+      const int i = item / c.n_heads, h = item % c.n_heads, at = pos + i;
+      const float* q = q_.data() + static_cast<size_t>(i) * q_dim + h * c.head_dim;
+      const int kv_head = h / group;
+      for (int t = 0; t <= at; ++t) {
+        float score = cache_.dotKey(layer, t, kv_head, q) * scale;
+        if (!alibi_slopes_.empty()) score += alibi_slopes_[h] * static_cast<float>(t - at);
+        att[t] = score;
+      }
+      softmax(att.data(), at + 1);
+      float* out = xb_.data() + static_cast<size_t>(i) * q_dim + h * c.head_dim;
+      std::fill(out, out + c.head_dim, 0.f);
+      for (int t = 0; t <= at; ++t) cache_.addValue(layer, t, kv_head, att[t], out);
     }
-    softmax(att, pos + 1);
-    float* out = xb_.data() + h * c.head_dim;
-    std::fill(out, out + c.head_dim, 0.f);
-    for (int t = 0; t <= pos; ++t) cache_.addValue(layer, t, kv_head, att[t], out);
-  }
+  });
 }
 
 std::span<const float> CpuSession::forward(int token, int pos) {
+  return forwardBatch(std::span<const int>(&token, 1), pos);
+}
+
+std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int pos,
+                                                bool all_logits) {
   const Model& m = *model_;
   const ModelConfig& c = m.config;
-  const int D = c.dim, F = c.ffn_dim;
-  std::copy_n(m.token_embd.data() + static_cast<size_t>(token) * D, D, x_.data());
+  const int n = static_cast<int>(tokens.size());
+  if (n == 0 || pos < 0 || pos + n > max_positions_)
+    throw std::out_of_range("forward: positions " + std::to_string(pos) + ".." +
+                            std::to_string(pos + n - 1) + " outside the KV cache of " +
+                            std::to_string(max_positions_));
+  const size_t D = c.dim, F = c.ffn_dim, Q = static_cast<size_t>(c.n_heads) * c.head_dim,
+               KV = static_cast<size_t>(c.n_kv_heads) * c.head_dim;
+  x_.resize(n * D);
+  xb_.resize(n * std::max(D, Q));
+  xb2_.resize(n * D);
+  q_.resize(n * Q);
+  k_.resize(n * KV);
+  v_.resize(n * KV);
+  hb_.resize(n * F);
+  hb2_.resize(n * F);
+  for (int i = 0; i < n; ++i)
+    std::copy_n(m.token_embd.data() + static_cast<size_t>(tokens[i]) * D, D, x_.data() + i * D);
+  const auto norm_all = [&](const std::vector<float>& weight) {
+    for (int i = 0; i < n; ++i)
+      rmsnorm(xb_.data() + i * D, x_.data() + i * D, weight.data(), c.dim, c.rms_eps);
+  };
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& w = m.layers[l];
-    rmsnorm(xb_.data(), x_.data(), w.attn_norm.data(), D, c.rms_eps);
-    matvec(w.wq, q_.data(), xb_.data());
-    matvec(w.wk, k_.data(), xb_.data());
-    matvec(w.wv, v_.data(), xb_.data());
-    if (c.positional == Positional::Rope) {
-      rope(q_.data(), c.n_heads, c.head_dim, c.rope_dim, pos, c.rope_theta);
-      rope(k_.data(), c.n_kv_heads, c.head_dim, c.rope_dim, pos, c.rope_theta);
+    norm_all(w.attn_norm);
+    act_.set(xb_.data(), n, c.dim, quantize_inputs_);
+    multiply(w.wq, q_.data(), act_);
+    multiply(w.wk, k_.data(), act_);
+    multiply(w.wv, v_.data(), act_);
+    for (int i = 0; i < n; ++i) {
+      if (c.positional == Positional::Rope) {
+        rope(q_.data() + i * Q, c.n_heads, c.head_dim, c.rope_dim, pos + i, c.rope_theta);
+        rope(k_.data() + i * KV, c.n_kv_heads, c.head_dim, c.rope_dim, pos + i, c.rope_theta);
+      }
+      cache_.store(l, pos + i, k_.data() + i * KV, v_.data() + i * KV);
     }
-    cache_.store(l, pos, k_.data(), v_.data());
-    attention(l, pos);
-    matvec(w.wo, xb2_.data(), xb_.data());
-    for (int i = 0; i < D; ++i) x_[i] += xb2_[i];
+    attention(l, pos, n);
+    act_.set(xb_.data(), n, static_cast<int>(Q), quantize_inputs_);
+    multiply(w.wo, xb2_.data(), act_);
+    for (size_t i = 0; i < n * D; ++i) x_[i] += xb2_[i];
 
-    rmsnorm(xb_.data(), x_.data(), w.ffn_norm.data(), D, c.rms_eps);
-    matvec(w.w_gate, hb_.data(), xb_.data());
-    matvec(w.w_up, hb2_.data(), xb_.data());
-    for (int i = 0; i < F; ++i) {
+    norm_all(w.ffn_norm);
+    act_.set(xb_.data(), n, c.dim, quantize_inputs_);
+    multiply(w.w_gate, hb_.data(), act_);
+    multiply(w.w_up, hb2_.data(), act_);
+    for (size_t i = 0; i < n * F; ++i) {
       const float g = hb_[i];
       hb_[i] = g / (1.0f + std::exp(-g)) * hb2_[i];  // SwiGLU: silu(gate) * up
     }
-    matvec(w.w_down, xb2_.data(), hb_.data());
-    for (int i = 0; i < D; ++i) x_[i] += xb2_[i];
+    act_.set(hb_.data(), n, c.ffn_dim, quantize_inputs_);
+    multiply(w.w_down, xb2_.data(), act_);
+    for (size_t i = 0; i < n * D; ++i) x_[i] += xb2_[i];
   }
-  rmsnorm(x_.data(), x_.data(), m.output_norm.data(), D, c.rms_eps);
-  matvec(m.classifier, logits_.data(), x_.data());
+  const int first = all_logits ? 0 : n - 1;  // only the positions whose logits are wanted
+  for (int i = first; i < n; ++i)
+    rmsnorm(x_.data() + i * D, x_.data() + i * D, m.output_norm.data(), c.dim, c.rms_eps);
+  act_.set(x_.data() + first * D, n - first, c.dim, quantize_inputs_);
+  logits_.resize(static_cast<size_t>(n - first) * c.vocab);
+  multiply(m.classifier, logits_.data(), act_);
   return logits_;
 }
 

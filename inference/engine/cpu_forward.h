@@ -1,10 +1,13 @@
-// The reference forward pass on the CPU, in f32: one token at a time against an f32 KV
-// cache. Every later backend (and every quantized path) is checked against this one.
+// The forward pass on the CPU: f32 activations, weights in the model's runtime format
+// (multiplied by kernels.h), attention over the KV cache. One token at a time for decode,
+// or many positions in one pass (prefill, speculative verification), where every weight
+// matrix is multiplied with all of them at once. Other backends are checked against it.
 #pragma once
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "inference/engine/kernels.h"
 #include "inference/engine/kv_cache.h"
 #include "inference/engine/model.h"
 #include "inference/engine/thread_pool.h"
@@ -14,25 +17,35 @@ namespace ts::engine {
 class CpuSession {
  public:
   // max_positions: KV cache capacity (prompt + generated tokens).
-  // threads: matrix rows are split over this many threads (1 = the calling thread only).
+  // threads: work is split over this many threads (1 = the calling thread only).
   CpuSession(std::shared_ptr<const Model> model, int max_positions,
              KvFormat kv_format = KvFormat::F32, int threads = 1);
 
   // Runs token `token` at position `pos` (0-based; positions must be fed in order) and
   // returns the logits [vocab]. The span stays valid until the next call.
   std::span<const float> forward(int token, int pos);
+  // Runs tokens[i] at positions pos + i in one pass. Returns the logits of the last
+  // position [vocab], or with all_logits those of every position [tokens.size(), vocab].
+  // Throws std::out_of_range past maxPositions().
+  std::span<const float> forwardBatch(std::span<const int> tokens, int pos,
+                                      bool all_logits = false);
   int maxPositions() const { return max_positions_; }
+  const KvCache& cache() const { return cache_; }
 
  private:
-  void attention(int layer, int pos);
-  void matvec(const QuantMatrix& w, float* out, const float* x);
+  void attention(int layer, int pos, int count);
+  // out[count, w.rows()] = W · act, rows split over the pool when the product is large.
+  void multiply(const QuantMatrix& w, float* out, const Activations& act);
+  void parallel(int n, size_t work, const std::function<void(int, int)>& fn);
 
   std::shared_ptr<const Model> model_;
   int max_positions_;
-  std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_, hb_, hb2_, logits_;  // activations
+  bool quantize_inputs_;  // integer weights: activations go to int8 before each product
+  // Activations, [count, width] for a pass of `count` positions.
+  std::vector<float> x_, xb_, xb2_, q_, k_, v_, hb_, hb2_, logits_;
+  Activations act_;
   KvCache cache_;
-  std::unique_ptr<ThreadPool> pool_;  // null for one thread                    // [layers,
-                                      // max_positions, kv_heads, head_dim]
+  std::unique_ptr<ThreadPool> pool_;  // null for one thread
   std::vector<float> alibi_slopes_;   // [n_heads] when the model uses ALiBi
 };
 

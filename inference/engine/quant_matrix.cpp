@@ -45,11 +45,11 @@ float QuantMatrix::at(int r, int c) const {
     case WeightFormat::F16:
       return f16ToF32(f16_[i]);
     case WeightFormat::Int8:
-      return scales_[r] * q8_[i];
+      return scales_[r] * q8_[r * paddedCols() + c];
     case WeightFormat::Int4: {
-      const size_t row_bytes = (cols_ + 1) / 2;
-      const uint8_t b = q4_[r * row_bytes + c / 2];
-      const int q = (c % 2 ? b >> 4 : b & 15) - 8;
+      const int block = c / kQuantBlock;  // pairs of blocks share 32 bytes (kernels.h)
+      const uint8_t b = q4_[r * paddedCols() / 2 + block / 2 * kQuantBlock + c % kQuantBlock];
+      const int q = (block % 2 ? b >> 4 : b & 15) - 8;
       const size_t groups = (cols_ + group_ - 1) / group_;
       return scales_[r * groups + c / group_] * q;
     }
@@ -82,7 +82,7 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
       for (size_t i = 0; i < n; ++i) m.f16_[i] = f32ToF16(src[i]);
       break;
     case WeightFormat::Int8:
-      m.q8_.resize(n);
+      m.q8_.assign(rows_ * paddedCols(), 0);
       m.scales_.resize(rows_);
       for (int r = 0; r < rows_; ++r) {
         const float* row = src.data() + static_cast<size_t>(r) * cols_;
@@ -91,13 +91,13 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
         const float scale = amax > 0 ? amax / 127.f : 1.f;
         m.scales_[r] = scale;
         for (int c = 0; c < cols_; ++c)
-          m.q8_[static_cast<size_t>(r) * cols_ + c] =
+          m.q8_[r * paddedCols() + c] =
               static_cast<int8_t>(std::clamp(std::lround(row[c] / scale), -127L, 127L));
       }
       break;
     case WeightFormat::Int4: {
-      const size_t row_bytes = (cols_ + 1) / 2, groups = (cols_ + group - 1) / group;
-      m.q4_.assign(rows_ * row_bytes, 0x88);
+      const size_t row_bytes = paddedCols() / 2, groups = (cols_ + group - 1) / group;
+      m.q4_.assign(rows_ * row_bytes, 0x88);  // padding: nibble 8 = value 0
       m.scales_.resize(rows_ * groups);
       for (int r = 0; r < rows_; ++r) {
         const float* row = src.data() + static_cast<size_t>(r) * cols_;
@@ -109,9 +109,10 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
           m.scales_[r * groups + g] = scale;
           for (int c = begin; c < end; ++c) {
             const int q = static_cast<int>(std::clamp(std::lround(row[c] / scale), -8L, 7L)) + 8;
-            uint8_t& b = m.q4_[r * row_bytes + c / 2];
-            b = c % 2 ? static_cast<uint8_t>((b & 0x0F) | (q << 4))
-                      : static_cast<uint8_t>((b & 0xF0) | q);
+            const int block = c / kQuantBlock;
+            uint8_t& b = m.q4_[r * row_bytes + block / 2 * kQuantBlock + c % kQuantBlock];
+            b = block % 2 ? static_cast<uint8_t>((b & 0x0F) | (q << 4))
+                          : static_cast<uint8_t>((b & 0xF0) | q);
           }
         }
       }
@@ -121,52 +122,63 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
   return m;
 }
 
-void QuantMatrix::matvecRows(float* out, const float* x, int begin, int end) const {
-  const size_t cols = cols_;
+float QuantMatrix::dotRow(const Kernels& k, int r, const Activations& x, int t) const {
+  const size_t row = r;
   switch (format_) {
     case WeightFormat::F32:
-      for (int r = begin; r < end; ++r) {
-        const float* w = f32_.data() + r * cols;
-        float sum = 0.f;
-        for (size_t c = 0; c < cols; ++c) sum += w[c] * x[c];
-        out[r] = sum;
-      }
-      return;
+      return k.dot_f32(f32_.data() + row * cols_, x.f32Row(t), cols_);
     case WeightFormat::F16:
-      for (int r = begin; r < end; ++r) {
-        const uint16_t* w = f16_.data() + r * cols;
-        float sum = 0.f;
-        for (size_t c = 0; c < cols; ++c) sum += f16ToF32(w[c]) * x[c];
-        out[r] = sum;
-      }
-      return;
-    case WeightFormat::Int8:
-      for (int r = begin; r < end; ++r) {
-        const int8_t* w = q8_.data() + r * cols;
-        float sum = 0.f;
-        for (size_t c = 0; c < cols; ++c) sum += static_cast<float>(w[c]) * x[c];
-        out[r] = sum * scales_[r];  // dequantize once per row
-      }
-      return;
+      return k.dot_f16(f16_.data() + row * cols_, x.f32Row(t), cols_);
+    case WeightFormat::Int8:  // dequantize once per row
+      return scales_[r] *
+             k.dot_q8(q8_.data() + row * paddedCols(), x.qRow(t), x.scaleRow(t), x.blocks);
     case WeightFormat::Int4: {
-      const size_t row_bytes = (cols + 1) / 2, groups = (cols + group_ - 1) / group_;
-      for (int r = begin; r < end; ++r) {
-        const uint8_t* w = q4_.data() + r * row_bytes;
-        float total = 0.f;
-        for (size_t g = 0; g < groups; ++g) {
-          const size_t begin = g * group_, end = std::min(cols, begin + group_);
-          float sum = 0.f;
-          for (size_t c = begin; c < end; ++c) {
-            const uint8_t b = w[c / 2];
-            sum += static_cast<float>((c % 2 ? b >> 4 : b & 15) - 8) * x[c];
-          }
-          total += sum * scales_[r * groups + g];  // dequantize once per group
-        }
-        out[r] = total;
-      }
-      return;
+      const size_t groups = (cols_ + group_ - 1) / group_;
+      return k.dot_q4(q4_.data() + row * paddedCols() / 2, scales_.data() + row * groups,
+                      group_ / kQuantBlock, x.qRow(t), x.scaleRow(t), x.offsetRow(t), x.blocks);
     }
   }
+  return 0.f;
+}
+
+void QuantMatrix::dotRowX4(const Kernels& k, int r, const Activations& x, int t, float* out) const {
+  const size_t row = r;
+  switch (format_) {
+    case WeightFormat::F32:
+      return k.dot_f32_x4(f32_.data() + row * cols_, x.f32Row(t), cols_, cols_, out);
+    case WeightFormat::F16:
+      return k.dot_f16_x4(f16_.data() + row * cols_, x.f32Row(t), cols_, cols_, out);
+    case WeightFormat::Int8:
+      k.dot_q8_x4(q8_.data() + row * paddedCols(), x.qRow(t), x.scaleRow(t), x.blocks, out);
+      for (int i = 0; i < 4; ++i) out[i] *= scales_[r];
+      return;
+    case WeightFormat::Int4: {
+      const size_t groups = (cols_ + group_ - 1) / group_;
+      return k.dot_q4_x4(q4_.data() + row * paddedCols() / 2, scales_.data() + row * groups,
+                         group_ / kQuantBlock, x.qRow(t), x.scaleRow(t), x.offsetRow(t), x.blocks,
+                         out);
+    }
+  }
+}
+
+void QuantMatrix::multiplyRows(float* out, int out_stride, const Activations& x, int begin,
+                               int end) const {
+  const Kernels& k = activeKernels();
+  float four[4];
+  for (int r = begin; r < end; ++r) {
+    int t = 0;
+    for (; t + 4 <= x.count; t += 4) {  // four tokens per pass over the weight row
+      dotRowX4(k, r, x, t, four);
+      for (int i = 0; i < 4; ++i) out[static_cast<size_t>(t + i) * out_stride + r] = four[i];
+    }
+    for (; t < x.count; ++t) out[static_cast<size_t>(t) * out_stride + r] = dotRow(k, r, x, t);
+  }
+}
+
+void QuantMatrix::matvec(float* out, const float* x) const {
+  Activations a;
+  a.set(x, 1, cols_, needsQuantizedInput());
+  multiplyRows(out, rows_, a, 0, rows_);
 }
 
 size_t QuantMatrix::bytes() const {

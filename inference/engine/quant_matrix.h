@@ -1,11 +1,13 @@
 // A weight matrix in one runtime format: f32 (the reference), f16, int8 per output channel
 // (one scale per row) or int4 group-wise (one scale per `group` inputs of a row; the last
-// group of a row may be shorter). Quantized once at load; matvec dequantizes on the fly.
+// group of a row may be shorter). Quantized once at load; the products dequantize on the
+// fly (fused: kernels.h), with int8 / int4 rows padded with zeros to whole 32-blocks.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "inference/engine/kernels.h"
 #include "inference/engine/result.h"
 
 namespace ts::engine {
@@ -22,10 +24,17 @@ class QuantMatrix {
   // A copy of this matrix in `format` (group: inputs per int4 scale: 32, 64 or 128).
   QuantMatrix converted(WeightFormat format, int group = 128) const;
 
-  // out[rows] = W · x[cols]
-  void matvec(float* out, const float* x) const { matvecRows(out, x, 0, rows_); }
-  // Only rows [begin, end): out[r] for those rows (threads split a product this way).
-  void matvecRows(float* out, const float* x, int begin, int end) const;
+  // Whether products with this matrix read the int8 form of the activations.
+  bool needsQuantizedInput() const {
+    return format_ == WeightFormat::Int8 || format_ == WeightFormat::Int4;
+  }
+  // out[t * out_stride + r] = W[r] · x_t for every activation vector t and rows
+  // [begin, end) (threads split a product by rows). x must be quantized when
+  // needsQuantizedInput(). With one vector this is the decode matvec; with many, the
+  // prefill matmul, which reuses each weight row (in L1) for every token.
+  void multiplyRows(float* out, int out_stride, const Activations& x, int begin, int end) const;
+  // out[rows] = W · x[cols] on the calling thread (tests and tools).
+  void matvec(float* out, const float* x) const;
   // The f32 value of W[row, col] (for tests and conversions).
   float at(int row, int col) const;
 
@@ -37,11 +46,15 @@ class QuantMatrix {
 
  private:
   WeightFormat format_ = WeightFormat::F32;
+  float dotRow(const Kernels& k, int row, const Activations& x, int t) const;
+  void dotRowX4(const Kernels& k, int row, const Activations& x, int t, float* out) const;
+  size_t paddedCols() const { return paddedToBlock(cols_); }
+
   int rows_ = 0, cols_ = 0, group_ = 128;
   std::vector<float> f32_;
   std::vector<uint16_t> f16_;
-  std::vector<int8_t> q8_;     // [rows, cols]
-  std::vector<uint8_t> q4_;    // [rows, ceil(cols/2)]: element 2i in the low nibble, 2i+1 high
+  std::vector<int8_t> q8_;     // [rows, padded cols]
+  std::vector<uint8_t> q4_;    // [rows, padded cols / 2]: 32 bytes per pair of blocks (kernels.h)
   std::vector<float> scales_;  // int8: [rows]; int4: [rows, ceil(cols/group)]
 };
 

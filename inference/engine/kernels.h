@@ -1,0 +1,67 @@
+// The inner loops of the CPU backend: dot products of one weight row with one activation
+// vector, in every runtime weight format. Two implementations with the same arithmetic:
+// a portable one (any CPU; the reference) and AVX2/FMA/F16C (chosen at run time when the
+// CPU has them). Integer formats multiply int8 weights (or int4 nibbles) by activations
+// quantized to int8 in blocks of 32 with one f32 scale each, as llama.cpp's Q8 path does:
+// the products are exact integers, so the two implementations differ only in the order
+// of f32 additions.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ts::engine {
+
+constexpr int kQuantBlock = 32;  // elements per activation block (one f32 scale each)
+constexpr int kRowAlign = 64;    // int8 / int4 rows and quantized activations pad to this
+
+inline int paddedToBlock(int n) {
+  return (n + kRowAlign - 1) / kRowAlign * kRowAlign;
+}
+
+// `count` activation vectors of `n` values, in the forms the kernels read.
+struct Activations {
+  int count = 0, n = 0, blocks = 0;  // blocks = paddedToBlock(n) / 32 (even)
+  std::vector<float> f32;            // [count, n]
+  std::vector<int8_t> q;             // [count, blocks * 32], zero past n; empty unless quantized
+  std::vector<float> scale;          // [count, blocks]: value = scale * q
+  std::vector<float> offset;         // [count, blocks]: 8 * scale * sum(q): int4's zero point
+
+  // Copies x [count, n]; quantize: also fill q / scale / offset (needed by int8 / int4).
+  void set(const float* x, int count, int n, bool quantize);
+  const float* f32Row(int t) const { return f32.data() + static_cast<size_t>(t) * n; }
+  const int8_t* qRow(int t) const { return q.data() + static_cast<size_t>(t) * blocks * 32; }
+  const float* scaleRow(int t) const { return scale.data() + static_cast<size_t>(t) * blocks; }
+  const float* offsetRow(int t) const { return offset.data() + static_cast<size_t>(t) * blocks; }
+};
+
+struct Kernels {
+  const char* name;  // "avx-vnni" | "avx2" | "portable"
+  float (*dot_f32)(const float* w, const float* x, int n);
+  float (*dot_f16)(const uint16_t* w, const float* x, int n);
+  // sum over blocks b of x_scale[b] * (w_b . x_b); w, x: [blocks * 32] int8.
+  float (*dot_q8)(const int8_t* w, const int8_t* x, const float* x_scale, int blocks);
+  // sum over blocks b of w_scale[b / blocks_per_group] * (x_scale[b] * (q_b . x_b) -
+  // x_offset[b]): the int4 value is q - 8 with q the nibble; w: [blocks * 16] bytes, each
+  // 32 bytes holding two blocks: byte j has element j of block 2p in its low nibble and
+  // element j of block 2p + 1 in its high nibble. blocks is even.
+  float (*dot_q4)(const uint8_t* w, const float* w_scale, int blocks_per_group, const int8_t* x,
+                  const float* x_scale, const float* x_offset, int blocks);
+  // The same for four activation vectors (rows t = 0..3 of x, x_scale, x_offset, laid out
+  // as in Activations) into out[4]: prefill loads and unpacks each weight block once.
+  void (*dot_f32_x4)(const float* w, const float* x, size_t x_stride, int n, float* out);
+  void (*dot_f16_x4)(const uint16_t* w, const float* x, size_t x_stride, int n, float* out);
+  void (*dot_q8_x4)(const int8_t* w, const int8_t* x, const float* x_scale, int blocks, float* out);
+  void (*dot_q4_x4)(const uint8_t* w, const float* w_scale, int blocks_per_group, const int8_t* x,
+                    const float* x_scale, const float* x_offset, int blocks, float* out);
+  double (*sum_f32)(const float* x, size_t n);  // for measuring memory-read bandwidth
+};
+
+const Kernels& portableKernels();
+const Kernels* avx2Kernels();  // null when the CPU (or the compiler's target) lacks AVX2/FMA/F16C
+const Kernels* vnniKernels();  // AVX2 plus AVX-VNNI; null without it
+// The fastest set this CPU runs, or the one TOKENSCOPE_KERNELS names (portable, avx2,
+// avx-vnni) when the CPU has it: for comparisons and benchmarks.
+const Kernels& activeKernels();
+
+}  // namespace ts::engine
