@@ -169,9 +169,9 @@ int runGenerateCommand(const QStringList& args) {
 
   QElapsedTimer clock;
   clock.start();
-  std::span<const float> logits;
-  int pos = 0;
-  for (int id : prompt) logits = session.forward(id, pos++);  // one position at a time for now
+  // Prefill: every prompt position in one batched pass.
+  std::span<const float> logits = session.forwardBatch(prompt, 0);
+  int pos = static_cast<int>(prompt.size());
   const qint64 prefill_ns = clock.nsecsElapsed();
   std::vector<int> history = prompt, generated;
   engine::Utf8Stream utf8;
@@ -337,17 +337,26 @@ int runPplCommand(const QStringList& args) {
   double nll = 0;
   int64_t scored = 0, windows = 0;
   const size_t step = static_cast<size_t>(*context) - 1;  // + BOS at the start of each window
+  constexpr size_t kChunk = 64;  // positions per batched pass (bounds the logits buffer)
   for (size_t start = 0; start < tokens.size(); start += step, ++windows) {
-    engine::CpuSession session(model.value(), *context);
-    std::span<const float> logits = session.forward(tokenizer.bos(), 0);
+    engine::CpuSession session(model.value(), *context, engine::KvFormat::F32,
+                               engine::ThreadPool::defaultThreads());
+    // Inputs BOS, t[start], ..., t[end - 2] predict t[start], ..., t[end - 1].
     const size_t end = std::min(tokens.size(), start + step);
-    for (size_t i = start; i < end; ++i) {
-      const float max = *std::max_element(logits.begin(), logits.end());
-      double sum = 0;
-      for (float l : logits) sum += std::exp(static_cast<double>(l - max));
-      nll -= (logits[tokens[i]] - max) - std::log(sum);  // -log softmax(logits)[token]
-      ++scored;
-      if (i + 1 < end) logits = session.forward(tokens[i], static_cast<int>(i - start + 1));
+    std::vector<int> inputs = {tokenizer.bos()};
+    inputs.insert(inputs.end(), tokens.begin() + start, tokens.begin() + end - 1);
+    for (size_t first = 0; first < inputs.size(); first += kChunk) {
+      const size_t count = std::min(kChunk, inputs.size() - first);
+      const auto all = session.forwardBatch(std::span(inputs).subspan(first, count),
+                                            static_cast<int>(first), true);
+      for (size_t j = 0; j < count; ++j) {
+        const auto logits = all.subspan(j * config.vocab, config.vocab);
+        const float max = *std::max_element(logits.begin(), logits.end());
+        double sum = 0;
+        for (float l : logits) sum += std::exp(static_cast<double>(l - max));
+        nll -= (logits[tokens[start + first + j]] - max) - std::log(sum);  // -log softmax
+        ++scored;
+      }
     }
   }
   const double ppl = std::exp(nll / scored);
