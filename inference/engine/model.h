@@ -1,5 +1,6 @@
 // A loaded model: its configuration (what the file says) and f32 weights in row-major
-// [out][in] order. Loaders for GGUF (llama / baichuan architectures) and llama2.c.
+// [out][in] order. Loaders for GGUF (llama / baichuan architectures), Hugging Face
+// safetensors folders (hf_loader.h) and llama2.c.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -16,7 +17,7 @@ enum class Positional { Rope, Alibi };
 
 struct ModelConfig {
   std::string architecture;   // "llama" | "baichuan"
-  std::string source_format;  // "gguf" | "llama2c"
+  std::string source_format;  // "gguf" | "llama2c" | "safetensors" | "random"
   int n_layers = 0;
   int dim = 0;  // embedding width
   int n_heads = 0;
@@ -29,6 +30,7 @@ struct ModelConfig {
   float rope_theta = 10000.f;
   int rope_dim = 0;  // rotated dimensions per head (== head_dim unless partial)
   Positional positional = Positional::Rope;
+  bool norm_head = false;        // Baichuan2: classifier rows normalised to unit length at load
   std::string describe() const;  // one line for CLIs and the UI
 };
 
@@ -55,14 +57,22 @@ struct Model {
   size_t weight_bytes() const;  // matrices as stored at run time
 };
 
+// Baichuan2's vocabulary size: its lm_head is a NormHead.
+constexpr int kBaichuan2Vocab = 125696;
+// Scales every classifier row to unit L2 length (rows of zeros stay zero). Idempotent up to
+// rounding, so a GGUF converted with normalised rows loads the same.
+void normalizeRows(std::vector<float>& w, int rows, int cols);
+
 struct LoadOptions {
   std::string tokenizer_path;  // llama2.c: default tok<vocab>.bin / tokenizer.bin beside it
   WeightFormat weights = WeightFormat::F32;
   int int4_group = 128;  // inputs per int4 scale: 32, 64 or 128
 };
 
-// Picks the reader by the file's magic: GGUF, else a llama2.c checkpoint; then converts
-// every matrix to `options.weights` once, at load.
+// Picks the reader: a folder (or its config.json / a .safetensors file in it) is a Hugging
+// Face model; otherwise by the file's magic, GGUF, else a llama2.c checkpoint. Then applies
+// Baichuan2's NormHead (baichuan architecture with vocabulary 125,696) and converts every
+// matrix to `options.weights` once, at load.
 Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace ts::engine

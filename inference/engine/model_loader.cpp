@@ -1,6 +1,7 @@
 // GGUF and llama2.c -> Model. Architecture selection follows what the file says:
 // GGUF general.architecture "llama" or "baichuan"; a baichuan file with 40 blocks is the
-// 13B layout (ALiBi, no RoPE), as GGUF producers mark it; every other one uses RoPE.
+// 13B layout (ALiBi, no RoPE), as GGUF producers mark it; every other one uses RoPE, unless
+// our own key tokenscope.positional ("alibi" | "rope") says otherwise (model_writer.h).
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -8,8 +9,10 @@
 #include <tuple>
 
 #include "inference/engine/gguf.h"
+#include "inference/engine/hf_loader.h"
 #include "inference/engine/mapped_file.h"
 #include "inference/engine/model.h"
+#include "inference/engine/sentencepiece_model.h"
 
 namespace ts::engine {
 namespace {
@@ -101,6 +104,12 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes) {
   if (const GgufValue* t = g.find(arch + ".rope.freq_base"))
     c.rope_theta = static_cast<float>(t->asFloat().value_or(10000.0));
   c.positional = arch == "baichuan" && c.n_layers == 40 ? Positional::Alibi : Positional::Rope;
+  if (const GgufValue* p = g.find("tokenscope.positional"); p && p->asString()) {
+    if (*p->asString() != "alibi" && *p->asString() != "rope")
+      return fail("metadata 'tokenscope.positional': expected 'alibi' or 'rope', found '" +
+                  *p->asString() + "'");
+    c.positional = *p->asString() == "alibi" ? Positional::Alibi : Positional::Rope;
+  }
   model->vocab = vocabFromGguf(g);
   const auto embd = g.tensor("token_embd.weight");
   if (!embd || embd->dims.size() != 2) return fail("missing tensor 'token_embd.weight'");
@@ -205,12 +214,24 @@ Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const
 
 }  // namespace
 
+void normalizeRows(std::vector<float>& w, int rows, int cols) {
+  for (int r = 0; r < rows; ++r) {
+    float* row = w.data() + static_cast<size_t>(r) * cols;
+    double ss = 0;
+    for (int c = 0; c < cols; ++c) ss += static_cast<double>(row[c]) * row[c];
+    const double norm = std::sqrt(ss);
+    if (norm > 1e-12)  // torch.nn.functional.normalize's eps
+      for (int c = 0; c < cols; ++c) row[c] = static_cast<float>(row[c] / norm);
+  }
+}
+
 std::string ModelConfig::describe() const {
   return architecture + " (" + source_format + "): " + std::to_string(n_layers) +
          " layers, width " + std::to_string(dim) + ", " + std::to_string(n_heads) + " heads / " +
          std::to_string(n_kv_heads) + " KV heads of " + std::to_string(head_dim) + ", FFN " +
          std::to_string(ffn_dim) + ", vocab " + std::to_string(vocab) + ", context " +
-         std::to_string(context) + ", " + (positional == Positional::Rope ? "RoPE" : "ALiBi");
+         std::to_string(context) + ", " + (positional == Positional::Rope ? "RoPE" : "ALiBi") +
+         (norm_head ? ", NormHead" : "");
 }
 
 size_t Model::weight_bytes() const {
@@ -224,14 +245,45 @@ size_t Model::weight_bytes() const {
 Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options) {
   if (options.int4_group != 32 && options.int4_group != 64 && options.int4_group != 128)
     return fail("int4 group: expected 32, 64 or 128, found " + std::to_string(options.int4_group));
-  auto file = MappedFile::open(path);
-  if (!file) return fail(file.error());
-  const auto bytes = file.value()->bytes();
-  auto model = bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0
-                   ? fromGguf(bytes)
-                   : fromLlama2c(bytes, path, options.tokenizer_path);
+  namespace fs = std::filesystem;
+  std::string folder;  // a Hugging Face model: the folder, its config.json or a shard
+  if (fs::is_directory(path))
+    folder = path;
+  else if (const fs::path p(path); p.filename() == "config.json" || p.extension() == ".safetensors")
+    folder = p.parent_path().empty() ? "." : p.parent_path().string();
+  Result<std::shared_ptr<Model>> model = fail("");
+  if (!folder.empty()) {
+    model = loadHfFolder(folder);
+  } else {
+    auto file = MappedFile::open(path);
+    if (!file) return fail(file.error());
+    const auto bytes = file.value()->bytes();
+    model = bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0
+                ? fromGguf(bytes)
+                : fromLlama2c(bytes, path,
+                              fs::path(options.tokenizer_path).extension() == ".model"
+                                  ? std::string()  // read below
+                                  : options.tokenizer_path);
+  }
   if (!model) return fail(path + ": " + model.error());
+  // An explicit sentencepiece tokenizer.model replaces the file's own vocabulary.
+  if (const std::string& tok = options.tokenizer_path;
+      !tok.empty() && fs::path(tok).extension() == ".model") {
+    auto file = MappedFile::open(tok);
+    if (!file) return fail(file.error());
+    auto vocab = parseSentencePieceModel(file.value()->bytes());
+    if (!vocab) return fail(tok + ": " + vocab.error());
+    model.value()->vocab = std::move(vocab.value());
+  }
   Model& m = *model.value();
+  if (m.config.architecture == "baichuan" && m.config.vocab == kBaichuan2Vocab) {
+    m.config.norm_head = true;
+    std::vector<float> head(
+        m.classifier.f32Data(),
+        m.classifier.f32Data() + static_cast<size_t>(m.config.vocab) * m.config.dim);
+    normalizeRows(head, m.config.vocab, m.config.dim);
+    m.classifier = QuantMatrix::fromF32(std::move(head), m.config.vocab, m.config.dim);
+  }
   if (options.weights != WeightFormat::F32) {  // quantize once, at load
     m.classifier = m.classifier.converted(options.weights, options.int4_group);
     for (auto& l : m.layers)

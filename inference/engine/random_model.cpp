@@ -27,6 +27,7 @@ Result<ModelConfig> shapeConfig(const std::string& shape, int layers) {
     return fail("unknown shape '" + shape +
                 "': expected baichuan-7b, baichuan-13b, baichuan2-7b, baichuan2-13b or llama-tiny");
   if (layers > 0) c.n_layers = layers;
+  c.norm_head = c.architecture == "baichuan" && c.vocab == kBaichuan2Vocab;
   return c;
 }
 
@@ -46,7 +47,15 @@ std::shared_ptr<Model> randomModel(const ModelConfig& config, WeightFormat weigh
   model->token_embd.resize(static_cast<size_t>(config.vocab) * D);
   for (float& v : model->token_embd) v = normal(rng);
   model->output_norm.assign(D, 1.f);
-  model->classifier = random(config.vocab, D);
+  if (config.norm_head) {  // Baichuan2: unit-length classifier rows, as loadModel leaves them
+    std::vector<float> head(static_cast<size_t>(config.vocab) * D);
+    for (float& v : head) v = normal(rng);
+    normalizeRows(head, config.vocab, D);
+    const QuantMatrix m = QuantMatrix::fromF32(std::move(head), config.vocab, D);
+    model->classifier = weights == WeightFormat::F32 ? m : m.converted(weights, 128);
+  } else {
+    model->classifier = random(config.vocab, D);
+  }
   model->layers.resize(config.n_layers);
   for (auto& l : model->layers) {
     l.attn_norm.assign(D, 1.f);

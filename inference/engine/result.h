@@ -1,5 +1,6 @@
-// Errors as values: nothing throws out of inference/engine. A Result holds either a value
-// or a message that says what was expected and what was found.
+// Errors as values: bad input (files, options) never throws out of inference/engine; a
+// Result holds either a value or a message that says what was expected and what was found.
+// Only a broken caller contract (a position past the KV cache) throws std::out_of_range.
 #pragma once
 #include <string>
 #include <utility>

@@ -1,16 +1,20 @@
-// libFuzzer target: the GGUF, llama2.c checkpoint and llama2.c tokenizer parsers must never
-// crash or read out of bounds, whatever the bytes (the first byte picks the parser).
+// libFuzzer target: the GGUF, llama2.c checkpoint, llama2.c tokenizer, safetensors, JSON
+// and tokenizer.model parsers must never crash or read out of bounds, whatever the bytes
+// (the first byte picks the parser).
 #include <cstdint>
 #include <cstring>
 #include <span>
 
 #include "inference/engine/gguf.h"
+#include "inference/engine/json.h"
 #include "inference/engine/llama2c.h"
+#include "inference/engine/safetensors.h"
+#include "inference/engine/sentencepiece_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::span<const uint8_t> bytes(data + 1, size - 1);
-  switch (data[0] % 3) {
+  switch (data[0] % 6) {
     case 0: {
       auto g = ts::engine::parseGguf(bytes);
       if (g.ok())  // touch every tensor's bytes: offsets were checked against the size
@@ -28,8 +32,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       break;
     }
-    default:
+    case 2:
       (void)ts::engine::parseLlama2cTokenizer(bytes, 64);
+      break;
+    case 3: {
+      auto st = ts::engine::parseSafetensors(bytes);
+      if (st.ok())  // every range was checked against the file
+        for (const auto& t : st->tensors)
+          if (t.bytes) (void)*(volatile const uint8_t*)(bytes.data() + t.offset + t.bytes - 1);
+      break;
+    }
+    case 4:
+      (void)ts::engine::parseJson({reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+      break;
+    default:
+      (void)ts::engine::parseSentencePieceModel(bytes);
   }
   return 0;
 }

@@ -1,0 +1,35 @@
+// Writes a Model to disk: our GGUF (v3, architecture llama / baichuan, f32 or f16 matrices,
+// the vocabulary as tokenizer.ggml.* arrays) or a Hugging Face folder (config.json, one or
+// more safetensors shards with an index, tokenizer.model). Used by `tokenscope-cli
+// convert` and by tests that need the same weights in every format. Files are written to
+// a temporary name and renamed, so a failed write never leaves a half file behind.
+//
+// ALiBi models whose layer count is not 40 (a 13B shape cut down) carry the key
+// tokenscope.positional = "alibi" (GGUF) / "tokenscope_positional" (config.json), which
+// the readers honour over the layer-count rule; other readers ignore it.
+#pragma once
+#include <string>
+
+#include "inference/engine/model.h"
+#include "inference/engine/tensor_types.h"
+
+namespace ts::engine {
+
+// matrices: F32 or F16 (norms and embeddings stay F32 in GGUF, as llama.cpp writes them).
+Result<bool> writeGguf(const Model& model, const std::string& path,
+                       TensorType matrices = TensorType::F32);
+
+struct HfWriteOptions {
+  std::string dtype = "F32";  // F32 | F16 | BF16 for every tensor
+  bool w_pack = true;         // Baichuan: q, k, v as one W_pack tensor (as Baichuan ships)
+  int shards = 1;             // > 1: model-0000i-of-0000n.safetensors + index.json
+};
+Result<bool> writeHfFolder(const Model& model, const std::string& folder,
+                           const HfWriteOptions& options = {});
+
+// Adjacent-pair rows back to Hugging Face's rotate-half order (inverse of
+// rotateHalfToPairs).
+std::vector<float> pairsToRotateHalf(const std::vector<float>& w, int heads, int head_dim,
+                                     int cols);
+
+}  // namespace ts::engine
