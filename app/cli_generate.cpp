@@ -57,6 +57,7 @@ QJsonObject describe(const engine::ModelConfig& c) {
           {"vocab", c.vocab},
           {"context", c.context},
           {"positional", c.positional == engine::Positional::Rope ? "rope" : "alibi"},
+          {"norm_head", c.norm_head},
           {"description", QString::fromStdString(c.describe())}};
 }
 
@@ -65,8 +66,11 @@ QJsonObject describe(const engine::ModelConfig& c) {
 int runGenerateCommand(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription("Generates tokens with the local engine and measures it.");
-  p.addOptions({{"model", "GGUF file or llama2.c checkpoint.", "PATH"},
-                {"tokenizer", "llama2.c tokenizer .bin (default: beside the model).", "PATH"},
+  p.addOptions({{"model", "GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
+                {"tokenizer",
+                 "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
+                 "tokenizer.model.",
+                 "PATH"},
                 {"backend", "cpu (the reference backend).", "NAME", "cpu"},
                 {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
                 {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
@@ -238,8 +242,11 @@ int runGenerateCommand(const QStringList& args) {
 int runTokenizeCommand(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription("Shows how a model's vocabulary splits a text into tokens.");
-  p.addOptions({{"model", "GGUF file or llama2.c checkpoint.", "PATH"},
-                {"tokenizer", "llama2.c tokenizer .bin (default: beside the model).", "PATH"},
+  p.addOptions({{"model", "GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
+                {"tokenizer",
+                 "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
+                 "tokenizer.model.",
+                 "PATH"},
                 {"text", "The text.", "TEXT"},
                 {"no-bos", "Do not start with the BOS token."},
                 {"json", "Print {\"ids\": [...], \"pieces\": [...]}."}});
@@ -285,8 +292,11 @@ int runPplCommand(const QStringList& args) {
       "Perplexity of a model on a text: exp(mean negative log-likelihood of each token given "
       "the ones before it), over consecutive windows of --context tokens that each start "
       "with BOS.");
-  p.addOptions({{"model", "GGUF file or llama2.c checkpoint.", "PATH"},
-                {"tokenizer", "llama2.c tokenizer .bin (default: beside the model).", "PATH"},
+  p.addOptions({{"model", "GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
+                {"tokenizer",
+                 "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
+                 "tokenizer.model.",
+                 "PATH"},
                 {"text", "A UTF-8 text file.", "FILE"},
                 {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
                 {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},

@@ -4,6 +4,7 @@
 
 #include "app/cli_chat.h"
 #include "app/cli_config.h"
+#include "app/cli_convert.h"
 #include "app/cli_doctor.h"
 #include "app/cli_generate.h"
 
@@ -15,6 +16,7 @@ void printUsage() {
       "Commands:\n"
       "  chat       stream one chat completion from an OpenAI-compatible endpoint, measured\n"
       "  config     show the effective configuration and its sources; check or export files\n"
+      "  convert    write a model as GGUF or safetensors (or one with random weights)\n"
       "  doctor     check a provider step by step and say how to fix what fails\n"
       "  generate   generate tokens with the local engine (CPU reference backend), measured\n"
       "  tokenize   show how a model's vocabulary splits a text\n"
@@ -41,6 +43,7 @@ int main(int argc, char** argv) {
   const QString command = args.takeFirst();
   if (command == "chat") return ts::runChatCommand(args);
   if (command == "config") return ts::runConfigCommand(args);
+  if (command == "convert") return ts::runConvertCommand(args);
   if (command == "doctor") return ts::runDoctorCommand(args);
   if (command == "generate") return ts::runGenerateCommand(args);
   if (command == "tokenize") return ts::runTokenizeCommand(args);

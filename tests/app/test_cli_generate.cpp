@@ -154,6 +154,53 @@ class TestCliGenerate : public QObject {
     QCOMPARE(cuda.exit_code, 2);
     QVERIFY(cuda.err.contains("expected 'cpu', found 'cuda'"));
   }
+
+  // convert: the llama2.c checkpoint becomes our GGUF and a sharded bf16 safetensors
+  // folder; both still reproduce the reference. Random shapes are written to size.
+  void convertWritesModelsThatStillGenerateTheReference() {
+    QTemporaryDir dir;
+    const QJsonObject ref = reference("I_dreamed");
+    const Run gguf = cli({"convert", "--model", models_ + "/aidreams260K/aidreams260K.bin", "--out",
+                          dir.filePath("a.gguf"), "--json"});
+    QCOMPARE(gguf.exit_code, 0);
+    QVERIFY(gguf.json.value("bytes").toInteger() > 1'000'000);  // 260K f32 weights + vocab
+    const Run hf = cli({"convert", "--model", models_ + "/aidreams260K/aidreams260K.gguf", "--out",
+                        dir.filePath("hf"), "--format", "safetensors", "--shards", "2", "--json"});
+    QCOMPARE(hf.exit_code, 0);
+    QVERIFY(QFile::exists(dir.filePath("hf/model.safetensors.index.json")));
+    QVERIFY(QFile::exists(dir.filePath("hf/tokenizer.model")));
+    for (const QString& model : {dir.filePath("a.gguf"), dir.filePath("hf")}) {
+      const Run r = cli(
+          {"generate", "--model", model, "--prompt", "I dreamed", "--max-tokens", "64", "--json"});
+      QCOMPARE(r.exit_code, 0);
+      QCOMPARE(r.json.value("token_ids").toArray(), ref.value("generated_ids").toArray());
+      QCOMPARE(r.json.value("text").toString(), ref.value("generated_text").toString());
+    }
+    // A Baichuan2 shape shrunk: NormHead and the 125,696-token vocabulary survive the file.
+    const Run random =
+        cli({"convert", "--random", "baichuan2-7b", "--layers", "1", "--dim", "32", "--heads", "2",
+             "--ffn", "64", "--out", dir.filePath("r.gguf"), "--json"});
+    QCOMPARE(random.exit_code, 0);
+    const qint64 floats = 2 * 125696 * 32 + 4 * 32 * 32 + 3 * 64 * 32 + 3 * 32;
+    QVERIFY2(random.json.value("bytes").toInteger() >= floats * 4, qPrintable(random.err));
+    const Run run = cli({"generate", "--model", dir.filePath("r.gguf"), "--prompt-ids", "1,2,3",
+                         "--max-tokens", "4", "--json"});
+    QCOMPARE(run.exit_code, 0);
+    QCOMPARE(run.json.value("model").toObject().value("vocab").toInt(), 125696);
+    QCOMPARE(run.json.value("model").toObject().value("norm_head").toBool(), true);
+    QCOMPARE(run.json.value("token_ids").toArray().size(), 4);
+    // Bad requests say what was expected.
+    const Run both = cli({"convert", "--random", "llama-tiny", "--model", "x", "--out", "y"});
+    QCOMPARE(both.exit_code, 2);
+    QVERIFY(both.err.contains("expected exactly one of --model PATH or --random SHAPE"));
+    const Run shape = cli({"convert", "--random", "llama-tiny", "--heads", "3", "--out", "y"});
+    QCOMPARE(shape.exit_code, 2);
+    QVERIFY2(shape.err.contains("found dim 256, 3 heads, 3 KV heads"), qPrintable(shape.err));
+    const Run dtype = cli({"convert", "--random", "llama-tiny", "--dtype", "bf16", "--out", "y"});
+    QCOMPARE(dtype.exit_code, 2);
+    QVERIFY2(dtype.err.contains("--dtype: expected f32 or f16, found 'bf16'"),
+             qPrintable(dtype.err));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCliGenerate)
