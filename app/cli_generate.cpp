@@ -42,6 +42,7 @@ engine::Result<std::shared_ptr<engine::Model>> load(const QCommandLineParser& p)
     options.weights = format.value();
   }
   if (p.isSet("int4-group")) options.int4_group = p.value("int4-group").toInt();
+  options.cache = !p.isSet("no-cache");
   return engine::loadModel(p.value("model").toStdString(), options);
 }
 
@@ -66,26 +67,28 @@ QJsonObject describe(const engine::ModelConfig& c) {
 int runGenerateCommand(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription("Generates tokens with the local engine and measures it.");
-  p.addOptions({{"model", "GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
-                {"tokenizer",
-                 "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
-                 "tokenizer.model.",
-                 "PATH"},
-                {"backend", "cpu (the reference backend).", "NAME", "cpu"},
-                {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
-                {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
-                {"kv", "KV cache format: f32, f16 or int8.", "FORMAT", "f32"},
-                {"threads", "CPU threads (default: one per core).", "N"},
-                {"prompt", "Prompt text.", "TEXT"},
-                {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
-                {"chat", "Wrap the prompt in the Baichuan chat format (tokens 195 / 196)."},
-                {"max-tokens", "Most tokens to generate.", "N", "128"},
-                {"temperature", "0 = greedy (default 0).", "T", "0"},
-                {"top-k", "Keep the K most likely tokens (0 = all).", "K", "0"},
-                {"top-p", "Nucleus mass (default 1).", "P", "1"},
-                {"repetition-penalty", "Penalty for tokens already seen (default 1).", "R", "1"},
-                {"seed", "Sampling seed (default 0).", "S", "0"},
-                {"json", "Print one JSON object."}});
+  p.addOptions(
+      {{"model", "GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
+       {"tokenizer",
+        "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
+        "tokenizer.model.",
+        "PATH"},
+       {"backend", "cpu (the reference backend).", "NAME", "cpu"},
+       {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
+       {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
+       {"no-cache", "Neither read nor write the quantized weights cached beside the model."},
+       {"kv", "KV cache format: f32, f16 or int8.", "FORMAT", "f32"},
+       {"threads", "CPU threads (default: one per core).", "N"},
+       {"prompt", "Prompt text.", "TEXT"},
+       {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
+       {"chat", "Wrap the prompt in the Baichuan chat format (tokens 195 / 196)."},
+       {"max-tokens", "Most tokens to generate.", "N", "128"},
+       {"temperature", "0 = greedy (default 0).", "T", "0"},
+       {"top-k", "Keep the K most likely tokens (0 = all).", "K", "0"},
+       {"top-p", "Nucleus mass (default 1).", "P", "1"},
+       {"repetition-penalty", "Penalty for tokens already seen (default 1).", "R", "1"},
+       {"seed", "Sampling seed (default 0).", "S", "0"},
+       {"json", "Print one JSON object."}});
   if (!parseCommon(p, args, "generate")) return 2;
   if (p.isSet("help")) {
     std::printf("%s", p.helpText().toLocal8Bit().constData());
@@ -115,7 +118,10 @@ int runGenerateCommand(const QStringList& args) {
     printErr("tokenscope-cli generate: " + err.message);
     return 2;
   }
+  QElapsedTimer load_clock;
+  load_clock.start();
   auto model = load(p);
+  const double load_ms = load_clock.nsecsElapsed() / 1e6;
   if (!model) {
     printErr("tokenscope-cli generate: " + QString::fromStdString(model.error()));
     return 1;
@@ -224,6 +230,8 @@ int runGenerateCommand(const QStringList& args) {
       {"weight_bytes", static_cast<qint64>(model.value()->weight_bytes())},
       {"kv_format", QString::fromStdString(engine::kvFormatName(kv.value()))},
       {"threads", *threads},
+      {"load_ms", load_ms},
+      {"quant_cache", QString::fromStdString(model.value()->cache_note)},
       {"model", describe(config)}};
   if (json) {
     std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
@@ -292,16 +300,18 @@ int runPplCommand(const QStringList& args) {
       "Perplexity of a model on a text: exp(mean negative log-likelihood of each token given "
       "the ones before it), over consecutive windows of --context tokens that each start "
       "with BOS.");
-  p.addOptions({{"model", "GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
-                {"tokenizer",
-                 "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
-                 "tokenizer.model.",
-                 "PATH"},
-                {"text", "A UTF-8 text file.", "FILE"},
-                {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
-                {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
-                {"context", "Window length in tokens (default: the model's context).", "N"},
-                {"json", "Print one JSON object."}});
+  p.addOptions(
+      {{"model", "GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
+       {"tokenizer",
+        "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
+        "tokenizer.model.",
+        "PATH"},
+       {"text", "A UTF-8 text file.", "FILE"},
+       {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
+       {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
+       {"no-cache", "Neither read nor write the quantized weights cached beside the model."},
+       {"context", "Window length in tokens (default: the model's context).", "N"},
+       {"json", "Print one JSON object."}});
   if (!parseCommon(p, args, "ppl")) return 2;
   if (p.isSet("help")) {
     std::printf("%s", p.helpText().toLocal8Bit().constData());

@@ -54,6 +54,9 @@ struct Model {
   std::vector<LayerWeights> layers;
   Vocabulary vocab;  // pieces and scores, when the file carries them
   WeightFormat weight_format = WeightFormat::F32;
+  // What the quantization cache did on this load: "hit: PATH", "written: PATH",
+  // "off", "not used for f32 weights" or "not written: WHY" (the load still succeeded).
+  std::string cache_note;
   size_t weight_bytes() const;  // matrices as stored at run time
 };
 
@@ -67,12 +70,14 @@ struct LoadOptions {
   std::string tokenizer_path;  // llama2.c: default tok<vocab>.bin / tokenizer.bin beside it
   WeightFormat weights = WeightFormat::F32;
   int int4_group = 128;  // inputs per int4 scale: 32, 64 or 128
+  bool cache = true;     // quantized weights: use / write the cache beside the model
 };
 
 // Picks the reader: a folder (or its config.json / a .safetensors file in it) is a Hugging
 // Face model; otherwise by the file's magic, GGUF, else a llama2.c checkpoint. Then applies
 // Baichuan2's NormHead (baichuan architecture with vocabulary 125,696) and converts every
-// matrix to `options.weights` once, at load.
+// matrix to `options.weights` once, at load, keeping the result in the quantization cache
+// (quant_cache.h) so that the next load with the same settings reads it instead.
 Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace ts::engine

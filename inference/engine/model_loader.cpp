@@ -12,6 +12,7 @@
 #include "inference/engine/hf_loader.h"
 #include "inference/engine/mapped_file.h"
 #include "inference/engine/model.h"
+#include "inference/engine/quant_cache.h"
 #include "inference/engine/sentencepiece_model.h"
 
 namespace ts::engine {
@@ -242,9 +243,9 @@ size_t Model::weight_bytes() const {
   return n;
 }
 
-Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options) {
-  if (options.int4_group != 32 && options.int4_group != 64 && options.int4_group != 128)
-    return fail("int4 group: expected 32, 64 or 128, found " + std::to_string(options.int4_group));
+namespace {
+
+Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadOptions& options) {
   namespace fs = std::filesystem;
   std::string folder;  // a Hugging Face model: the folder, its config.json or a shard
   if (fs::is_directory(path))
@@ -291,6 +292,38 @@ Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOpti
         *q = q->converted(options.weights, options.int4_group);
   }
   m.weight_format = options.weights;
+  return model;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options) {
+  if (options.int4_group != 32 && options.int4_group != 64 && options.int4_group != 128)
+    return fail("int4 group: expected 32, 64 or 128, found " + std::to_string(options.int4_group));
+  const bool quantized = options.weights != WeightFormat::F32;
+  const std::string cache = quantized && options.cache ? quantCachePath(path, options) : "";
+  std::string previous;  // why an existing cache was not used
+  if (!cache.empty()) {
+    auto hit = readQuantCache(cache);
+    if (hit) {
+      hit.value()->cache_note = "hit: " + cache;
+      return hit;
+    }
+    if (std::filesystem::exists(cache)) previous = " (replacing " + hit.error() + ")";
+  }
+  auto model = loadUncached(path, options);
+  if (!model) return model;
+  Model& m = *model.value();
+  if (!quantized) {
+    m.cache_note = "not used for f32 weights";
+  } else if (!options.cache) {
+    m.cache_note = "off";
+  } else if (cache.empty()) {
+    m.cache_note = "not written: the source could not be hashed";
+  } else {
+    auto written = writeQuantCache(m, cache);
+    m.cache_note = written ? "written: " + cache + previous : "not written: " + written.error();
+  }
   return model;
 }
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <tuple>
 
+#include "inference/engine/atomic_file.h"
 #include "inference/engine/sentencepiece_model.h"
 
 namespace ts::engine {
@@ -86,24 +87,9 @@ constexpr uint32_t kU32 = 4, kI32 = 5, kF32 = 6, kString = 8, kArray = 9;
 
 Result<bool> writeAtomically(const fs::path& path, const std::string& head,
                              const std::vector<std::string_view>& parts) {
-  const fs::path tmp = path.string() + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return fail("cannot write " + tmp.string());
-    out.write(head.data(), static_cast<std::streamsize>(head.size()));
-    for (auto part : parts) out.write(part.data(), static_cast<std::streamsize>(part.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(tmp);
-      return fail("writing " + path.string() + " failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec)
-    return fail("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
-  return true;
+  std::vector<std::string_view> all = {head};
+  all.insert(all.end(), parts.begin(), parts.end());
+  return writeFileAtomically(path.string(), all);
 }
 
 std::string halfBytes(const std::vector<float>& v, bool bf16) {

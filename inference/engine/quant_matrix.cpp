@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "inference/engine/tensor_types.h"
 
@@ -179,6 +180,65 @@ void QuantMatrix::matvec(float* out, const float* x) const {
   Activations a;
   a.set(x, 1, cols_, needsQuantizedInput());
   multiplyRows(out, rows_, a, 0, rows_);
+}
+
+namespace {
+
+template <class T>
+void appendArray(std::string& out, const std::vector<T>& v) {
+  const uint64_t n = v.size();
+  out.append(reinterpret_cast<const char*>(&n), 8);
+  out.append(reinterpret_cast<const char*>(v.data()), n * sizeof(T));
+}
+
+template <class T>
+bool readArray(std::span<const uint8_t>& in, std::vector<T>& v, uint64_t expected) {
+  uint64_t n = 0;
+  if (in.size() < 8) return false;
+  std::memcpy(&n, in.data(), 8);
+  if (n != expected || (in.size() - 8) / sizeof(T) < n) return false;
+  v.resize(n);
+  std::memcpy(v.data(), in.data() + 8, n * sizeof(T));
+  in = in.subspan(8 + n * sizeof(T));
+  return true;
+}
+
+}  // namespace
+
+void QuantMatrix::appendTo(std::string& out) const {
+  const int32_t header[4] = {static_cast<int32_t>(format_), rows_, cols_, group_};
+  out.append(reinterpret_cast<const char*>(header), sizeof header);
+  appendArray(out, f32_);
+  appendArray(out, f16_);
+  appendArray(out, q8_);
+  appendArray(out, q4_);
+  appendArray(out, scales_);
+}
+
+Result<QuantMatrix> QuantMatrix::readFrom(std::span<const uint8_t>& in) {
+  int32_t h[4];
+  if (in.size() < sizeof h) return fail("cache: a matrix record is cut short");
+  std::memcpy(h, in.data(), sizeof h);
+  in = in.subspan(sizeof h);
+  QuantMatrix m;
+  if (h[0] < 0 || h[0] > static_cast<int32_t>(WeightFormat::Int4) || h[1] <= 0 || h[2] <= 0 ||
+      (h[3] != 32 && h[3] != 64 && h[3] != 128))
+    return fail("cache: a matrix record has an impossible header");
+  m.format_ = static_cast<WeightFormat>(h[0]);
+  m.rows_ = h[1];
+  m.cols_ = h[2];
+  m.group_ = h[3];
+  const uint64_t n = static_cast<uint64_t>(m.rows_) * m.cols_, padded = m.rows_ * m.paddedCols();
+  const uint64_t groups = static_cast<uint64_t>(m.rows_) * ((m.cols_ + m.group_ - 1) / m.group_);
+  const auto is = [&](WeightFormat f, uint64_t size) { return m.format_ == f ? size : 0; };
+  const bool ok =
+      readArray(in, m.f32_, is(WeightFormat::F32, n)) &&
+      readArray(in, m.f16_, is(WeightFormat::F16, n)) &&
+      readArray(in, m.q8_, is(WeightFormat::Int8, padded)) &&
+      readArray(in, m.q4_, is(WeightFormat::Int4, padded / 2)) &&
+      readArray(in, m.scales_, is(WeightFormat::Int8, m.rows_) + is(WeightFormat::Int4, groups));
+  if (!ok) return fail("cache: a matrix's arrays do not match its shape");
+  return m;
 }
 
 size_t QuantMatrix::bytes() const {

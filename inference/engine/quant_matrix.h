@@ -4,6 +4,7 @@
 // fly (fused: kernels.h), with int8 / int4 rows padded with zeros to whole 32-blocks.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ class QuantMatrix {
   void matvec(float* out, const float* x) const;
   // The f32 value of W[row, col] (for tests and conversions).
   float at(int row, int col) const;
+
+  // The matrix as bytes (format, shape, group, then its arrays) and back, for the
+  // quantization cache. readFrom advances `in` and fails on a short or inconsistent record.
+  void appendTo(std::string& out) const;
+  static Result<QuantMatrix> readFrom(std::span<const uint8_t>& in);
 
   WeightFormat format() const { return format_; }
   int rows() const { return rows_; }

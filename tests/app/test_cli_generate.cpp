@@ -111,12 +111,12 @@ class TestCliGenerate : public QObject {
     QVERIFY(a.json.value("windows").toInt() >= 1);
     // int8 weights stay within 1% of f32; int4 within 10%.
     const QString own_file = dir.filePath("own.txt");
-    const double int8_ppl =
-        cli({"ppl", "--model", model, "--text", own_file, "--weights", "int8", "--json"})
-            .json.value("perplexity")
-            .toDouble();
+    const double int8_ppl = cli({"ppl", "--model", model, "--text", own_file, "--weights", "int8",
+                                 "--no-cache", "--json"})
+                                .json.value("perplexity")
+                                .toDouble();
     const Run int4 = cli({"ppl", "--model", model, "--text", own_file, "--weights", "int4",
-                          "--int4-group", "32", "--json"});
+                          "--no-cache", "--int4-group", "32", "--json"});
     QCOMPARE(int4.json.value("weight_format").toString(), QString("int4"));
     QVERIFY2(std::abs(int8_ppl / own_ppl - 1) < 0.01,
              qPrintable(QString("%1 vs %2").arg(int8_ppl).arg(own_ppl)));
@@ -144,15 +144,40 @@ class TestCliGenerate : public QObject {
                         "--prompt", "a", "--kv", "int2"});
     QCOMPARE(kv.exit_code, 2);
     QVERIFY2(kv.err.contains("expected f32, f16 or int8, found 'int2'"), qPrintable(kv.err));
-    const Run kv8 =
-        cli({"generate", "--model", models_ + "/aidreams260K/aidreams260K.gguf", "--prompt",
-             "I dreamed", "--kv", "int8", "--weights", "int8", "--max-tokens", "8", "--json"});
+    const Run kv8 = cli({"generate", "--model", models_ + "/aidreams260K/aidreams260K.gguf",
+                         "--prompt", "I dreamed", "--kv", "int8", "--weights", "int8", "--no-cache",
+                         "--max-tokens", "8", "--json"});
     QCOMPARE(kv8.exit_code, 0);
     QCOMPARE(kv8.json.value("kv_format").toString(), QString("int8"));
+    QCOMPARE(kv8.json.value("quant_cache").toString(), QString("off"));
     QCOMPARE(kv8.json.value("token_ids").toArray().size(), 8);
     const Run cuda = cli({"generate", "--model", "m", "--prompt", "a", "--backend", "cuda"});
     QCOMPARE(cuda.exit_code, 2);
     QVERIFY(cuda.err.contains("expected 'cpu', found 'cuda'"));
+  }
+
+  // The quantized weights are cached beside the model: the second load reads the cache and
+  // generates the same tokens; --no-cache neither reads nor writes it.
+  void quantizedWeightsAreCachedBesideTheModel() {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("aidreams.gguf");
+    QVERIFY(QFile::copy(models_ + "/aidreams260K/aidreams260K.gguf", copy));
+    const QStringList args = {"generate",  "--model", copy,           "--prompt", "I dreamed",
+                              "--weights", "int4",    "--max-tokens", "16",       "--json"};
+    const Run first = cli(args);
+    QCOMPARE(first.exit_code, 0);
+    const QString note = first.json.value("quant_cache").toString();
+    QVERIFY2(note.startsWith("written: " + copy + ".tokenscope-cache/int4-g128-"),
+             qPrintable(note));
+    QVERIFY(QFile::exists(note.mid(9)));
+    const Run second = cli(args);
+    QCOMPARE(second.json.value("quant_cache").toString(), "hit: " + note.mid(9));
+    QCOMPARE(second.json.value("token_ids").toArray(), first.json.value("token_ids").toArray());
+    QVERIFY(second.json.value("load_ms").toDouble() > 0);
+    // A different group size is another cache entry.
+    const Run g32 = cli(args + QStringList{"--int4-group", "32"});
+    QVERIFY2(g32.json.value("quant_cache").toString().contains("/int4-g32-"),
+             qPrintable(g32.json.value("quant_cache").toString()));
   }
 
   // convert: the llama2.c checkpoint becomes our GGUF and a sharded bf16 safetensors

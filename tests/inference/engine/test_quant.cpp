@@ -87,6 +87,7 @@ int main() {
       LoadOptions options;
       options.weights = format;
       options.int4_group = 32;
+      options.cache = false;  // never write beside the shared fixtures
       auto model = loadModel(model_path.string(), options);
       CpuSession s(model.value(), 16);
       std::span<const float> logits;
