@@ -11,15 +11,13 @@
 
 #include "app/cli_common.h"
 #include "app/cli_options.h"
+#include "inference/engine/chat_template.h"
 #include "inference/engine/cpu_forward.h"
 #include "inference/engine/sampler.h"
 #include "inference/engine/tokenizer.h"
 
 namespace ts {
 namespace {
-
-constexpr int kBaichuanUserToken = 196 - 1;   // <reserved_106>: a user turn follows
-constexpr int kBaichuanAssistantToken = 196;  // <reserved_107>: the assistant answers
 
 bool parseCommon(QCommandLineParser& p, const QStringList& args, const char* command) {
   p.addHelpOption();
@@ -32,17 +30,19 @@ bool parseCommon(QCommandLineParser& p, const QStringList& args, const char* com
   return true;
 }
 
-// --model, --tokenizer, and (when the command offers them) --weights and --int4-group.
-engine::Result<std::shared_ptr<engine::Model>> load(const QCommandLineParser& p) {
+// --model, --tokenizer, and (when the command offers them: weight_options) --weights,
+// --int4-group and --no-cache.
+engine::Result<std::shared_ptr<engine::Model>> load(const QCommandLineParser& p,
+                                                    bool weight_options) {
   engine::LoadOptions options;
   options.tokenizer_path = p.value("tokenizer").toStdString();
-  if (p.optionNames().contains("weights") || p.isSet("weights")) {
+  if (weight_options) {
     auto format = engine::parseWeightFormat(p.value("weights").toStdString());
     if (!format) return engine::fail("--weights: " + format.error());
     options.weights = format.value();
+    if (p.isSet("int4-group")) options.int4_group = p.value("int4-group").toInt();
+    options.cache = !p.isSet("no-cache");
   }
-  if (p.isSet("int4-group")) options.int4_group = p.value("int4-group").toInt();
-  options.cache = !p.isSet("no-cache");
   return engine::loadModel(p.value("model").toStdString(), options);
 }
 
@@ -120,7 +120,7 @@ int runGenerateCommand(const QStringList& args) {
   }
   QElapsedTimer load_clock;
   load_clock.start();
-  auto model = load(p);
+  auto model = load(p, true);
   const double load_ms = load_clock.nsecsElapsed() / 1e6;
   if (!model) {
     printErr("tokenscope-cli generate: " + QString::fromStdString(model.error()));
@@ -146,14 +146,9 @@ int runGenerateCommand(const QStringList& args) {
       return 2;
     }
     const std::string text = p.value("prompt").toStdString();
-    if (p.isSet("chat")) {
-      prompt = {tokenizer.bos(), kBaichuanUserToken};
-      const auto body = tokenizer.encode(text, false);
-      prompt.insert(prompt.end(), body.begin(), body.end());
-      prompt.push_back(kBaichuanAssistantToken);
-    } else {
-      prompt = tokenizer.encode(text, true);
-    }
+    prompt = p.isSet("chat") ? engine::baichuanChatPrompt(tokenizer, {{"user", text}},
+                                                          config.context - *max_tokens)
+                             : engine::completionPrompt(tokenizer, text);
   }
   if (prompt.empty()) {
     printErr("tokenscope-cli generate: the prompt is empty");
@@ -192,7 +187,7 @@ int runGenerateCommand(const QStringList& args) {
     const int next = sampler.sample(logits, history);
     last_ns = clock.nsecsElapsed();
     if (step == 0) first_ns = last_ns;
-    if (next == tokenizer.eos()) {
+    if (next == tokenizer.eos() || (p.isSet("chat") && next == engine::kBaichuanUserToken)) {
       finish = "stop";
       break;
     }
@@ -267,21 +262,23 @@ int runTokenizeCommand(const QStringList& args) {
     printErr("tokenscope-cli tokenize: expected --model PATH and --text TEXT");
     return 2;
   }
-  auto model = load(p);
-  if (!model) {
-    printErr("tokenscope-cli tokenize: " + QString::fromStdString(model.error()));
+  // Only the vocabulary is read: no weights (a vocabulary-only GGUF works too).
+  auto vocab =
+      engine::loadVocabulary(p.value("model").toStdString(), p.value("tokenizer").toStdString());
+  if (!vocab) {
+    printErr("tokenscope-cli tokenize: " + QString::fromStdString(vocab.error()));
     return 1;
   }
-  if (model.value()->vocab.pieces.empty()) {
+  if (vocab->pieces.empty()) {
     printErr("tokenscope-cli tokenize: this model carries no vocabulary: give --tokenizer PATH");
     return 2;
   }
-  engine::Tokenizer tokenizer(model.value()->vocab);
+  engine::Tokenizer tokenizer(vocab.value());
   const auto ids = tokenizer.encode(p.value("text").toStdString(), !p.isSet("no-bos"));
   QJsonArray id_array, pieces;
   for (int id : ids) {
     id_array.append(id);
-    pieces.append(QString::fromStdString(model.value()->vocab.pieces[id]));
+    pieces.append(QString::fromStdString(vocab->pieces[id]));
   }
   if (p.isSet("json")) {
     std::printf("%s\n", QJsonDocument(QJsonObject{{"ids", id_array}, {"pieces", pieces}})
@@ -328,7 +325,7 @@ int runPplCommand(const QStringList& args) {
     return 1;
   }
   const std::string text = file.readAll().toStdString();
-  auto model = load(p);
+  auto model = load(p, true);
   if (!model) {
     printErr("tokenscope-cli ppl: " + QString::fromStdString(model.error()));
     return 1;

@@ -79,5 +79,9 @@ struct LoadOptions {
 // matrix to `options.weights` once, at load, keeping the result in the quantization cache
 // (quant_cache.h) so that the next load with the same settings reads it instead.
 Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options = {});
+// Only the vocabulary of the model at `path` (no weights are read): a GGUF's
+// tokenizer.ggml.* arrays, a folder's tokenizer.model, a llama2.c tokenizer .bin, or
+// tokenizer_path when it is a sentencepiece .model file.
+Result<Vocabulary> loadVocabulary(const std::string& path, const std::string& tokenizer_path = "");
 
 }  // namespace ts::engine

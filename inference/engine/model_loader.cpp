@@ -155,6 +155,48 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes) {
   return model;
 }
 
+// A llama2.c vocabulary: given explicitly, else tok<vocab>.bin or tokenizer.bin beside the
+// model (none found: an empty vocabulary; --prompt-ids still work).
+Result<Vocabulary> llama2cVocabulary(const std::string& path, const std::string& tokenizer_path,
+                                     int vocab_size) {
+  std::vector<std::string> candidates;
+  if (!tokenizer_path.empty()) {
+    candidates.push_back(tokenizer_path);
+  } else {
+    const auto dir = std::filesystem::path(path).parent_path();
+    candidates = {(dir / ("tok" + std::to_string(vocab_size) + ".bin")).string(),
+                  (dir / "tokenizer.bin").string()};
+  }
+  for (const auto& candidate : candidates) {
+    if (!std::filesystem::exists(candidate)) continue;
+    auto file = MappedFile::open(candidate);
+    if (!file) return fail(file.error());
+    auto vocab = parseLlama2cTokenizer(file.value()->bytes(), vocab_size);
+    if (!vocab) return fail(candidate + ": " + vocab.error());
+    return vocab;
+  }
+  if (!tokenizer_path.empty()) return fail("tokenizer " + tokenizer_path + " not found");
+  return Vocabulary{};
+}
+
+// A folder (or its config.json / a shard) is a Hugging Face model: its folder, else "".
+std::string hfFolderOf(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (fs::is_directory(path)) return path;
+  const fs::path p(path);
+  if (p.filename() == "config.json" || p.extension() == ".safetensors")
+    return p.parent_path().empty() ? "." : p.parent_path().string();
+  return "";
+}
+
+Result<Vocabulary> sentencePieceFile(const std::string& path) {
+  auto file = MappedFile::open(path);
+  if (!file) return fail(file.error());
+  auto vocab = parseSentencePieceModel(file.value()->bytes());
+  if (!vocab) return fail(path + ": " + vocab.error());
+  return vocab;
+}
+
 Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const std::string& path,
                                            const std::string& tokenizer_path) {
   auto parsed = parseLlama2c(bytes);
@@ -190,26 +232,9 @@ Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const
     w.w_down = matrix(L.w2 + l * D * F, D, F);
     w.w_up = matrix(L.w3 + l * F * D, F, D);
   }
-  // The vocabulary: given explicitly, else tok<vocab>.bin or tokenizer.bin beside the model.
-  std::vector<std::string> candidates;
-  if (!tokenizer_path.empty()) {
-    candidates.push_back(tokenizer_path);
-  } else {
-    const auto dir = std::filesystem::path(path).parent_path();
-    candidates = {(dir / ("tok" + std::to_string(c.vocab) + ".bin")).string(),
-                  (dir / "tokenizer.bin").string()};
-  }
-  for (const auto& candidate : candidates) {
-    if (!std::filesystem::exists(candidate)) continue;
-    auto file = MappedFile::open(candidate);
-    if (!file) return fail(file.error());
-    auto vocab = parseLlama2cTokenizer(file.value()->bytes(), c.vocab);
-    if (!vocab) return fail(candidate + ": " + vocab.error());
-    model->vocab = std::move(vocab.value());
-    break;
-  }
-  if (!tokenizer_path.empty() && model->vocab.pieces.empty())
-    return fail("tokenizer " + tokenizer_path + " not found");
+  auto vocab = llama2cVocabulary(path, tokenizer_path, c.vocab);
+  if (!vocab) return fail(vocab.error());
+  model->vocab = std::move(vocab.value());
   return model;
 }
 
@@ -247,11 +272,7 @@ namespace {
 
 Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadOptions& options) {
   namespace fs = std::filesystem;
-  std::string folder;  // a Hugging Face model: the folder, its config.json or a shard
-  if (fs::is_directory(path))
-    folder = path;
-  else if (const fs::path p(path); p.filename() == "config.json" || p.extension() == ".safetensors")
-    folder = p.parent_path().empty() ? "." : p.parent_path().string();
+  const std::string folder = hfFolderOf(path);
   Result<std::shared_ptr<Model>> model = fail("");
   if (!folder.empty()) {
     model = loadHfFolder(folder);
@@ -270,10 +291,8 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
   // An explicit sentencepiece tokenizer.model replaces the file's own vocabulary.
   if (const std::string& tok = options.tokenizer_path;
       !tok.empty() && fs::path(tok).extension() == ".model") {
-    auto file = MappedFile::open(tok);
-    if (!file) return fail(file.error());
-    auto vocab = parseSentencePieceModel(file.value()->bytes());
-    if (!vocab) return fail(tok + ": " + vocab.error());
+    auto vocab = sentencePieceFile(tok);
+    if (!vocab) return fail(vocab.error());
     model.value()->vocab = std::move(vocab.value());
   }
   Model& m = *model.value();
@@ -296,6 +315,27 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
 }
 
 }  // namespace
+
+Result<Vocabulary> loadVocabulary(const std::string& path, const std::string& tokenizer_path) {
+  namespace fs = std::filesystem;
+  if (fs::path(tokenizer_path).extension() == ".model") return sentencePieceFile(tokenizer_path);
+  if (const std::string folder = hfFolderOf(path); !folder.empty())
+    return sentencePieceFile((fs::path(folder) / "tokenizer.model").string());
+  auto file = MappedFile::open(path);
+  if (!file) return fail(file.error());
+  const auto bytes = file.value()->bytes();
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0) {
+    auto g = parseGguf(bytes);
+    if (!g) return fail(path + ": " + g.error());
+    Vocabulary v = vocabFromGguf(g.value());
+    if (v.pieces.empty())
+      return fail(path + ": no vocabulary (tokenizer.ggml.tokens) in this GGUF");
+    return v;
+  }
+  auto header = parseLlama2c(bytes);
+  if (!header) return fail(path + ": " + header.error());
+  return llama2cVocabulary(path, tokenizer_path, header->header.vocab_size);
+}
 
 Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options) {
   if (options.int4_group != 32 && options.int4_group != 64 && options.int4_group != 128)

@@ -10,9 +10,11 @@
 #include "tests/inference/engine/check.h"
 #include "tests/inference/engine/json_text.h"
 
+#include "inference/engine/chat_template.h"
 #include "inference/engine/gguf.h"
 #include "inference/engine/mapped_file.h"
 #include "inference/engine/model.h"
+#include "inference/engine/sentencepiece_model.h"
 #include "inference/engine/tokenizer.h"
 
 using ts::testing::check;
@@ -75,6 +77,67 @@ int main() {
     ++cases;
   }
   check(cases >= 5, "read " + std::to_string(cases) + " reference tokenizations");
+
+  // Rare CJK outside the vocabulary goes through byte fallback and comes back whole.
+  for (const std::string text :
+       {"\xF0\xA0\x80\x80\xE9\xBE\x98", "\xE4\xB9\x82 emoji \xF0\x9F\xA6\x80"}) {
+    const auto ids = baichuan.encode(text, false);
+    std::string round;
+    for (int id : ids) round += baichuan.piece(id);
+    check(round == " " + text, "Baichuan: rare CJK / emoji round-trip through byte pieces (" +
+                                   std::to_string(ids.size()) + " tokens)");
+  }
+
+  // The same vocabulary as a sentencepiece tokenizer.model (what Hugging Face folders
+  // carry): rebuilt from the GGUF, read back, it tokenizes every reference the same way.
+  {
+    Vocabulary full = vocab;
+    for (const auto& t : *gguf->find("tokenizer.ggml.token_type")->asArray())
+      full.types.push_back(static_cast<int32_t>(*t.asInt()));
+    const std::string proto = serializeSentencePieceModel(full);
+    auto back =
+        parseSentencePieceModel({reinterpret_cast<const uint8_t*>(proto.data()), proto.size()});
+    check(back.ok() && back->pieces == full.pieces && back->scores == full.scores &&
+              back->types == full.types,
+          "Baichuan: 64,000 pieces, scores and types survive tokenizer.model (" +
+              std::to_string(proto.size()) + " bytes)");
+    Tokenizer from_model(back.value());
+    bool same = true;
+    for (auto it = std::sregex_iterator(json.begin(), json.end(), entry);
+         it != std::sregex_iterator(); ++it) {
+      const std::string text = ts::testing::jsonUnescape((*it)[1].str());
+      same = same && from_model.encode(text, true) == baichuan.encode(text, true);
+    }
+    check(same, "Baichuan: the tokenizer.model route gives every reference tokenization");
+  }
+
+  // The Baichuan chat template: 195 before user text, 196 before the answer, no BOS.
+  {
+    const auto hello = baichuan.encode("你好", false);
+    std::vector<int> want = {kBaichuanUserToken};
+    want.insert(want.end(), hello.begin(), hello.end());
+    want.push_back(kBaichuanAssistantToken);
+    check(baichuanChatPrompt(baichuan, {{"user", "你好"}}) == want,
+          "chat: one user turn is 195 + text + 196: " + join(want));
+    const auto sys = baichuan.encode("Be brief.", false), hi = baichuan.encode("Hi!", false);
+    std::vector<int> turns = sys;
+    turns.push_back(kBaichuanUserToken);
+    turns.insert(turns.end(), hello.begin(), hello.end());
+    turns.push_back(kBaichuanAssistantToken);
+    turns.insert(turns.end(), hi.begin(), hi.end());
+    turns.insert(turns.end(), want.begin(), want.end());
+    const std::vector<ChatMessage> chat = {
+        {"system", "Be brief."}, {"user", "你好"}, {"assistant", "Hi!"}, {"user", "你好"}};
+    check(baichuanChatPrompt(baichuan, chat) == turns,
+          "chat: system text, then user / assistant turns, ending with 196");
+    std::vector<int> cut = sys;
+    cut.insert(cut.end(), want.begin(), want.end());
+    check(baichuanChatPrompt(baichuan, chat, static_cast<int>(cut.size())) == cut,
+          "chat: the oldest round is dropped when the prompt must fit " +
+              std::to_string(cut.size()) + " tokens");
+    check(completionPrompt(baichuan, "你好").front() == 1,
+          "completion: the plain prompt starts with BOS");
+  }
 
   auto aidreams = loadModel((models / "aidreams260K" / "aidreams260K.gguf").string());
   Tokenizer t(aidreams.value()->vocab);
