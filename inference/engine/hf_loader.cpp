@@ -56,7 +56,7 @@ struct Shards {
   std::map<std::string, std::pair<size_t, const SafetensorsTensor*>> tensors;
 
   Result<bool> add(const fs::path& path) {
-    auto file = MappedFile::open(path.string());
+    auto file = MappedFile::open(path.string(), MappedFile::Access::Whole);
     if (!file) return fail(file.error());
     auto parsed_file = parseSafetensors(file.value()->bytes());
     if (!parsed_file) return fail(path.filename().string() + ": " + parsed_file.error());

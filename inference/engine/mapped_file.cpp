@@ -10,7 +10,7 @@
 
 namespace ts::engine {
 
-Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path) {
+Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, Access access) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fail("cannot open " + path + ": " + std::strerror(errno));
   struct stat st {};
@@ -22,7 +22,9 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path) {
   file->path_ = path;
   file->size_ = static_cast<size_t>(st.st_size);
   if (file->size_ > 0) {
-    void* p = mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    // Whole reads map every page up front: one fault per page costs more than the copy.
+    const int flags = MAP_PRIVATE | (access == Access::Whole ? MAP_POPULATE : 0);
+    void* p = mmap(nullptr, file->size_, PROT_READ, flags, fd, 0);
     if (p == MAP_FAILED) {
       const int err = errno;
       ::close(fd);

@@ -12,7 +12,11 @@ namespace ts::engine {
 
 class MappedFile {
  public:
-  static Result<std::shared_ptr<MappedFile>> open(const std::string& path);
+  // Whole: every byte will be read (weights): pages are mapped up front. Sparse: only parts
+  // (a vocabulary, a header), mapped on first touch.
+  enum class Access { Sparse, Whole };
+  static Result<std::shared_ptr<MappedFile>> open(const std::string& path,
+                                                  Access access = Access::Sparse);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

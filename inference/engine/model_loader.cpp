@@ -2,6 +2,7 @@
 // GGUF general.architecture "llama" or "baichuan"; a baichuan file with 40 blocks is the
 // 13B layout (ALiBi, no RoPE), as GGUF producers mark it; every other one uses RoPE, unless
 // our own key tokenscope.positional ("alibi" | "rope") says otherwise (model_writer.h).
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "inference/engine/model.h"
 #include "inference/engine/quant_cache.h"
 #include "inference/engine/sentencepiece_model.h"
+#include "inference/engine/thread_pool.h"
 
 namespace ts::engine {
 namespace {
@@ -277,7 +279,7 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
   if (!folder.empty()) {
     model = loadHfFolder(folder);
   } else {
-    auto file = MappedFile::open(path);
+    auto file = MappedFile::open(path, MappedFile::Access::Whole);
     if (!file) return fail(file.error());
     const auto bytes = file.value()->bytes();
     model = bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0
@@ -304,11 +306,17 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
     normalizeRows(head, m.config.vocab, m.config.dim);
     m.classifier = QuantMatrix::fromF32(std::move(head), m.config.vocab, m.config.dim);
   }
-  if (options.weights != WeightFormat::F32) {  // quantize once, at load
-    m.classifier = m.classifier.converted(options.weights, options.int4_group);
+  if (options.weights != WeightFormat::F32) {  // quantize once, at load, on every core
+    std::vector<QuantMatrix*> matrices = {&m.classifier};
     for (auto& l : m.layers)
       for (QuantMatrix* q : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
-        *q = q->converted(options.weights, options.int4_group);
+        matrices.push_back(q);
+    ThreadPool pool(ThreadPool::defaultThreads());
+    std::atomic<size_t> next{0};
+    pool.parallelFor(pool.threads(), [&](int, int) {
+      for (size_t i; (i = next++) < matrices.size();)
+        *matrices[i] = matrices[i]->converted(options.weights, options.int4_group);
+    });
   }
   m.weight_format = options.weights;
   return model;

@@ -178,7 +178,7 @@ Result<bool> writeQuantCache(const Model& m, const std::string& path) {
 
 Result<std::shared_ptr<Model>> readQuantCache(const std::string& path) {
   if (!fs::exists(path)) return fail("no cache file");
-  auto file = MappedFile::open(path);
+  auto file = MappedFile::open(path, MappedFile::Access::Whole);
   if (!file) return fail(file.error());
   Reader r(file.value()->bytes());
   const auto bad = [&](const std::string& what) {

@@ -58,6 +58,17 @@ float QuantMatrix::at(int r, int c) const {
   return 0.f;
 }
 
+namespace {
+
+// Round half away from zero (as lround) and clamp to [-limit, limit], without a libm call:
+// quantizing a 7B model calls this billions of times.
+inline int roundClamped(float v, int limit) {
+  const int q = static_cast<int>(v + (v >= 0 ? 0.5f : -0.5f));
+  return std::clamp(q, -limit, limit);
+}
+
+}  // namespace
+
 QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
   QuantMatrix m;
   m.format_ = format;
@@ -92,8 +103,7 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
         const float scale = amax > 0 ? amax / 127.f : 1.f;
         m.scales_[r] = scale;
         for (int c = 0; c < cols_; ++c)
-          m.q8_[r * paddedCols() + c] =
-              static_cast<int8_t>(std::clamp(std::lround(row[c] / scale), -127L, 127L));
+          m.q8_[r * paddedCols() + c] = static_cast<int8_t>(roundClamped(row[c] / scale, 127));
       }
       break;
     case WeightFormat::Int4: {
@@ -109,7 +119,7 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
           const float scale = amax > 0 ? amax / 7.f : 1.f;
           m.scales_[r * groups + g] = scale;
           for (int c = begin; c < end; ++c) {
-            const int q = static_cast<int>(std::clamp(std::lround(row[c] / scale), -8L, 7L)) + 8;
+            const int q = std::min(roundClamped(row[c] / scale, 8), 7) + 8;
             const int block = c / kQuantBlock;
             uint8_t& b = m.q4_[r * row_bytes + block / 2 * kQuantBlock + c % kQuantBlock];
             b = block % 2 ? static_cast<uint8_t>((b & 0x0F) | (q << 4))
