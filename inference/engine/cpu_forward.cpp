@@ -129,7 +129,7 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
   hb2_.resize(n * F);
   for (int i = 0; i < n; ++i)
     std::copy_n(m.token_embd.data() + static_cast<size_t>(tokens[i]) * D, D, x_.data() + i * D);
-  const auto norm_all = [&](const std::vector<float>& weight) {
+  const auto norm_all = [&](const WeightBuffer<float>& weight) {
     for (int i = 0; i < n; ++i)
       rmsnorm(xb_.data() + i * D, x_.data() + i * D, weight.data(), c.dim, c.rms_eps);
   };

@@ -17,9 +17,9 @@
 namespace ts::engine {
 namespace fs = std::filesystem;
 
-std::vector<float> rotateHalfToPairs(const std::vector<float>& w, int heads, int head_dim,
-                                     int cols) {
-  std::vector<float> out(w.size());
+WeightBuffer<float> rotateHalfToPairs(const WeightBuffer<float>& w, int heads, int head_dim,
+                                      int cols) {
+  WeightBuffer<float> out(w.size());
   const int half = head_dim / 2;
   for (int h = 0; h < heads; ++h)
     for (int a = 0; a < 2; ++a)
@@ -70,7 +70,7 @@ struct Shards {
   }
 
   // Tensor `name` as f32, checking its shape [rows, cols] (or [n]).
-  Result<std::vector<float>> read(const std::string& name, std::vector<uint64_t> shape) const {
+  Result<WeightBuffer<float>> read(const std::string& name, std::vector<uint64_t> shape) const {
     const auto it = tensors.find(name);
     if (it == tensors.end()) return fail("missing tensor '" + name + "'");
     const SafetensorsTensor& t = *it->second.second;
@@ -89,7 +89,7 @@ struct Shards {
                   ", which this engine cannot load (supported: F32, F16, BF16)");
     uint64_t n = 1;
     for (uint64_t d : shape) n *= d;
-    std::vector<float> out(n);
+    WeightBuffer<float> out(n);
     dequantize(*type, files[it->second.first]->bytes().subspan(t.offset, t.bytes), out.data(), n);
     return out;
   }
@@ -221,10 +221,10 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder) {
   const bool has_head = s.tensors.count("lm_head.weight") > 0;
   if (!has_head && !tied) return fail("missing tensor 'lm_head.weight'");
   auto head = has_head ? s.read("lm_head.weight", {V, D})
-                       : Result<std::vector<float>>(model->token_embd);  // tied
+                       : Result<WeightBuffer<float>>(model->token_embd);  // tied
   if (!head) return fail(head.error());
   model->classifier = QuantMatrix::fromF32(std::move(head.value()), c.vocab, c.dim);
-  const auto matrix = [](std::vector<float> w, uint64_t rows, uint64_t cols) {
+  const auto matrix = [](WeightBuffer<float> w, uint64_t rows, uint64_t cols) {
     return QuantMatrix::fromF32(std::move(w), static_cast<int>(rows), static_cast<int>(cols));
   };
   const bool rope = c.positional == Positional::Rope;
@@ -232,14 +232,14 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder) {
   for (int l = 0; l < c.n_layers; ++l) {
     LayerWeights& L = model->layers[l];
     const std::string p = "model.layers." + std::to_string(l) + ".";
-    std::vector<float> q, k, v;
+    WeightBuffer<float> q, k, v;
     if (s.tensors.count(p + "self_attn.W_pack.weight")) {  // Baichuan: q, k, v stacked
       if (c.n_kv_heads != c.n_heads)
         return fail("W_pack with grouped-query attention: expected equal head counts");
       auto pack = s.read(p + "self_attn.W_pack.weight", {3 * D, D});
       if (!pack) return fail(pack.error());
       const auto part = [&](int i) {
-        return std::vector<float>(pack->begin() + i * D * D, pack->begin() + (i + 1) * D * D);
+        return WeightBuffer<float>(pack->begin() + i * D * D, pack->begin() + (i + 1) * D * D);
       };
       q = part(0);
       k = part(1);

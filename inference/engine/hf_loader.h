@@ -20,7 +20,7 @@ namespace ts::engine {
 Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder);
 
 // Rows of a [heads * head_dim, cols] matrix from rotate-half to adjacent-pair order.
-std::vector<float> rotateHalfToPairs(const std::vector<float>& w, int heads, int head_dim,
-                                     int cols);
+WeightBuffer<float> rotateHalfToPairs(const WeightBuffer<float>& w, int heads, int head_dim,
+                                      int cols);
 
 }  // namespace ts::engine

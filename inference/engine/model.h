@@ -35,22 +35,22 @@ struct ModelConfig {
 };
 
 struct LayerWeights {
-  std::vector<float> attn_norm;  // [dim]
-  QuantMatrix wq;                // [n_heads*head_dim, dim]
-  QuantMatrix wk;                // [n_kv_heads*head_dim, dim]
-  QuantMatrix wv;                // [n_kv_heads*head_dim, dim]
-  QuantMatrix wo;                // [dim, n_heads*head_dim]
-  std::vector<float> ffn_norm;   // [dim]
-  QuantMatrix w_gate;            // [ffn_dim, dim]
-  QuantMatrix w_up;              // [ffn_dim, dim]
-  QuantMatrix w_down;            // [dim, ffn_dim]
+  WeightBuffer<float> attn_norm;  // [dim]
+  QuantMatrix wq;                 // [n_heads*head_dim, dim]
+  QuantMatrix wk;                 // [n_kv_heads*head_dim, dim]
+  QuantMatrix wv;                 // [n_kv_heads*head_dim, dim]
+  QuantMatrix wo;                 // [dim, n_heads*head_dim]
+  WeightBuffer<float> ffn_norm;   // [dim]
+  QuantMatrix w_gate;             // [ffn_dim, dim]
+  QuantMatrix w_up;               // [ffn_dim, dim]
+  QuantMatrix w_down;             // [dim, ffn_dim]
 };
 
 struct Model {
   ModelConfig config;
-  std::vector<float> token_embd;   // [vocab, dim], f32 (rows are gathered, not multiplied)
-  std::vector<float> output_norm;  // [dim]
-  QuantMatrix classifier;          // [vocab, dim]; a copy of token_embd when the file ties them
+  WeightBuffer<float> token_embd;   // [vocab, dim], f32 (rows are gathered, not multiplied)
+  WeightBuffer<float> output_norm;  // [dim]
+  QuantMatrix classifier;           // [vocab, dim]; a copy of token_embd when the file ties them
   std::vector<LayerWeights> layers;
   Vocabulary vocab;  // pieces and scores, when the file carries them
   WeightFormat weight_format = WeightFormat::F32;
@@ -64,7 +64,7 @@ struct Model {
 constexpr int kBaichuan2Vocab = 125696;
 // Scales every classifier row to unit L2 length (rows of zeros stay zero). Idempotent up to
 // rounding, so a GGUF converted with normalised rows loads the same.
-void normalizeRows(std::vector<float>& w, int rows, int cols);
+void normalizeRows(WeightBuffer<float>& w, int rows, int cols);
 
 struct LoadOptions {
   std::string tokenizer_path;  // llama2.c: default tok<vocab>.bin / tokenizer.bin beside it

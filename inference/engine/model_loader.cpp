@@ -27,14 +27,14 @@ std::string shapeText(const std::vector<uint64_t>& dims) {
 }
 
 // Copies tensor `name` as f32, checking its ggml shape [in, out] (or [n] for vectors).
-Result<std::vector<float>> readTensor(const GgufFile& g, std::span<const uint8_t> bytes,
-                                      const std::string& name, std::vector<uint64_t> shape) {
+Result<WeightBuffer<float>> readTensor(const GgufFile& g, std::span<const uint8_t> bytes,
+                                       const std::string& name, std::vector<uint64_t> shape) {
   const GgufTensor* t = g.tensor(name);
   if (!t) return fail("missing tensor '" + name + "'");
   if (t->dims != shape)
     return fail("tensor '" + name + "': expected shape " + shapeText(shape) + ", found " +
                 shapeText(t->dims));
-  std::vector<float> out(t->elements());
+  WeightBuffer<float> out(t->elements());
   if (!dequantize(t->type, bytes.subspan(t->offset, t->bytes), out.data(), out.size()))
     return fail(
         "tensor '" + name + "' is stored as " + typeName(t->type) +
@@ -121,7 +121,7 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes) {
   const uint64_t D = c.dim, F = c.ffn_dim, V = c.vocab, Q = c.n_heads * c.head_dim,
                  KV = c.n_kv_heads * c.head_dim;
   const auto read = [&](const std::string& name, std::vector<uint64_t> shape,
-                        std::vector<float>& out) -> std::optional<Error> {
+                        WeightBuffer<float>& out) -> std::optional<Error> {
     auto t = readTensor(g, bytes, name, std::move(shape));
     if (!t) return Error{t.error()};
     out = std::move(t.value());
@@ -129,7 +129,7 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes) {
   };
   if (auto e = read("token_embd.weight", {D, V}, model->token_embd)) return *e;
   if (auto e = read("output_norm.weight", {D}, model->output_norm)) return *e;
-  std::vector<float> output;
+  WeightBuffer<float> output;
   if (g.tensor("output.weight")) {
     if (auto e = read("output.weight", {D, V}, output)) return *e;
   } else {
@@ -149,7 +149,7 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes) {
           std::tuple{"ffn_gate.weight", D, F, &L.w_gate},
           std::tuple{"ffn_up.weight", D, F, &L.w_up},
           std::tuple{"ffn_down.weight", F, D, &L.w_down}}) {
-      std::vector<float> w;
+      WeightBuffer<float> w;
       if (auto e = read(p + name, {in, out}, w)) return *e;
       *dst = QuantMatrix::fromF32(std::move(w), static_cast<int>(out), static_cast<int>(in));
     }
@@ -212,7 +212,7 @@ Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const
        1e-5f,        10000.f,           h.dim / h.n_heads, Positional::Rope};
   const size_t D = c.dim, F = c.ffn_dim, V = c.vocab, KV = c.n_kv_heads * c.head_dim;
   const auto copy = [&](size_t offset, size_t n) {
-    return std::vector<float>(L.weights + offset, L.weights + offset + n);
+    return WeightBuffer<float>(L.weights + offset, L.weights + offset + n);
   };
   const auto matrix = [&](size_t offset, size_t rows, size_t cols) {
     return QuantMatrix::fromF32(copy(offset, rows * cols), static_cast<int>(rows),
@@ -242,7 +242,7 @@ Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const
 
 }  // namespace
 
-void normalizeRows(std::vector<float>& w, int rows, int cols) {
+void normalizeRows(WeightBuffer<float>& w, int rows, int cols) {
   for (int r = 0; r < rows; ++r) {
     float* row = w.data() + static_cast<size_t>(r) * cols;
     double ss = 0;
@@ -300,7 +300,7 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
   Model& m = *model.value();
   if (m.config.architecture == "baichuan" && m.config.vocab == kBaichuan2Vocab) {
     m.config.norm_head = true;
-    std::vector<float> head(
+    WeightBuffer<float> head(
         m.classifier.f32Data(),
         m.classifier.f32Data() + static_cast<size_t>(m.config.vocab) * m.config.dim);
     normalizeRows(head, m.config.vocab, m.config.dim);

@@ -13,9 +13,9 @@
 namespace ts::engine {
 namespace fs = std::filesystem;
 
-std::vector<float> pairsToRotateHalf(const std::vector<float>& w, int heads, int head_dim,
-                                     int cols) {
-  std::vector<float> out(w.size());
+WeightBuffer<float> pairsToRotateHalf(const WeightBuffer<float>& w, int heads, int head_dim,
+                                      int cols) {
+  WeightBuffer<float> out(w.size());
   const int half = head_dim / 2;
   for (int h = 0; h < heads; ++h)
     for (int a = 0; a < 2; ++a)
@@ -28,10 +28,10 @@ std::vector<float> pairsToRotateHalf(const std::vector<float>& w, int heads, int
 namespace {
 
 // Every weight as f32 [rows, cols] (rows = 1 for vectors), whatever its runtime format.
-std::vector<float> f32Of(const QuantMatrix& m) {
+WeightBuffer<float> f32Of(const QuantMatrix& m) {
   if (m.format() == WeightFormat::F32)
     return {m.f32Data(), m.f32Data() + static_cast<size_t>(m.rows()) * m.cols()};
-  std::vector<float> out(static_cast<size_t>(m.rows()) * m.cols());
+  WeightBuffer<float> out(static_cast<size_t>(m.rows()) * m.cols());
   for (int r = 0; r < m.rows(); ++r)
     for (int c = 0; c < m.cols(); ++c) out[static_cast<size_t>(r) * m.cols() + c] = m.at(r, c);
   return out;
@@ -40,7 +40,7 @@ std::vector<float> f32Of(const QuantMatrix& m) {
 struct NamedTensor {
   std::string name;
   std::vector<uint64_t> shape;  // outermost first: [rows, cols] or [n]
-  std::vector<float> data;
+  WeightBuffer<float> data;
 };
 
 // The model's tensors under GGUF names (ggml shapes are written reversed).
@@ -92,7 +92,7 @@ Result<bool> writeAtomically(const fs::path& path, const std::string& head,
   return writeFileAtomically(path.string(), all);
 }
 
-std::string halfBytes(const std::vector<float>& v, bool bf16) {
+std::string halfBytes(const WeightBuffer<float>& v, bool bf16) {
   std::string out(v.size() * 2, '\0');
   for (size_t i = 0; i < v.size(); ++i) {
     uint16_t h;
@@ -214,13 +214,13 @@ Result<bool> writeHfFolder(const Model& m, const std::string& folder,
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& L = m.layers[l];
     const std::string p = "model.layers." + std::to_string(l) + ".";
-    std::vector<float> q = f32Of(L.wq), k = f32Of(L.wk), v = f32Of(L.wv);
+    WeightBuffer<float> q = f32Of(L.wq), k = f32Of(L.wk), v = f32Of(L.wv);
     if (rope) {
       q = pairsToRotateHalf(q, c.n_heads, c.head_dim, c.dim);
       k = pairsToRotateHalf(k, c.n_kv_heads, c.head_dim, c.dim);
     }
     if (pack) {
-      std::vector<float> packed = q;
+      WeightBuffer<float> packed = q;
       packed.insert(packed.end(), k.begin(), k.end());
       packed.insert(packed.end(), v.begin(), v.end());
       t.push_back({p + "self_attn.W_pack.weight", {3 * D, D}, std::move(packed)});

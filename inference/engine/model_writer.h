@@ -29,7 +29,7 @@ Result<bool> writeHfFolder(const Model& model, const std::string& folder,
 
 // Adjacent-pair rows back to Hugging Face's rotate-half order (inverse of
 // rotateHalfToPairs).
-std::vector<float> pairsToRotateHalf(const std::vector<float>& w, int heads, int head_dim,
-                                     int cols);
+WeightBuffer<float> pairsToRotateHalf(const WeightBuffer<float>& w, int heads, int head_dim,
+                                      int cols);
 
 }  // namespace ts::engine

@@ -58,10 +58,10 @@ class Writer {
     pod(static_cast<uint64_t>(v.size()));
     s += v;
   }
-  template <class T>
-  void array(const std::vector<T>& v) {
+  template <class V>  // std::vector or WeightBuffer
+  void array(const V& v) {
     pod(static_cast<uint64_t>(v.size()));
-    s.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    s.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(typename V::value_type));
   }
   std::string s;
 };
@@ -83,8 +83,9 @@ class Reader {
     in = in.subspan(n);
     return true;
   }
-  template <class T>
-  bool array(std::vector<T>& v, uint64_t expected) {
+  template <class V>
+  bool array(V& v, uint64_t expected) {
+    using T = typename V::value_type;
     uint64_t n;
     if (!pod(n) || n != expected || n > in.size() / sizeof(T)) return false;
     v.resize(n);
@@ -92,8 +93,9 @@ class Reader {
     in = in.subspan(n * sizeof(T));
     return true;
   }
-  template <class T>
-  bool anyArray(std::vector<T>& v) {
+  template <class V>
+  bool anyArray(V& v) {
+    using T = typename V::value_type;
     uint64_t n;
     if (!pod(n) || n > in.size() / sizeof(T)) return false;
     v.resize(n);

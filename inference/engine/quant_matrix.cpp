@@ -30,7 +30,7 @@ std::string weightFormatName(WeightFormat format) {
   return "f32";
 }
 
-QuantMatrix QuantMatrix::fromF32(std::vector<float> w, int rows, int cols) {
+QuantMatrix QuantMatrix::fromF32(WeightBuffer<float> w, int rows, int cols) {
   QuantMatrix m;
   m.rows_ = rows;
   m.cols_ = cols;
@@ -77,7 +77,7 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
   m.group_ = group;
   const size_t n = static_cast<size_t>(rows_) * cols_;
   // The usual source is f32 (the loaders' output): copy it instead of decoding per element.
-  std::vector<float> src;
+  WeightBuffer<float> src;
   if (format_ == WeightFormat::F32) {
     src = f32_;
   } else {
@@ -195,14 +195,14 @@ void QuantMatrix::matvec(float* out, const float* x) const {
 namespace {
 
 template <class T>
-void appendArray(std::string& out, const std::vector<T>& v) {
+void appendArray(std::string& out, const WeightBuffer<T>& v) {
   const uint64_t n = v.size();
   out.append(reinterpret_cast<const char*>(&n), 8);
   out.append(reinterpret_cast<const char*>(v.data()), n * sizeof(T));
 }
 
 template <class T>
-bool readArray(std::span<const uint8_t>& in, std::vector<T>& v, uint64_t expected) {
+bool readArray(std::span<const uint8_t>& in, WeightBuffer<T>& v, uint64_t expected) {
   uint64_t n = 0;
   if (in.size() < 8) return false;
   std::memcpy(&n, in.data(), 8);

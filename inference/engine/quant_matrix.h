@@ -10,6 +10,7 @@
 
 #include "inference/engine/kernels.h"
 #include "inference/engine/result.h"
+#include "inference/engine/weight_buffer.h"
 
 namespace ts::engine {
 
@@ -21,7 +22,10 @@ class QuantMatrix {
  public:
   QuantMatrix() = default;
   // w: [rows, cols] row-major f32, consumed.
-  static QuantMatrix fromF32(std::vector<float> w, int rows, int cols);
+  static QuantMatrix fromF32(WeightBuffer<float> w, int rows, int cols);
+  static QuantMatrix fromF32(const std::vector<float>& w, int rows, int cols) {
+    return fromF32(toWeightBuffer(w), rows, cols);
+  }
   // A copy of this matrix in `format` (group: inputs per int4 scale: 32, 64 or 128).
   QuantMatrix converted(WeightFormat format, int group = 128) const;
 
@@ -57,11 +61,11 @@ class QuantMatrix {
   size_t paddedCols() const { return paddedToBlock(cols_); }
 
   int rows_ = 0, cols_ = 0, group_ = 128;
-  std::vector<float> f32_;
-  std::vector<uint16_t> f16_;
-  std::vector<int8_t> q8_;     // [rows, padded cols]
-  std::vector<uint8_t> q4_;    // [rows, padded cols / 2]: 32 bytes per pair of blocks (kernels.h)
-  std::vector<float> scales_;  // int8: [rows]; int4: [rows, ceil(cols/group)]
+  WeightBuffer<float> f32_;
+  WeightBuffer<uint16_t> f16_;
+  WeightBuffer<int8_t> q8_;     // [rows, padded cols]
+  WeightBuffer<uint8_t> q4_;    // [rows, padded cols / 2]: 32 bytes per pair of blocks (kernels.h)
+  WeightBuffer<float> scales_;  // int8: [rows]; int4: [rows, ceil(cols/group)]
 };
 
 }  // namespace ts::engine

@@ -37,7 +37,7 @@ std::shared_ptr<Model> randomModel(const ModelConfig& config, WeightFormat weigh
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.f, 0.02f);
   const auto random = [&](int rows, int cols) {
-    std::vector<float> w(static_cast<size_t>(rows) * cols);
+    WeightBuffer<float> w(static_cast<size_t>(rows) * cols);
     for (float& v : w) v = normal(rng);
     QuantMatrix m = QuantMatrix::fromF32(std::move(w), rows, cols);
     return weights == WeightFormat::F32 ? m : m.converted(weights, 128);
@@ -48,7 +48,7 @@ std::shared_ptr<Model> randomModel(const ModelConfig& config, WeightFormat weigh
   for (float& v : model->token_embd) v = normal(rng);
   model->output_norm.assign(D, 1.f);
   if (config.norm_head) {  // Baichuan2: unit-length classifier rows, as loadModel leaves them
-    std::vector<float> head(static_cast<size_t>(config.vocab) * D);
+    WeightBuffer<float> head(static_cast<size_t>(config.vocab) * D);
     for (float& v : head) v = normal(rng);
     normalizeRows(head, config.vocab, D);
     const QuantMatrix m = QuantMatrix::fromF32(std::move(head), config.vocab, D);

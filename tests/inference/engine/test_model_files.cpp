@@ -145,7 +145,7 @@ int main() {
 
   // The permutation between Hugging Face's rotate-half rows and adjacent pairs.
   {
-    std::vector<float> rows(2 * 8 * 3);  // 2 heads of 8 rows, 3 columns
+    WeightBuffer<float> rows(2 * 8 * 3);  // 2 heads of 8 rows, 3 columns
     for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<float>(i / 3);
     const auto pairs = rotateHalfToPairs(rows, 2, 8, 3);
     // In head 0, pair j = (row j, row j + 4): rows 0,4,1,5,2,6,3,7.
