@@ -39,4 +39,15 @@ bool loadConfig(const QCommandLineParser& parser, const char* command,
   return ok;
 }
 
+bool parseCommandLine(QCommandLineParser& p, const QStringList& args, const char* command) {
+  p.addHelpOption();
+  QStringList argv = args;
+  argv.prepend(QString("tokenscope-cli ") + command);
+  if (!p.parse(argv)) {
+    printErr(p.errorText() + QString("\nSee: tokenscope-cli %1 --help").arg(command));
+    return false;
+  }
+  return true;
+}
+
 }  // namespace ts

@@ -10,6 +10,10 @@ namespace ts {
 void printErr(const QString& text);
 void printOut(const QString& text);
 
+// Adds --help and parses `args` as "tokenscope-cli COMMAND ..."; on a bad command line
+// prints the parser's error and where to look, and returns false.
+bool parseCommandLine(QCommandLineParser& parser, const QStringList& args, const char* command);
+
 // Adds --config FILE (settings.json or config.toml).
 void addConfigOption(QCommandLineParser& parser);
 

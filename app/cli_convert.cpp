@@ -63,7 +63,6 @@ int runConvertCommand(const QStringList& args) {
       "Writes a model as our GGUF (or a Hugging Face safetensors folder): from a GGUF file, a "
       "Hugging Face folder or a llama2.c checkpoint, or with seeded random weights in a named "
       "shape.");
-  p.addHelpOption();
   p.addOptions(
       {{"model", "Source: GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
        {"tokenizer", "Tokenizer: llama2.c .bin or sentencepiece tokenizer.model.", "PATH"},
@@ -84,12 +83,7 @@ int runConvertCommand(const QStringList& args) {
        {"dtype", "Matrices as f32 (default), f16, or bf16 (safetensors only).", "TYPE", "f32"},
        {"shards", "safetensors: number of shard files (default 1).", "N", "1"},
        {"json", "Print one JSON object."}});
-  QStringList argv = args;
-  argv.prepend("tokenscope-cli convert");
-  if (!p.parse(argv)) {
-    printErr(p.errorText() + "\nSee: tokenscope-cli convert --help");
-    return 2;
-  }
+  if (!parseCommandLine(p, args, "convert")) return 2;
   if (p.isSet("help")) {
     std::printf("%s", p.helpText().toLocal8Bit().constData());
     return 0;

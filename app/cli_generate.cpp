@@ -19,15 +19,18 @@
 namespace ts {
 namespace {
 
-bool parseCommon(QCommandLineParser& p, const QStringList& args, const char* command) {
-  p.addHelpOption();
-  QStringList argv = args;
-  argv.prepend(QString("tokenscope-cli ") + command);
-  if (!p.parse(argv)) {
-    printErr(p.errorText() + QString("\nSee: tokenscope-cli %1 --help").arg(command));
-    return false;
-  }
-  return true;
+// --model and --tokenizer; with weight_options also --weights, --int4-group, --no-cache.
+void addModelOptions(QCommandLineParser& p, bool weight_options) {
+  p.addOptions({{"model", "GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
+                {"tokenizer",
+                 "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
+                 "tokenizer.model.",
+                 "PATH"}});
+  if (weight_options)
+    p.addOptions(
+        {{"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
+         {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
+         {"no-cache", "Neither read nor write the quantized weights cached beside the model."}});
 }
 
 // --model, --tokenizer, and (when the command offers them: weight_options) --weights,
@@ -67,29 +70,21 @@ QJsonObject describe(const engine::ModelConfig& c) {
 int runGenerateCommand(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription("Generates tokens with the local engine and measures it.");
-  p.addOptions(
-      {{"model", "GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
-       {"tokenizer",
-        "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
-        "tokenizer.model.",
-        "PATH"},
-       {"backend", "cpu (the reference backend).", "NAME", "cpu"},
-       {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
-       {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
-       {"no-cache", "Neither read nor write the quantized weights cached beside the model."},
-       {"kv", "KV cache format: f32, f16 or int8.", "FORMAT", "f32"},
-       {"threads", "CPU threads (default: one per core).", "N"},
-       {"prompt", "Prompt text.", "TEXT"},
-       {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
-       {"chat", "Wrap the prompt in the Baichuan chat format (tokens 195 / 196)."},
-       {"max-tokens", "Most tokens to generate.", "N", "128"},
-       {"temperature", "0 = greedy (default 0).", "T", "0"},
-       {"top-k", "Keep the K most likely tokens (0 = all).", "K", "0"},
-       {"top-p", "Nucleus mass (default 1).", "P", "1"},
-       {"repetition-penalty", "Penalty for tokens already seen (default 1).", "R", "1"},
-       {"seed", "Sampling seed (default 0).", "S", "0"},
-       {"json", "Print one JSON object."}});
-  if (!parseCommon(p, args, "generate")) return 2;
+  addModelOptions(p, true);
+  p.addOptions({{"backend", "cpu (the reference backend).", "NAME", "cpu"},
+                {"kv", "KV cache format: f32, f16 or int8.", "FORMAT", "f32"},
+                {"threads", "CPU threads (default: one per core).", "N"},
+                {"prompt", "Prompt text.", "TEXT"},
+                {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
+                {"chat", "Wrap the prompt in the Baichuan chat format (tokens 195 / 196)."},
+                {"max-tokens", "Most tokens to generate.", "N", "128"},
+                {"temperature", "0 = greedy (default 0).", "T", "0"},
+                {"top-k", "Keep the K most likely tokens (0 = all).", "K", "0"},
+                {"top-p", "Nucleus mass (default 1).", "P", "1"},
+                {"repetition-penalty", "Penalty for tokens already seen (default 1).", "R", "1"},
+                {"seed", "Sampling seed (default 0).", "S", "0"},
+                {"json", "Print one JSON object."}});
+  if (!parseCommandLine(p, args, "generate")) return 2;
   if (p.isSet("help")) {
     std::printf("%s", p.helpText().toLocal8Bit().constData());
     return 0;
@@ -245,15 +240,11 @@ int runGenerateCommand(const QStringList& args) {
 int runTokenizeCommand(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription("Shows how a model's vocabulary splits a text into tokens.");
-  p.addOptions({{"model", "GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
-                {"tokenizer",
-                 "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
-                 "tokenizer.model.",
-                 "PATH"},
-                {"text", "The text.", "TEXT"},
+  addModelOptions(p, false);
+  p.addOptions({{"text", "The text.", "TEXT"},
                 {"no-bos", "Do not start with the BOS token."},
                 {"json", "Print {\"ids\": [...], \"pieces\": [...]}."}});
-  if (!parseCommon(p, args, "tokenize")) return 2;
+  if (!parseCommandLine(p, args, "tokenize")) return 2;
   if (p.isSet("help")) {
     std::printf("%s", p.helpText().toLocal8Bit().constData());
     return 0;
@@ -297,19 +288,11 @@ int runPplCommand(const QStringList& args) {
       "Perplexity of a model on a text: exp(mean negative log-likelihood of each token given "
       "the ones before it), over consecutive windows of --context tokens that each start "
       "with BOS.");
-  p.addOptions(
-      {{"model", "GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
-       {"tokenizer",
-        "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
-        "tokenizer.model.",
-        "PATH"},
-       {"text", "A UTF-8 text file.", "FILE"},
-       {"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
-       {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
-       {"no-cache", "Neither read nor write the quantized weights cached beside the model."},
-       {"context", "Window length in tokens (default: the model's context).", "N"},
-       {"json", "Print one JSON object."}});
-  if (!parseCommon(p, args, "ppl")) return 2;
+  addModelOptions(p, true);
+  p.addOptions({{"text", "A UTF-8 text file.", "FILE"},
+                {"context", "Window length in tokens (default: the model's context).", "N"},
+                {"json", "Print one JSON object."}});
+  if (!parseCommandLine(p, args, "ppl")) return 2;
   if (p.isSet("help")) {
     std::printf("%s", p.helpText().toLocal8Bit().constData());
     return 0;
