@@ -41,6 +41,7 @@ struct Vocabulary {
   std::vector<float> scores;
   std::vector<int32_t> types;  // sentencepiece types (1 normal, 2 unknown, 3 control, 6 byte)
   int32_t bos = 1, eos = 2, unk = 0;
+  bool add_dummy_prefix = true;  // sentencepiece: a space before the text
 };
 
 Result<Vocabulary> parseLlama2cTokenizer(std::span<const uint8_t> bytes, int32_t vocab_size);

@@ -64,6 +64,8 @@ Vocabulary vocabFromGguf(const GgufFile& g) {
     v.bos = static_cast<int32_t>(b->asInt().value_or(1));
   if (const GgufValue* e = g.find("tokenizer.ggml.eos_token_id"))
     v.eos = static_cast<int32_t>(e->asInt().value_or(2));
+  if (const GgufValue* p = g.find("tokenizer.ggml.add_space_prefix"))
+    if (const bool* flag = std::get_if<bool>(&p->v)) v.add_dummy_prefix = *flag;
   if (const GgufValue* u = g.find("tokenizer.ggml.unknown_token_id"))
     v.unk = static_cast<int32_t>(u->asInt().value_or(0));
   return v;

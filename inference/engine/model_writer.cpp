@@ -160,6 +160,8 @@ Result<bool> writeGguf(const Model& m, const std::string& path, TensorType matri
     kv.u32(kI32);
     kv.u64(v.pieces.size());
     for (size_t i = 0; i < v.pieces.size(); ++i) kv.u32(i < v.types.size() ? v.types[i] : 1);
+    key("tokenizer.ggml.add_space_prefix", 7);  // GGUF bool
+    kv.s += static_cast<char>(v.add_dummy_prefix ? 1 : 0);
     for (auto [k, id] : {std::pair{"tokenizer.ggml.bos_token_id", v.bos},
                          std::pair{"tokenizer.ggml.eos_token_id", v.eos},
                          std::pair{"tokenizer.ggml.unknown_token_id", v.unk}}) {

@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[4] = {'T', 'S', 'Q', 'C'}, kEnd[4] = {'T', 'S', 'Q', 'E'};
-constexpr uint32_t kVersion = 1;  // bump when the record layout or a kernel layout changes
+constexpr uint32_t kVersion = 2;  // bump when the record layout or a kernel layout changes
 
 struct Fnv {
   uint64_t h = 1469598103934665603ull;
@@ -161,6 +161,7 @@ Result<bool> writeQuantCache(const Model& m, const std::string& path) {
   w.array(m.vocab.scores);
   w.array(m.vocab.types);
   for (int32_t id : {m.vocab.bos, m.vocab.eos, m.vocab.unk}) w.pod(id);
+  w.pod(static_cast<uint8_t>(m.vocab.add_dummy_prefix));
   w.array(m.token_embd);
   w.array(m.output_norm);
   m.classifier.appendTo(w.s);
@@ -213,13 +214,16 @@ Result<std::shared_ptr<Model>> readQuantCache(const std::string& path) {
   if (c.n_layers <= 0 || c.dim <= 0 || c.vocab <= 0 || c.n_layers > 4096)
     return bad("impossible configuration");
   uint64_t pieces = 0;
+  uint8_t prefix = 1;
   if (!r.pod(pieces) || pieces > r.in.size()) return bad("cut short in the vocabulary");
   model->vocab.pieces.resize(pieces);
   for (auto& p : model->vocab.pieces)
     if (!r.str(p)) return bad("cut short in the vocabulary");
   if (!r.anyArray(model->vocab.scores) || !r.anyArray(model->vocab.types) ||
-      !r.pod(model->vocab.bos) || !r.pod(model->vocab.eos) || !r.pod(model->vocab.unk))
+      !r.pod(model->vocab.bos) || !r.pod(model->vocab.eos) || !r.pod(model->vocab.unk) ||
+      !r.pod(prefix))
     return bad("cut short in the vocabulary");
+  model->vocab.add_dummy_prefix = prefix != 0;
   const uint64_t D = c.dim;
   if (!r.array(model->token_embd, D * c.vocab) || !r.array(model->output_norm, D))
     return bad("cut short in the embeddings");

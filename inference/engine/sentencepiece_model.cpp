@@ -7,7 +7,8 @@ namespace ts::engine {
 namespace {
 
 // ModelProto field numbers (sentencepiece_model.proto).
-constexpr uint32_t kPieces = 1, kTrainerSpec = 2;
+constexpr uint32_t kPieces = 1, kTrainerSpec = 2, kNormalizerSpec = 3;
+constexpr uint32_t kName = 1, kAddDummyPrefix = 3, kRemoveExtraSpaces = 4, kEscapeSpaces = 5;
 constexpr uint32_t kPiece = 1, kScore = 2, kType = 3;                    // SentencePiece
 constexpr uint32_t kModelType = 3, kByteFallback = 35;                   // TrainerSpec
 constexpr uint32_t kUnkId = 40, kBosId = 41, kEosId = 42;                // TrainerSpec
@@ -121,6 +122,23 @@ Result<bool> readTrainerSpec(std::span<const uint8_t> bytes, Vocabulary& v) {
   return true;
 }
 
+Result<bool> readNormalizerSpec(std::span<const uint8_t> bytes, Vocabulary& v) {
+  Reader r(bytes);
+  while (!r.done()) {
+    const auto key = r.varint();
+    if (!key) return fail(truncated("a normalizer-spec field", r.offset()));
+    const uint32_t field = *key >> 3, wire = *key & 7;
+    if (field == kAddDummyPrefix && wire == kVarint) {
+      const auto flag = r.varint();
+      if (!flag) return fail(truncated("add_dummy_prefix", r.offset()));
+      v.add_dummy_prefix = *flag != 0;
+    } else if (!r.skip(wire)) {
+      return fail(truncated("a normalizer-spec field", r.offset()));
+    }
+  }
+  return true;
+}
+
 void putVarint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
     out += static_cast<char>(v | 0x80);
@@ -146,11 +164,12 @@ Result<Vocabulary> parseSentencePieceModel(std::span<const uint8_t> bytes) {
     const auto key = r.varint();
     if (!key) return fail(truncated("a field key", r.offset()));
     const uint32_t field = *key >> 3, wire = *key & 7;
-    if ((field == kPieces || field == kTrainerSpec) && wire == kBytes) {
+    if ((field == kPieces || field == kTrainerSpec || field == kNormalizerSpec) && wire == kBytes) {
       const auto body = r.bytes();
-      if (!body)
-        return fail(truncated(field == kPieces ? "a piece" : "the trainer spec", r.offset()));
-      auto ok = field == kPieces ? readPiece(*body, v) : readTrainerSpec(*body, v);
+      if (!body) return fail(truncated("a piece or spec", r.offset()));
+      auto ok = field == kPieces        ? readPiece(*body, v)
+                : field == kTrainerSpec ? readTrainerSpec(*body, v)
+                                        : readNormalizerSpec(*body, v);
       if (!ok) return fail(ok.error());
     } else if (!r.skip(wire)) {
       return fail(truncated("a field", r.offset()));
@@ -166,17 +185,35 @@ Result<Vocabulary> parseSentencePieceModel(std::span<const uint8_t> bytes) {
 }
 
 std::string serializeSentencePieceModel(const Vocabulary& vocab) {
+  // llama2.c vocabularies write spaces as ' ' and carry no types: sentencepiece writes
+  // U+2581 and marks <unk>, the BOS / EOS pieces and <0xNN> byte pieces by type.
+  static const std::string kSpaceMark = "\xE2\x96\x81";
+  bool space_mark = false;
+  for (const auto& p : vocab.pieces)
+    space_mark = space_mark || p.find(kSpaceMark) != std::string::npos;
+  const auto typeOf = [&](size_t i) -> int32_t {
+    if (i < vocab.types.size()) return vocab.types[i];
+    const std::string& p = vocab.pieces[i];
+    if (static_cast<int32_t>(i) == vocab.unk) return 2;  // UNKNOWN
+    if (static_cast<int32_t>(i) == vocab.bos || static_cast<int32_t>(i) == vocab.eos)
+      return 3;                                                                 // CONTROL
+    if (p.size() == 6 && p.compare(0, 3, "<0x") == 0 && p[5] == '>') return 6;  // BYTE
+    return 1;                                                                   // NORMAL
+  };
   std::string out;
   for (size_t i = 0; i < vocab.pieces.size(); ++i) {
+    std::string text = vocab.pieces[i];
+    if (!space_mark && typeOf(i) == 1)
+      for (size_t at; (at = text.find(' ')) != std::string::npos;) text.replace(at, 1, kSpaceMark);
     std::string piece;
-    putBytes(piece, kPiece, vocab.pieces[i]);
+    putBytes(piece, kPiece, text);
     const float score = i < vocab.scores.size() ? vocab.scores[i] : 0.f;
     uint32_t bits;
     std::memcpy(&bits, &score, 4);
     putKey(piece, kScore, kFixed32);
     for (int k = 0; k < 4; ++k) piece += static_cast<char>(bits >> (8 * k));
     putKey(piece, kType, kVarint);
-    putVarint(piece, i < vocab.types.size() ? vocab.types[i] : 1);
+    putVarint(piece, typeOf(i));
     putBytes(out, kPieces, piece);
   }
   std::string spec;
@@ -188,8 +225,23 @@ std::string serializeSentencePieceModel(const Vocabulary& vocab) {
        {std::pair{kUnkId, vocab.unk}, std::pair{kBosId, vocab.bos}, std::pair{kEosId, vocab.eos}}) {
     putKey(spec, field, kVarint);
     putVarint(spec, static_cast<uint64_t>(static_cast<int64_t>(id)));  // -1: ten bytes
+    // The library finds special ids by their piece text (unk_piece 45, bos_piece 46,
+    // eos_piece 47), whose defaults "<unk>", "<s>", "</s>" not every vocabulary uses.
+    if (id >= 0 && id < static_cast<int32_t>(vocab.pieces.size()))
+      putBytes(spec, field + 5, vocab.pieces[id]);
   }
   putBytes(out, kTrainerSpec, spec);
+  // Text goes in as it is (no NFKC table, spaces kept), spaces become U+2581, and the
+  // dummy prefix is as the vocabulary says: what the engine's own tokenizer does.
+  std::string normalizer;
+  putBytes(normalizer, kName, "identity");
+  for (auto [field, flag] :
+       {std::pair{kAddDummyPrefix, vocab.add_dummy_prefix}, std::pair{kRemoveExtraSpaces, false},
+        std::pair{kEscapeSpaces, true}}) {
+    putKey(normalizer, field, kVarint);
+    putVarint(normalizer, flag ? 1 : 0);
+  }
+  putBytes(out, kNormalizerSpec, normalizer);
   return out;
 }
 

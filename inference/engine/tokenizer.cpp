@@ -1,5 +1,7 @@
 #include "inference/engine/tokenizer.h"
 
+#include <queue>
+
 #include "inference/engine/pieces.h"
 
 namespace ts::engine {
@@ -38,49 +40,72 @@ std::vector<int> Tokenizer::encode(std::string_view text, bool add_bos) const {
   if (add_bos) out.push_back(vocab_.bos);
   if (text.empty()) return out;
   const std::string space = space_mark_ ? kSpaceMark : " ";
-  std::string normalized = space;  // sentencepiece's dummy prefix
+  std::string normalized = vocab_.add_dummy_prefix ? space : "";  // sentencepiece's prefix
   for (char c : text) normalized += c == ' ' ? space : std::string(1, c);
 
-  // One symbol per character; characters the vocabulary lacks become byte pieces.
-  std::vector<std::string> symbols;
-  std::vector<int> ids;
+  // One symbol per character; characters the vocabulary lacks become byte pieces, which
+  // never merge. Symbols form a linked list over `normalized`.
+  struct Symbol {
+    size_t begin, length;  // bytes of `normalized`; length 0: a byte piece (never merges)
+    int id, prev, next;
+  };
+  std::vector<Symbol> symbols;
   for (size_t i = 0; i < normalized.size();) {
     const size_t n =
         std::min(utf8Length(static_cast<unsigned char>(normalized[i])), normalized.size() - i);
-    const std::string ch = normalized.substr(i, n);
-    i += n;
-    if (const int id = find(ch); id >= 0) {
-      symbols.push_back(ch);
-      ids.push_back(id);
-      continue;
-    }
-    for (unsigned char b : ch) {
-      symbols.emplace_back();  // byte pieces never merge
-      ids.push_back(byte_ids_[b] >= 0 ? byte_ids_[b] : vocab_.unk);
-    }
-  }
-  // Merge the adjacent pair whose merged piece scores best (leftmost on ties), repeatedly.
-  for (;;) {
-    float best = -1e30f;
-    int best_id = -1;
-    size_t best_at = 0;
-    for (size_t i = 0; i + 1 < symbols.size(); ++i) {
-      if (symbols[i].empty() || symbols[i + 1].empty()) continue;
-      const int id = find(symbols[i] + symbols[i + 1]);
-      if (id < 0) continue;
-      const float score = id < static_cast<int>(vocab_.scores.size()) ? vocab_.scores[id] : 0.f;
-      if (score > best) {
-        best = score;
-        best_id = id;
-        best_at = i;
+    const int at = static_cast<int>(symbols.size());
+    if (const int id = find(normalized.substr(i, n)); id >= 0) {
+      symbols.push_back({i, n, id, at - 1, at + 1});
+    } else {
+      for (size_t b = 0; b < n; ++b) {
+        const auto byte = static_cast<unsigned char>(normalized[i + b]);
+        const int k = static_cast<int>(symbols.size());
+        symbols.push_back(
+            {i + b, 0, byte_ids_[byte] >= 0 ? byte_ids_[byte] : vocab_.unk, k - 1, k + 1});
       }
     }
-    if (best_id < 0) break;
-    symbols[best_at] += symbols[best_at + 1];
-    ids[best_at] = best_id;
-    symbols.erase(symbols.begin() + static_cast<std::ptrdiff_t>(best_at) + 1);
-    ids.erase(ids.begin() + static_cast<std::ptrdiff_t>(best_at) + 1);
+    i += n;
   }
+  if (!symbols.empty()) symbols.back().next = -1;
+  // Merge the adjacent pair whose merged piece scores best (leftmost on ties), repeatedly:
+  // candidate pairs wait in a heap; a candidate whose symbols changed since is skipped.
+  struct Candidate {
+    float score;
+    int left, right;
+    size_t length;  // of the merged piece when pushed: a stale entry no longer matches
+    int id;
+    bool operator<(const Candidate& o) const {
+      return score != o.score ? score < o.score : left > o.left;
+    }
+  };
+  std::priority_queue<Candidate> agenda;
+  const auto consider = [&](int left, int right) {
+    if (left < 0 || right < 0) return;
+    const Symbol &a = symbols[left], &b = symbols[right];
+    if (a.length == 0 || b.length == 0) return;
+    const int id = find(normalized.substr(a.begin, a.length + b.length));
+    if (id < 0) return;
+    const float score = id < static_cast<int>(vocab_.scores.size()) ? vocab_.scores[id] : 0.f;
+    agenda.push({score, left, right, a.length + b.length, id});
+  };
+  for (int i = 0; i + 1 < static_cast<int>(symbols.size()); ++i) consider(i, i + 1);
+  while (!agenda.empty()) {
+    const Candidate c = agenda.top();
+    agenda.pop();
+    Symbol &a = symbols[c.left], &b = symbols[c.right];
+    if (a.length == 0 || b.length == 0 || a.next != c.right || a.length + b.length != c.length)
+      continue;  // stale: one side was merged into something else meanwhile
+    a.length += b.length;
+    a.id = c.id;
+    a.next = b.next;
+    if (b.next >= 0) symbols[b.next].prev = c.left;
+    b.length = 0;
+    b.id = -1;  // removed
+    consider(a.prev, c.left);
+    consider(c.left, a.next);
+  }
+  std::vector<int> ids;
+  for (int i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next) ids.push_back(symbols[i].id);
   out.insert(out.end(), ids.begin(), ids.end());
   return out;
 }

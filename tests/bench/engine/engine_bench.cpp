@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
   } else {
     LoadOptions options;
     options.weights = format.value();
+    options.cache = false;  // measure the kernels; never write beside the model
     auto loaded = loadModel(model_path, options);
     if (!loaded) {
       std::fprintf(stderr, "engine-bench: %s\n", loaded.error().c_str());
