@@ -15,6 +15,7 @@
 #include "inference/engine/cpu_forward.h"
 #include "inference/engine/sampler.h"
 #include "inference/engine/tokenizer.h"
+#include "inference/sentencepiece/sentencepiece_tokenizer.h"
 
 namespace ts {
 namespace {
@@ -243,6 +244,9 @@ int runTokenizeCommand(const QStringList& args) {
   addModelOptions(p, false);
   p.addOptions({{"text", "The text.", "TEXT"},
                 {"no-bos", "Do not start with the BOS token."},
+                {"sentencepiece",
+                 "Tokenize with the sentencepiece library (the model's tokenizer.model, or "
+                 "one rebuilt from its vocabulary) instead of the engine's tokenizer."},
                 {"json", "Print {\"ids\": [...], \"pieces\": [...]}."}});
   if (!parseCommandLine(p, args, "tokenize")) return 2;
   if (p.isSet("help")) {
@@ -264,8 +268,20 @@ int runTokenizeCommand(const QStringList& args) {
     printErr("tokenscope-cli tokenize: this model carries no vocabulary: give --tokenizer PATH");
     return 2;
   }
-  engine::Tokenizer tokenizer(vocab.value());
-  const auto ids = tokenizer.encode(p.value("text").toStdString(), !p.isSet("no-bos"));
+  const std::string text = p.value("text").toStdString();
+  std::vector<int> ids;
+  if (p.isSet("sentencepiece")) {
+    const std::string tok = p.value("tokenizer").toStdString();
+    auto library = tok.ends_with(".model") ? SentencePieceTokenizer::fromFile(tok)
+                                           : SentencePieceTokenizer::fromVocabulary(vocab.value());
+    if (!library) {
+      printErr("tokenscope-cli tokenize: " + QString::fromStdString(library.error()));
+      return 1;
+    }
+    ids = library.value()->encode(text, !p.isSet("no-bos"));
+  } else {
+    ids = engine::Tokenizer(vocab.value()).encode(text, !p.isSet("no-bos"));
+  }
   QJsonArray id_array, pieces;
   for (int id : ids) {
     id_array.append(id);

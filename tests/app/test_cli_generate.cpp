@@ -88,6 +88,11 @@ class TestCliGenerate : public QObject {
     const Run no_bos = cli({"tokenize", "--model", models_ + "/aidreams260K/aidreams260K.gguf",
                             "--text", "I dreamed", "--no-bos", "--json"});
     QCOMPARE(no_bos.json.value("ids").toArray().size(), 6);
+    // The sentencepiece library, on the same vocabulary, gives the same ids.
+    const Run library = cli({"tokenize", "--model", models_ + "/aidreams260K/aidreams260K.gguf",
+                             "--text", "I dreamed", "--sentencepiece", "--json"});
+    QCOMPARE(library.exit_code, 0);
+    QCOMPARE(library.json.value("ids").toArray(), r.json.value("ids").toArray());
   }
 
   void perplexityIsLowOnTheModelsOwnTextAndHighOnNoise() {
