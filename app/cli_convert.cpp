@@ -80,7 +80,10 @@ int runConvertCommand(const QStringList& args) {
        {"seed", "Random weights' seed (default 1234).", "S", "1234"},
        {"out", "Output GGUF file (or folder with --format safetensors).", "PATH"},
        {"format", "gguf (default) or safetensors.", "FORMAT", "gguf"},
-       {"dtype", "Matrices as f32 (default), f16, or bf16 (safetensors only).", "TYPE", "f32"},
+       {"dtype",
+        "Matrices as f32 (default) or f16; GGUF also q8_0 / q4_0 (blocks of 32, as llama.cpp), "
+        "safetensors also bf16.",
+        "TYPE", "f32"},
        {"shards", "safetensors: number of shard files (default 1).", "N", "1"},
        {"json", "Print one JSON object."}});
   if (!parseCommandLine(p, args, "convert")) return 2;
@@ -100,9 +103,11 @@ int runConvertCommand(const QStringList& args) {
              "'");
     return 2;
   }
-  if (dtype != "f32" && dtype != "f16" && (dtype != "bf16" || format != "safetensors")) {
-    printErr("tokenscope-cli convert: --dtype: expected f32 or f16" +
-             QString(format == "safetensors" ? " or bf16" : "") + ", found '" + dtype + "'");
+  const QStringList dtypes = format == "gguf" ? QStringList{"f32", "f16", "q8_0", "q4_0"}
+                                              : QStringList{"f32", "f16", "bf16"};
+  if (!dtypes.contains(dtype)) {
+    printErr("tokenscope-cli convert: --dtype: expected " + dtypes.join(", ") + " for " + format +
+             ", found '" + dtype + "'");
     return 2;
   }
   OptionError err;
@@ -136,8 +141,11 @@ int runConvertCommand(const QStringList& args) {
   const std::string out = p.value("out").toStdString();
   engine::Result<bool> written = true;
   if (format == "gguf") {
-    written = engine::writeGguf(*model, out,
-                                dtype == "f16" ? engine::TensorType::F16 : engine::TensorType::F32);
+    const auto type = dtype == "f16"    ? engine::TensorType::F16
+                      : dtype == "q8_0" ? engine::TensorType::Q8_0
+                      : dtype == "q4_0" ? engine::TensorType::Q4_0
+                                        : engine::TensorType::F32;
+    written = engine::writeGguf(*model, out, type);
   } else {
     engine::HfWriteOptions options;
     options.dtype = dtype.toUpper().toStdString();

@@ -29,7 +29,7 @@ void addModelOptions(QCommandLineParser& p, bool weight_options) {
                  "PATH"}});
   if (weight_options)
     p.addOptions(
-        {{"weights", "Runtime weight format: f32, f16, int8 or int4.", "FORMAT", "f32"},
+        {{"weights", "Runtime weight format: f32, f16, int8, int4 or q8_0.", "FORMAT", "f32"},
          {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
          {"no-cache", "Neither read nor write the quantized weights cached beside the model."}});
 }

@@ -71,7 +71,27 @@ Vocabulary vocabFromGguf(const GgufFile& g) {
   return v;
 }
 
-Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes) {
+// Matrix `name` of ggml shape [in, out]: Q8_0 / Q4_0 blocks are kept as they are when the
+// requested runtime format holds them exactly (q8_0; int4 with group 32); everything else
+// goes through f32.
+Result<QuantMatrix> readMatrix(const GgufFile& g, std::span<const uint8_t> bytes,
+                               const std::string& name, uint64_t in, uint64_t out,
+                               const LoadOptions& options) {
+  const GgufTensor* t = g.tensor(name);
+  const bool shaped = t && t->dims == std::vector<uint64_t>{in, out};
+  const auto rows = static_cast<int>(out), cols = static_cast<int>(in);
+  if (shaped && t->type == TensorType::Q8_0 && options.weights == WeightFormat::Q8_0)
+    return QuantMatrix::fromQ8_0Blocks(bytes.subspan(t->offset, t->bytes), rows, cols);
+  if (shaped && t->type == TensorType::Q4_0 && options.weights == WeightFormat::Int4 &&
+      options.int4_group == 32)
+    return QuantMatrix::fromQ4_0Blocks(bytes.subspan(t->offset, t->bytes), rows, cols);
+  auto w = readTensor(g, bytes, name, {in, out});
+  if (!w) return fail(w.error());
+  return QuantMatrix::fromF32(std::move(w.value()), rows, cols);
+}
+
+Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes,
+                                        const LoadOptions& options) {
   auto parsed = parseGguf(bytes);
   if (!parsed) return fail(parsed.error());
   const GgufFile& g = parsed.value();
@@ -131,13 +151,13 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes) {
   };
   if (auto e = read("token_embd.weight", {D, V}, model->token_embd)) return *e;
   if (auto e = read("output_norm.weight", {D}, model->output_norm)) return *e;
-  WeightBuffer<float> output;
   if (g.tensor("output.weight")) {
-    if (auto e = read("output.weight", {D, V}, output)) return *e;
+    auto head = readMatrix(g, bytes, "output.weight", D, V, options);
+    if (!head) return fail(head.error());
+    model->classifier = std::move(head.value());
   } else {
-    output = model->token_embd;  // tied classifier
+    model->classifier = QuantMatrix::fromF32(model->token_embd, c.vocab, c.dim);  // tied
   }
-  model->classifier = QuantMatrix::fromF32(std::move(output), c.vocab, c.dim);
   model->layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
     LayerWeights& L = model->layers[l];
@@ -151,9 +171,9 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes) {
           std::tuple{"ffn_gate.weight", D, F, &L.w_gate},
           std::tuple{"ffn_up.weight", D, F, &L.w_up},
           std::tuple{"ffn_down.weight", F, D, &L.w_down}}) {
-      WeightBuffer<float> w;
-      if (auto e = read(p + name, {in, out}, w)) return *e;
-      *dst = QuantMatrix::fromF32(std::move(w), static_cast<int>(out), static_cast<int>(in));
+      auto w = readMatrix(g, bytes, p + name, in, out, options);
+      if (!w) return fail(w.error());
+      *dst = std::move(w.value());
     }
   }
   return model;
@@ -285,7 +305,7 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
     if (!file) return fail(file.error());
     const auto bytes = file.value()->bytes();
     model = bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0
-                ? fromGguf(bytes)
+                ? fromGguf(bytes, options)
                 : fromLlama2c(bytes, path,
                               fs::path(options.tokenizer_path).extension() == ".model"
                                   ? std::string()  // read below
@@ -302,9 +322,9 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
   Model& m = *model.value();
   if (m.config.architecture == "baichuan" && m.config.vocab == kBaichuan2Vocab) {
     m.config.norm_head = true;
-    WeightBuffer<float> head(
-        m.classifier.f32Data(),
-        m.classifier.f32Data() + static_cast<size_t>(m.config.vocab) * m.config.dim);
+    const QuantMatrix stored = m.classifier.converted(WeightFormat::F32);
+    WeightBuffer<float> head(stored.f32Data(),
+                             stored.f32Data() + static_cast<size_t>(m.config.vocab) * m.config.dim);
     normalizeRows(head, m.config.vocab, m.config.dim);
     m.classifier = QuantMatrix::fromF32(std::move(head), m.config.vocab, m.config.dim);
   }

@@ -1,6 +1,7 @@
 #include "inference/engine/model_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -109,11 +110,44 @@ std::string halfBytes(const WeightBuffer<float>& v, bool bf16) {
   return out;
 }
 
+// Q8_0 / Q4_0 blocks of 32 values, as llama.cpp's reference quantizers make them.
+std::string quantizeBlocks(const WeightBuffer<float>& v, TensorType type) {
+  std::string out;
+  for (size_t at = 0; at + 32 <= v.size(); at += 32) {
+    const float* x = v.data() + at;
+    float amax = 0.f, max = 0.f;  // max: the value of largest magnitude, with its sign
+    for (int j = 0; j < 32; ++j)
+      if (std::abs(x[j]) > amax) {
+        amax = std::abs(x[j]);
+        max = x[j];
+      }
+    if (type == TensorType::Q8_0) {
+      BlockQ8_0 b;
+      const float d = amax / 127.f, id = d ? 1.f / d : 0.f;
+      b.d = f32ToF16(d);
+      for (int j = 0; j < 32; ++j) b.qs[j] = static_cast<int8_t>(std::round(x[j] * id));
+      out.append(reinterpret_cast<const char*>(&b), sizeof b);
+    } else {
+      BlockQ4_0 b;
+      const float d = max / -8.f, id = d ? 1.f / d : 0.f;
+      b.d = f32ToF16(d);
+      for (int j = 0; j < 16; ++j) {
+        const int lo = std::min(15, static_cast<int>(x[j] * id + 8.5f));
+        const int hi = std::min(15, static_cast<int>(x[j + 16] * id + 8.5f));
+        b.qs[j] = static_cast<uint8_t>(lo | hi << 4);
+      }
+      out.append(reinterpret_cast<const char*>(&b), sizeof b);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<bool> writeGguf(const Model& m, const std::string& path, TensorType matrices) {
-  if (matrices != TensorType::F32 && matrices != TensorType::F16)
-    return fail("GGUF matrices: expected F32 or F16, found " + typeName(matrices));
+  if (matrices != TensorType::F32 && matrices != TensorType::F16 && matrices != TensorType::Q8_0 &&
+      matrices != TensorType::Q4_0)
+    return fail("GGUF matrices: expected F32, F16, Q8_0 or Q4_0, found " + typeName(matrices));
   const ModelConfig& c = m.config;
   const std::string a = c.architecture;
   Bytes kv;
@@ -179,16 +213,22 @@ Result<bool> writeGguf(const Model& m, const std::string& path, TensorType matri
   std::vector<std::string> data;
   uint64_t offset = 0;
   for (const auto& t : tensors) {
-    const bool half =
-        matrices == TensorType::F16 && t.shape.size() == 2 && t.name != "token_embd.weight";
+    // Matrices in the requested type; vectors and the embedding table stay F32, and so does
+    // a matrix whose rows are not whole 32-blocks (as llama.cpp's quantizer leaves them).
+    TensorType type = TensorType::F32;
+    if (t.shape.size() == 2 && t.name != "token_embd.weight" &&
+        (matrices == TensorType::F16 || t.shape[1] % 32 == 0))
+      type = matrices;
     head.str(t.name);
     head.u32(static_cast<uint32_t>(t.shape.size()));
     for (auto it = t.shape.rbegin(); it != t.shape.rend(); ++it) head.u64(*it);  // ggml order
-    head.u32(static_cast<uint32_t>(half ? TensorType::F16 : TensorType::F32));
+    head.u32(static_cast<uint32_t>(type));
     head.u64(offset);
     std::string bytes =
-        half ? halfBytes(t.data, false)
-             : std::string(reinterpret_cast<const char*>(t.data.data()), t.data.size() * 4);
+        type == TensorType::F16 ? halfBytes(t.data, false)
+        : type == TensorType::F32
+            ? std::string(reinterpret_cast<const char*>(t.data.data()), t.data.size() * 4)
+            : quantizeBlocks(t.data, type);
     bytes.resize((bytes.size() + 31) / 32 * 32, '\0');
     offset += bytes.size();
     data.push_back(std::move(bytes));

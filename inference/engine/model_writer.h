@@ -15,7 +15,8 @@
 
 namespace ts::engine {
 
-// matrices: F32 or F16 (norms and embeddings stay F32 in GGUF, as llama.cpp writes them).
+// matrices: F32, F16, Q8_0 or Q4_0 (norms and the embedding table stay F32, and with Q8_0 /
+// Q4_0 so does a matrix whose rows are not whole 32-blocks).
 Result<bool> writeGguf(const Model& model, const std::string& path,
                        TensorType matrices = TensorType::F32);
 

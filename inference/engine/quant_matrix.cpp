@@ -13,7 +13,8 @@ Result<WeightFormat> parseWeightFormat(const std::string& name) {
   if (name == "f16") return WeightFormat::F16;
   if (name == "int8") return WeightFormat::Int8;
   if (name == "int4") return WeightFormat::Int4;
-  return fail("unknown weight format: expected f32, f16, int8 or int4, found '" + name + "'");
+  if (name == "q8_0") return WeightFormat::Q8_0;
+  return fail("unknown weight format: expected f32, f16, int8, int4 or q8_0, found '" + name + "'");
 }
 
 std::string weightFormatName(WeightFormat format) {
@@ -26,6 +27,8 @@ std::string weightFormatName(WeightFormat format) {
       return "int8";
     case WeightFormat::Int4:
       return "int4";
+    case WeightFormat::Q8_0:
+      return "q8_0";
   }
   return "f32";
 }
@@ -47,6 +50,8 @@ float QuantMatrix::at(int r, int c) const {
       return f16ToF32(f16_[i]);
     case WeightFormat::Int8:
       return scales_[r] * q8_[r * paddedCols() + c];
+    case WeightFormat::Q8_0:
+      return scales_[r * paddedCols() / kQuantBlock + c / kQuantBlock] * q8_[r * paddedCols() + c];
     case WeightFormat::Int4: {
       const int block = c / kQuantBlock;  // pairs of blocks share 32 bytes (kernels.h)
       const uint8_t b = q4_[r * paddedCols() / 2 + block / 2 * kQuantBlock + c % kQuantBlock];
@@ -70,6 +75,7 @@ inline int roundClamped(float v, int limit) {
 }  // namespace
 
 QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
+  if (format == format_ && (format != WeightFormat::Int4 || group == group_)) return *this;
   QuantMatrix m;
   m.format_ = format;
   m.rows_ = rows_;
@@ -106,6 +112,25 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
           m.q8_[r * paddedCols() + c] = static_cast<int8_t>(roundClamped(row[c] / scale, 127));
       }
       break;
+    case WeightFormat::Q8_0: {
+      const size_t blocks = paddedCols() / kQuantBlock;
+      m.q8_.assign(rows_ * paddedCols(), 0);
+      m.scales_.assign(rows_ * blocks, 0.f);
+      for (int r = 0; r < rows_; ++r) {
+        const float* row = src.data() + static_cast<size_t>(r) * cols_;
+        for (size_t b = 0; b * kQuantBlock < static_cast<size_t>(cols_); ++b) {
+          const int begin = static_cast<int>(b) * kQuantBlock,
+                    end = std::min(cols_, begin + kQuantBlock);
+          float amax = 0.f;
+          for (int c = begin; c < end; ++c) amax = std::max(amax, std::abs(row[c]));
+          const float scale = amax > 0 ? amax / 127.f : 1.f;
+          m.scales_[r * blocks + b] = scale;
+          for (int c = begin; c < end; ++c)
+            m.q8_[r * paddedCols() + c] = static_cast<int8_t>(roundClamped(row[c] / scale, 127));
+        }
+      }
+      break;
+    }
     case WeightFormat::Int4: {
       const size_t row_bytes = paddedCols() / 2, groups = (cols_ + group - 1) / group;
       m.q4_.assign(rows_ * row_bytes, 0x88);  // padding: nibble 8 = value 0
@@ -143,6 +168,10 @@ float QuantMatrix::dotRow(const Kernels& k, int r, const Activations& x, int t) 
     case WeightFormat::Int8:  // dequantize once per row
       return scales_[r] *
              k.dot_q8(q8_.data() + row * paddedCols(), x.qRow(t), x.scaleRow(t), x.blocks);
+    case WeightFormat::Q8_0: {  // the block's weight scale folds into its activation scale
+      float* combined = combinedScales(r, x, t, 1);
+      return k.dot_q8(q8_.data() + row * paddedCols(), x.qRow(t), combined, x.blocks);
+    }
     case WeightFormat::Int4: {
       const size_t groups = (cols_ + group_ - 1) / group_;
       return k.dot_q4(q4_.data() + row * paddedCols() / 2, scales_.data() + row * groups,
@@ -163,6 +192,9 @@ void QuantMatrix::dotRowX4(const Kernels& k, int r, const Activations& x, int t,
       k.dot_q8_x4(q8_.data() + row * paddedCols(), x.qRow(t), x.scaleRow(t), x.blocks, out);
       for (int i = 0; i < 4; ++i) out[i] *= scales_[r];
       return;
+    case WeightFormat::Q8_0:
+      return k.dot_q8_x4(q8_.data() + row * paddedCols(), x.qRow(t), combinedScales(r, x, t, 4),
+                         x.blocks, out);
     case WeightFormat::Int4: {
       const size_t groups = (cols_ + group_ - 1) / group_;
       return k.dot_q4_x4(q4_.data() + row * paddedCols() / 2, scales_.data() + row * groups,
@@ -170,6 +202,20 @@ void QuantMatrix::dotRowX4(const Kernels& k, int r, const Activations& x, int t,
                          out);
     }
   }
+}
+
+// q8_0: the weight scale of each block times the activation scale of the same block, for
+// `tokens` activation rows from t on (laid out as Activations' scales). A per-thread
+// buffer: products run on several threads at once.
+float* QuantMatrix::combinedScales(int r, const Activations& x, int t, int tokens) const {
+  thread_local std::vector<float> buffer;
+  buffer.resize(static_cast<size_t>(tokens) * x.blocks);
+  const float* w = scales_.data() + static_cast<size_t>(r) * x.blocks;
+  for (int i = 0; i < tokens; ++i) {
+    const float* s = x.scaleRow(t + i);
+    for (int b = 0; b < x.blocks; ++b) buffer[static_cast<size_t>(i) * x.blocks + b] = w[b] * s[b];
+  }
+  return buffer.data();
 }
 
 void QuantMatrix::multiplyRows(float* out, int out_stride, const Activations& x, int begin,
@@ -231,7 +277,7 @@ Result<QuantMatrix> QuantMatrix::readFrom(std::span<const uint8_t>& in) {
   std::memcpy(h, in.data(), sizeof h);
   in = in.subspan(sizeof h);
   QuantMatrix m;
-  if (h[0] < 0 || h[0] > static_cast<int32_t>(WeightFormat::Int4) || h[1] <= 0 || h[2] <= 0 ||
+  if (h[0] < 0 || h[0] > static_cast<int32_t>(WeightFormat::Q8_0) || h[1] <= 0 || h[2] <= 0 ||
       (h[3] != 32 && h[3] != 64 && h[3] != 128))
     return fail("cache: a matrix record has an impossible header");
   m.format_ = static_cast<WeightFormat>(h[0]);
@@ -244,9 +290,11 @@ Result<QuantMatrix> QuantMatrix::readFrom(std::span<const uint8_t>& in) {
   const bool ok =
       readArray(in, m.f32_, is(WeightFormat::F32, n)) &&
       readArray(in, m.f16_, is(WeightFormat::F16, n)) &&
-      readArray(in, m.q8_, is(WeightFormat::Int8, padded)) &&
+      readArray(in, m.q8_, is(WeightFormat::Int8, padded) + is(WeightFormat::Q8_0, padded)) &&
       readArray(in, m.q4_, is(WeightFormat::Int4, padded / 2)) &&
-      readArray(in, m.scales_, is(WeightFormat::Int8, m.rows_) + is(WeightFormat::Int4, groups));
+      readArray(in, m.scales_,
+                is(WeightFormat::Int8, m.rows_) + is(WeightFormat::Int4, groups) +
+                    is(WeightFormat::Q8_0, padded / kQuantBlock));
   if (!ok) return fail("cache: a matrix's arrays do not match its shape");
   return m;
 }

@@ -128,7 +128,7 @@ class TestCliGenerate : public QObject {
     QVERIFY(std::abs(int4.json.value("perplexity").toDouble() / own_ppl - 1) < 0.10);
     const Run bad = cli({"ppl", "--model", model, "--text", own_file, "--weights", "int3"});
     QCOMPARE(bad.exit_code, 1);
-    QVERIFY2(bad.err.contains("expected f32, f16, int8 or int4, found 'int3'"),
+    QVERIFY2(bad.err.contains("expected f32, f16, int8, int4 or q8_0, found 'int3'"),
              qPrintable(bad.err));
   }
 
@@ -219,6 +219,16 @@ class TestCliGenerate : public QObject {
     QCOMPARE(run.json.value("model").toObject().value("vocab").toInt(), 125696);
     QCOMPARE(run.json.value("model").toObject().value("norm_head").toBool(), true);
     QCOMPARE(run.json.value("token_ids").toArray().size(), 4);
+    // A Q4_0 GGUF (llama.cpp's block layout) read back as int4 with group 32 keeps the
+    // blocks exactly and still generates.
+    const Run q4 = cli({"convert", "--random", "llama-tiny", "--layers", "1", "--dtype", "q4_0",
+                        "--out", dir.filePath("q4.gguf"), "--json"});
+    QCOMPARE(q4.exit_code, 0);
+    const Run q4run =
+        cli({"generate", "--model", dir.filePath("q4.gguf"), "--prompt-ids", "1,2", "--weights",
+             "int4", "--int4-group", "32", "--max-tokens", "3", "--json"});
+    QCOMPARE(q4run.exit_code, 0);
+    QCOMPARE(q4run.json.value("token_ids").toArray().size(), 3);
     // Bad requests say what was expected.
     const Run both = cli({"convert", "--random", "llama-tiny", "--model", "x", "--out", "y"});
     QCOMPARE(both.exit_code, 2);
@@ -228,7 +238,7 @@ class TestCliGenerate : public QObject {
     QVERIFY2(shape.err.contains("found dim 256, 3 heads, 3 KV heads"), qPrintable(shape.err));
     const Run dtype = cli({"convert", "--random", "llama-tiny", "--dtype", "bf16", "--out", "y"});
     QCOMPARE(dtype.exit_code, 2);
-    QVERIFY2(dtype.err.contains("--dtype: expected f32 or f16, found 'bf16'"),
+    QVERIFY2(dtype.err.contains("--dtype: expected f32, f16, q8_0, q4_0 for gguf, found 'bf16'"),
              qPrintable(dtype.err));
   }
 };

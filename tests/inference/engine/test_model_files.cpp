@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "inference/engine/cpu_forward.h"
@@ -140,6 +141,49 @@ int main() {
                 loaded.value()->vocab.scores == model->vocab.scores &&
                 loaded.value()->vocab.types == model->vocab.types,
             name + " via " + f.label + ": the vocabulary comes back (300 pieces, scores, types)");
+    }
+  }
+
+  // GGUF Q8_0 / Q4_0 files: read through f32 they stay close to the original; read as
+  // q8_0 / int4 with group 32 they keep the stored blocks exactly (no second rounding).
+  {
+    auto config = tinyConfig("llama", 2, 4, 2, 300, Positional::Rope);  // width 32: whole blocks
+    auto model = randomModel(config, WeightFormat::F32, 77);
+    const auto want = run(model);
+    for (auto [type, runtime, group, tolerance] :
+         {std::tuple{TensorType::Q8_0, WeightFormat::Q8_0, 128, 0.02},
+          std::tuple{TensorType::Q4_0, WeightFormat::Int4, 32, 0.25}}) {
+      const std::string name = typeName(type), path = dir / ("blocks-" + name + ".gguf");
+      check(writeGguf(*model, path, type).ok(), name + ": GGUF written");
+      auto through_f32 = loadModel(path);
+      LoadOptions exact;
+      exact.weights = runtime;
+      exact.int4_group = group;
+      exact.cache = false;
+      auto kept = loadModel(path, exact);
+      if (!through_f32 || !kept) {
+        check(false, name + ": " + (!kept ? kept.error() : through_f32.error()));
+        continue;
+      }
+      const double err = relativeMax(run(through_f32.value()), want);
+      check(err < tolerance, name + ": logits within " + std::to_string(tolerance) +
+                                 " of the f32 model (max relative error " + std::to_string(err) +
+                                 ")");
+      // Every stored value, read as the runtime format, equals the file's dequantized value.
+      bool same = true;
+      const auto& a = kept.value()->layers[1].wq;
+      const auto& b = through_f32.value()->layers[1].wq;
+      for (int r = 0; r < a.rows(); ++r)
+        for (int c = 0; c < a.cols(); ++c) same = same && a.at(r, c) == b.at(r, c);
+      const auto& h = kept.value()->classifier;
+      for (int r = 0; r < h.rows(); ++r)
+        for (int c = 0; c < h.cols(); ++c)
+          same = same && h.at(r, c) == through_f32.value()->classifier.at(r, c);
+      check(same && a.format() == runtime && h.format() == runtime,
+            name + ": kept as " + weightFormatName(runtime) +
+                " with every value equal to the file's (no second rounding)");
+      check(relativeMax(run(kept.value()), want) < tolerance + 0.03,
+            name + ": and its logits stay close to the f32 model's");
     }
   }
 

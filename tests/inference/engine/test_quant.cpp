@@ -43,7 +43,8 @@ int main() {
   ref.matvec(want.data(), x.data());
   for (auto [format, group, tolerance] :
        {std::tuple{WeightFormat::F16, 128, 1e-3}, std::tuple{WeightFormat::Int8, 128, 0.02},
-        std::tuple{WeightFormat::Int4, 32, 0.12}, std::tuple{WeightFormat::Int4, 128, 0.18}}) {
+        std::tuple{WeightFormat::Q8_0, 128, 0.02}, std::tuple{WeightFormat::Int4, 32, 0.12},
+        std::tuple{WeightFormat::Int4, 128, 0.18}}) {
     const QuantMatrix q = ref.converted(format, group);
     std::vector<float> got(rows);
     q.matvec(got.data(), x.data());
