@@ -55,6 +55,12 @@ struct Kernels {
   void (*dot_q4_x4)(const uint8_t* w, const float* w_scale, int blocks_per_group, const int8_t* x,
                     const float* x_scale, const float* x_offset, int blocks, float* out);
   double (*sum_f32)(const float* x, size_t n);  // for measuring memory-read bandwidth
+  // y[n] += a * x[n]: attention's weighted sum of values (f32 or f16 cache rows).
+  void (*axpy_f32)(float* y, float a, const float* x, int n);
+  void (*axpy_f16)(float* y, float a, const uint16_t* x, int n);
+  // The int8 KV cache's rows (the row scale is applied by the caller).
+  float (*dot_i8_f32)(const int8_t* w, const float* x, int n);
+  void (*axpy_i8)(float* y, float a, const int8_t* x, int n);
 };
 
 const Kernels& portableKernels();

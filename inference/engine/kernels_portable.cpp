@@ -76,6 +76,24 @@ double sumF32(const float* x, size_t n) {
   return static_cast<double>(s[0]) + s[1] + s[2] + s[3];
 }
 
+void axpyF32(float* y, float a, const float* x, int n) {
+  for (int i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+void axpyF16(float* y, float a, const uint16_t* x, int n) {
+  for (int i = 0; i < n; ++i) y[i] += a * f16ToF32(x[i]);
+}
+
+float dotI8F32(const int8_t* w, const float* x, int n) {
+  float sum = 0.f;
+  for (int i = 0; i < n; ++i) sum += static_cast<float>(w[i]) * x[i];
+  return sum;
+}
+
+void axpyI8(float* y, float a, const int8_t* x, int n) {
+  for (int i = 0; i < n; ++i) y[i] += a * static_cast<float>(x[i]);
+}
+
 }  // namespace
 
 void Activations::set(const float* x, int count_, int n_, bool quantize) {
@@ -112,8 +130,8 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
 }
 
 const Kernels& portableKernels() {
-  static const Kernels k{"portable", dotF32,   dotF16,  dotQ8,   dotQ4,
-                         dotF32X4,   dotF16X4, dotQ8X4, dotQ4X4, sumF32};
+  static const Kernels k{"portable", dotF32,  dotF16, dotQ8,   dotQ4,   dotF32X4, dotF16X4,
+                         dotQ8X4,    dotQ4X4, sumF32, axpyF32, axpyF16, dotI8F32, axpyI8};
   return k;
 }
 

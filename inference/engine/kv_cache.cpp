@@ -1,5 +1,7 @@
 #include "inference/engine/kv_cache.h"
 
+#include "inference/engine/kernels.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -77,14 +79,11 @@ float KvCache::dotKey(int layer, int pos, int head, const float* q) const {
   float sum = 0.f;
   switch (format_) {
     case KvFormat::F32:
-      for (int i = 0; i < head_dim_; ++i) sum += q[i] * kf_[at + i];
-      return sum;
+      return activeKernels().dot_f32(kf_.data() + at, q, head_dim_);
     case KvFormat::F16:
-      for (int i = 0; i < head_dim_; ++i) sum += q[i] * f16ToF32(kh_[at + i]);
-      return sum;
+      return activeKernels().dot_f16(kh_.data() + at, q, head_dim_);
     case KvFormat::Int8:
-      for (int i = 0; i < head_dim_; ++i) sum += q[i] * static_cast<float>(kq_[at + i]);
-      return sum * k_scale_[r];
+      return activeKernels().dot_i8_f32(kq_.data() + at, q, head_dim_) * k_scale_[r];
   }
   return sum;
 }
@@ -93,15 +92,11 @@ void KvCache::addValue(int layer, int pos, int head, float weight, float* out) c
   const size_t r = row(layer, pos, head), at = r * head_dim_;
   switch (format_) {
     case KvFormat::F32:
-      for (int i = 0; i < head_dim_; ++i) out[i] += weight * vf_[at + i];
-      return;
+      return activeKernels().axpy_f32(out, weight, vf_.data() + at, head_dim_);
     case KvFormat::F16:
-      for (int i = 0; i < head_dim_; ++i) out[i] += weight * f16ToF32(vh_[at + i]);
-      return;
+      return activeKernels().axpy_f16(out, weight, vh_.data() + at, head_dim_);
     case KvFormat::Int8: {
-      const float w = weight * v_scale_[r];
-      for (int i = 0; i < head_dim_; ++i) out[i] += w * static_cast<float>(vq_[at + i]);
-      return;
+      return activeKernels().axpy_i8(out, weight * v_scale_[r], vq_.data() + at, head_dim_);
     }
   }
 }

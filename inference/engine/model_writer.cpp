@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <tuple>
 
 #include "inference/engine/atomic_file.h"

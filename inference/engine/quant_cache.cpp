@@ -124,8 +124,7 @@ std::string quantCachePath(const std::string& source, const LoadOptions& options
     dir = source + ".tokenscope-cache";
     files.push_back(source);
     const fs::path beside = fs::path(source).parent_path();
-    for (const char* name : {"tokenizer.bin"})  // llama2.c's default vocabulary file
-      if (fs::exists(beside / name)) files.push_back(beside / name);
+    // llama2.c reads its vocabulary from tok<N>.bin or tokenizer.bin beside the model.
     for (const auto& entry : fs::directory_iterator(beside.empty() ? "." : beside, ec))
       if (entry.path().filename().string().rfind("tok", 0) == 0 &&
           entry.path().extension() == ".bin")

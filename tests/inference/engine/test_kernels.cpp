@@ -59,7 +59,8 @@ int main() {
       std::printf("SKIP a vector kernel set this CPU lacks (AVX2/FMA/F16C or AVX-VNNI)\n");
   for (const Kernels* fast : fast_sets) {
     const std::string name = fast->name;
-    bool f32_ok = true, f16_ok = true, q8_ok = true, q4_ok = true, sum_ok = true, x4_ok = true;
+    bool f32_ok = true, f16_ok = true, q8_ok = true, q4_ok = true, sum_ok = true, x4_ok = true,
+         axpy_ok = true;
     for (int n : {1, 7, 8, 31, 32, 33, 64, 100, 300, 4096}) {
       // Four activation vectors of n floats and their int8 blocks.
       std::vector<float> w(n), x(4 * n);
@@ -75,6 +76,22 @@ int main() {
       f16_ok = f16_ok && close(fast->dot_f16(h.data(), x.data(), n),
                                portable.dot_f16(h.data(), x.data(), n), scale);
       sum_ok = sum_ok && close(fast->sum_f32(x.data(), n), portable.sum_f32(x.data(), n), scale);
+      // y += a x: FMA rounds once where the portable code rounds twice.
+      std::vector<float> y1(x.begin(), x.begin() + n), y2 = y1, y3 = y1, y4 = y1;
+      fast->axpy_f32(y1.data(), 0.7f, w.data(), n);
+      portable.axpy_f32(y2.data(), 0.7f, w.data(), n);
+      fast->axpy_f16(y3.data(), -1.3f, h.data(), n);
+      portable.axpy_f16(y4.data(), -1.3f, h.data(), n);
+      std::vector<int8_t> k8(n);
+      for (auto& v : k8) v = static_cast<int8_t>(int8(rng));
+      std::vector<float> y5(x.begin(), x.begin() + n), y6 = y5;
+      fast->axpy_i8(y5.data(), 0.01f, k8.data(), n);
+      portable.axpy_i8(y6.data(), 0.01f, k8.data(), n);
+      for (int i = 0; i < n; ++i)
+        axpy_ok =
+            axpy_ok && close(y1[i], y2[i], 4) && close(y3[i], y4[i], 4) && close(y5[i], y6[i], 4);
+      axpy_ok = axpy_ok && close(fast->dot_i8_f32(k8.data(), x.data(), n),
+                                 portable.dot_i8_f32(k8.data(), x.data(), n), scale * 127);
       const int blocks = (n + 63) / 64 * 2;  // integer formats: whole pairs of 32-blocks
       std::vector<int8_t> wq(blocks * 32), xq(4 * blocks * 32);
       std::vector<uint8_t> w4(blocks * 16);
@@ -129,6 +146,7 @@ int main() {
                      " four-token products are bit-identical to four single ones (every format, "
                      "and portable)");
     check(sum_ok, name + " sum_f32 equals portable");
+    check(axpy_ok, name + " axpy_f32 / f16 / i8 and dot_i8_f32 (the KV cache's) equal portable");
     // A known value, so both cannot be wrong the same way: block 0 all nibble 15 (value
     // 7), block 1 all nibble 8 (value 0); x = 0.5 everywhere; weight scale 2.
     std::vector<uint8_t> w4(32, 0x8F);
