@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[4] = {'T', 'S', 'Q', 'C'}, kEnd[4] = {'T', 'S', 'Q', 'E'};
-constexpr uint32_t kVersion = 2;  // bump when the record layout or a kernel layout changes
+constexpr uint32_t kVersion = 3;  // bump when the record layout or a kernel layout changes
 
 struct Fnv {
   uint64_t h = 1469598103934665603ull;

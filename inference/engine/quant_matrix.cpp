@@ -56,8 +56,7 @@ float QuantMatrix::at(int r, int c) const {
       const int block = c / kQuantBlock;  // pairs of blocks share 32 bytes (kernels.h)
       const uint8_t b = q4_[r * paddedCols() / 2 + block / 2 * kQuantBlock + c % kQuantBlock];
       const int q = (block % 2 ? b >> 4 : b & 15) - 8;
-      const size_t groups = (cols_ + group_ - 1) / group_;
-      return scales_[r * groups + c / group_] * q;
+      return scales_[r * scaleGroups() + c / group_] * q;
     }
   }
   return 0.f;
@@ -132,12 +131,13 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
       break;
     }
     case WeightFormat::Int4: {
-      const size_t row_bytes = paddedCols() / 2, groups = (cols_ + group - 1) / group;
+      // Scales for every group of the padded row (those past cols stay 0).
+      const size_t row_bytes = paddedCols() / 2, groups = m.scaleGroups();
       m.q4_.assign(rows_ * row_bytes, 0x88);  // padding: nibble 8 = value 0
-      m.scales_.resize(rows_ * groups);
+      m.scales_.assign(rows_ * groups, 0.f);
       for (int r = 0; r < rows_; ++r) {
         const float* row = src.data() + static_cast<size_t>(r) * cols_;
-        for (size_t g = 0; g < groups; ++g) {
+        for (size_t g = 0; g * group < static_cast<size_t>(cols_); ++g) {
           const int begin = static_cast<int>(g) * group, end = std::min(cols_, begin + group);
           float amax = 0.f;
           for (int c = begin; c < end; ++c) amax = std::max(amax, std::abs(row[c]));
@@ -173,8 +173,7 @@ float QuantMatrix::dotRow(const Kernels& k, int r, const Activations& x, int t) 
       return k.dot_q8(q8_.data() + row * paddedCols(), x.qRow(t), combined, x.blocks);
     }
     case WeightFormat::Int4: {
-      const size_t groups = (cols_ + group_ - 1) / group_;
-      return k.dot_q4(q4_.data() + row * paddedCols() / 2, scales_.data() + row * groups,
+      return k.dot_q4(q4_.data() + row * paddedCols() / 2, scales_.data() + row * scaleGroups(),
                       group_ / kQuantBlock, x.qRow(t), x.scaleRow(t), x.offsetRow(t), x.blocks);
     }
   }
@@ -196,8 +195,7 @@ void QuantMatrix::dotRowX4(const Kernels& k, int r, const Activations& x, int t,
       return k.dot_q8_x4(q8_.data() + row * paddedCols(), x.qRow(t), combinedScales(r, x, t, 4),
                          x.blocks, out);
     case WeightFormat::Int4: {
-      const size_t groups = (cols_ + group_ - 1) / group_;
-      return k.dot_q4_x4(q4_.data() + row * paddedCols() / 2, scales_.data() + row * groups,
+      return k.dot_q4_x4(q4_.data() + row * paddedCols() / 2, scales_.data() + row * scaleGroups(),
                          group_ / kQuantBlock, x.qRow(t), x.scaleRow(t), x.offsetRow(t), x.blocks,
                          out);
     }
@@ -285,7 +283,7 @@ Result<QuantMatrix> QuantMatrix::readFrom(std::span<const uint8_t>& in) {
   m.cols_ = h[2];
   m.group_ = h[3];
   const uint64_t n = static_cast<uint64_t>(m.rows_) * m.cols_, padded = m.rows_ * m.paddedCols();
-  const uint64_t groups = static_cast<uint64_t>(m.rows_) * ((m.cols_ + m.group_ - 1) / m.group_);
+  const uint64_t groups = static_cast<uint64_t>(m.rows_) * m.scaleGroups();
   const auto is = [&](WeightFormat f, uint64_t size) { return m.format_ == f ? size : 0; };
   const bool ok =
       readArray(in, m.f32_, is(WeightFormat::F32, n)) &&

@@ -34,12 +34,13 @@ QuantMatrix QuantMatrix::fromQ4_0Blocks(std::span<const uint8_t> blocks, int row
   m.group_ = kQuantBlock;
   const size_t padded = m.paddedCols(), per_row = cols / kQuantBlock;
   m.q4_.assign(rows * padded / 2, 0x88);  // padding: value 0
-  m.scales_.assign(rows * per_row, 0.f);
+  const size_t groups = m.scaleGroups();  // padded: a last group of zeros may follow
+  m.scales_.assign(rows * groups, 0.f);
   for (int r = 0; r < rows; ++r)
     for (size_t b = 0; b < per_row; ++b) {
       BlockQ4_0 block;
       std::memcpy(&block, blocks.data() + (r * per_row + b) * sizeof block, sizeof block);
-      m.scales_[r * per_row + b] = f16ToF32(block.d);
+      m.scales_[r * groups + b] = f16ToF32(block.d);
       // Q4_0: byte j = element j (low nibble), element j + 16 (high). Ours: pairs of blocks
       // share 32 bytes, block 2p in the low nibbles, 2p + 1 in the high (kernels.h).
       uint8_t* pair = m.q4_.data() + r * padded / 2 + b / 2 * kQuantBlock;
