@@ -18,19 +18,9 @@
 #include "inference/engine/tokenizer.h"
 
 using ts::testing::check;
+using ts::testing::join;
 
 using namespace ts::engine;
-
-namespace {
-std::string join(const std::vector<int>& v) {
-  std::string s;
-  for (int x : v) {
-    if (!s.empty()) s += ',';
-    s += std::to_string(x);
-  }
-  return s;
-}
-}  // namespace
 
 int main() {
   const char* env = std::getenv("TOKENSCOPE_SHARED_DIR");

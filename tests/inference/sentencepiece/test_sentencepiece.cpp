@@ -15,17 +15,9 @@
 
 using namespace ts::engine;
 using ts::testing::check;
+using ts::testing::join;
 
 namespace {
-
-std::string join(const std::vector<int>& v) {
-  std::string s;
-  for (int x : v) {
-    if (!s.empty()) s += ',';
-    s += std::to_string(x);
-  }
-  return s;
-}
 
 void compare(const std::string& name, const Vocabulary& vocab,
              const std::vector<std::string>& texts) {
