@@ -39,15 +39,20 @@ bool loadConfig(const QCommandLineParser& parser, const char* command,
   return ok;
 }
 
-bool parseCommandLine(QCommandLineParser& p, const QStringList& args, const char* command) {
+std::optional<int> parseCommandLine(QCommandLineParser& p, const QStringList& args,
+                                    const char* command) {
   p.addHelpOption();
   QStringList argv = args;
   argv.prepend(QString("tokenscope-cli ") + command);
   if (!p.parse(argv)) {
     printErr(p.errorText() + QString("\nSee: tokenscope-cli %1 --help").arg(command));
-    return false;
+    return 2;
   }
-  return true;
+  if (p.isSet("help")) {
+    std::printf("%s", p.helpText().toLocal8Bit().constData());
+    return 0;
+  }
+  return std::nullopt;
 }
 
 }  // namespace ts

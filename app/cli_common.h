@@ -2,6 +2,7 @@
 #pragma once
 #include <QCommandLineParser>
 #include <QString>
+#include <optional>
 
 #include "app/config/effective_config.h"
 
@@ -10,9 +11,11 @@ namespace ts {
 void printErr(const QString& text);
 void printOut(const QString& text);
 
-// Adds --help and parses `args` as "tokenscope-cli COMMAND ..."; on a bad command line
-// prints the parser's error and where to look, and returns false.
-bool parseCommandLine(QCommandLineParser& parser, const QStringList& args, const char* command);
+// Adds --help and parses `args` as "tokenscope-cli COMMAND ...". Returns the exit code
+// when the command is already done: 2 after printing what is wrong with the command line,
+// 0 after printing --help; nullopt when the command should run.
+std::optional<int> parseCommandLine(QCommandLineParser& parser, const QStringList& args,
+                                    const char* command);
 
 // Adds --config FILE (settings.json or config.toml).
 void addConfigOption(QCommandLineParser& parser);

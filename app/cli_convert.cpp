@@ -86,11 +86,7 @@ int runConvertCommand(const QStringList& args) {
         "TYPE", "f32"},
        {"shards", "safetensors: number of shard files (default 1).", "N", "1"},
        {"json", "Print one JSON object."}});
-  if (!parseCommandLine(p, args, "convert")) return 2;
-  if (p.isSet("help")) {
-    std::printf("%s", p.helpText().toLocal8Bit().constData());
-    return 0;
-  }
+  if (auto done = parseCommandLine(p, args, "convert")) return *done;
   if (p.isSet("model") == p.isSet("random") || !p.isSet("out")) {
     printErr(
         "tokenscope-cli convert: expected exactly one of --model PATH or --random SHAPE, and "

@@ -85,11 +85,7 @@ int runGenerateCommand(const QStringList& args) {
                 {"repetition-penalty", "Penalty for tokens already seen (default 1).", "R", "1"},
                 {"seed", "Sampling seed (default 0).", "S", "0"},
                 {"json", "Print one JSON object."}});
-  if (!parseCommandLine(p, args, "generate")) return 2;
-  if (p.isSet("help")) {
-    std::printf("%s", p.helpText().toLocal8Bit().constData());
-    return 0;
-  }
+  if (auto done = parseCommandLine(p, args, "generate")) return *done;
   if (!p.isSet("model") || (p.isSet("prompt") == p.isSet("prompt-ids"))) {
     printErr(
         "tokenscope-cli generate: expected --model PATH and exactly one of --prompt TEXT or "
@@ -248,11 +244,7 @@ int runTokenizeCommand(const QStringList& args) {
                  "Tokenize with the sentencepiece library (the model's tokenizer.model, or "
                  "one rebuilt from its vocabulary) instead of the engine's tokenizer."},
                 {"json", "Print {\"ids\": [...], \"pieces\": [...]}."}});
-  if (!parseCommandLine(p, args, "tokenize")) return 2;
-  if (p.isSet("help")) {
-    std::printf("%s", p.helpText().toLocal8Bit().constData());
-    return 0;
-  }
+  if (auto done = parseCommandLine(p, args, "tokenize")) return *done;
   if (!p.isSet("model") || !p.isSet("text")) {
     printErr("tokenscope-cli tokenize: expected --model PATH and --text TEXT");
     return 2;
@@ -308,11 +300,7 @@ int runPplCommand(const QStringList& args) {
   p.addOptions({{"text", "A UTF-8 text file.", "FILE"},
                 {"context", "Window length in tokens (default: the model's context).", "N"},
                 {"json", "Print one JSON object."}});
-  if (!parseCommandLine(p, args, "ppl")) return 2;
-  if (p.isSet("help")) {
-    std::printf("%s", p.helpText().toLocal8Bit().constData());
-    return 0;
-  }
+  if (auto done = parseCommandLine(p, args, "ppl")) return *done;
   if (!p.isSet("model") || !p.isSet("text")) {
     printErr("tokenscope-cli ppl: expected --model PATH and --text FILE");
     return 2;
