@@ -17,18 +17,34 @@
 namespace ts::engine {
 namespace fs = std::filesystem;
 
-WeightBuffer<float> rotateHalfToPairs(const WeightBuffer<float>& w, int heads, int head_dim,
-                                      int cols) {
+namespace {
+
+// Row a * head_dim / 2 + j of each head (rotate-half) <-> row 2j + a (adjacent pairs).
+WeightBuffer<float> permuteRopeRows(const WeightBuffer<float>& w, int heads, int head_dim, int cols,
+                                    bool to_pairs) {
   WeightBuffer<float> out(w.size());
   const int half = head_dim / 2;
   for (int h = 0; h < heads; ++h)
     for (int a = 0; a < 2; ++a)
       for (int j = 0; j < half; ++j) {
-        const size_t from = static_cast<size_t>(h * head_dim + a * half + j) * cols;
-        const size_t to = static_cast<size_t>(h * head_dim + 2 * j + a) * cols;
-        std::copy_n(w.data() + from, cols, out.data() + to);
+        const size_t rotate_half = static_cast<size_t>(h * head_dim + a * half + j) * cols;
+        const size_t pairs = static_cast<size_t>(h * head_dim + 2 * j + a) * cols;
+        std::copy_n(w.data() + (to_pairs ? rotate_half : pairs), cols,
+                    out.data() + (to_pairs ? pairs : rotate_half));
       }
   return out;
+}
+
+}  // namespace
+
+WeightBuffer<float> rotateHalfToPairs(const WeightBuffer<float>& w, int heads, int head_dim,
+                                      int cols) {
+  return permuteRopeRows(w, heads, head_dim, cols, true);
+}
+
+WeightBuffer<float> pairsToRotateHalf(const WeightBuffer<float>& w, int heads, int head_dim,
+                                      int cols) {
+  return permuteRopeRows(w, heads, head_dim, cols, false);
 }
 
 namespace {

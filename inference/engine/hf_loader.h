@@ -19,8 +19,11 @@ namespace ts::engine {
 
 Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder);
 
-// Rows of a [heads * head_dim, cols] matrix from rotate-half to adjacent-pair order.
+// Rows of a [heads * head_dim, cols] matrix from rotate-half to adjacent-pair order, and
+// back (the safetensors writer's direction).
 WeightBuffer<float> rotateHalfToPairs(const WeightBuffer<float>& w, int heads, int head_dim,
+                                      int cols);
+WeightBuffer<float> pairsToRotateHalf(const WeightBuffer<float>& w, int heads, int head_dim,
                                       int cols);
 
 }  // namespace ts::engine

@@ -8,22 +8,11 @@
 #include <tuple>
 
 #include "inference/engine/atomic_file.h"
+#include "inference/engine/hf_loader.h"
 #include "inference/engine/sentencepiece_model.h"
 
 namespace ts::engine {
 namespace fs = std::filesystem;
-
-WeightBuffer<float> pairsToRotateHalf(const WeightBuffer<float>& w, int heads, int head_dim,
-                                      int cols) {
-  WeightBuffer<float> out(w.size());
-  const int half = head_dim / 2;
-  for (int h = 0; h < heads; ++h)
-    for (int a = 0; a < 2; ++a)
-      for (int j = 0; j < half; ++j)
-        std::copy_n(w.data() + static_cast<size_t>(h * head_dim + 2 * j + a) * cols, cols,
-                    out.data() + static_cast<size_t>(h * head_dim + a * half + j) * cols);
-  return out;
-}
 
 namespace {
 

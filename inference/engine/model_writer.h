@@ -28,9 +28,4 @@ struct HfWriteOptions {
 Result<bool> writeHfFolder(const Model& model, const std::string& folder,
                            const HfWriteOptions& options = {});
 
-// Adjacent-pair rows back to Hugging Face's rotate-half order (inverse of
-// rotateHalfToPairs).
-WeightBuffer<float> pairsToRotateHalf(const WeightBuffer<float>& w, int heads, int head_dim,
-                                      int cols);
-
 }  // namespace ts::engine
