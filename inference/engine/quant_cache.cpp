@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "inference/engine/atomic_file.h"
+#include "inference/engine/byte_io.h"
 #include "inference/engine/mapped_file.h"
 
 namespace ts::engine {
@@ -13,7 +14,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[4] = {'T', 'S', 'Q', 'C'}, kEnd[4] = {'T', 'S', 'Q', 'E'};
-constexpr uint32_t kVersion = 3;  // bump when the record layout or a kernel layout changes
+constexpr uint32_t kVersion = 4;  // bump when the record layout or a kernel layout changes
 
 struct Fnv {
   uint64_t h = 1469598103934665603ull;
@@ -47,64 +48,6 @@ bool hashFile(Fnv& f, const fs::path& path) {
   sample(size > (64 << 10) ? size - (64 << 10) : 0, 64 << 10);
   return true;
 }
-
-class Writer {
- public:
-  template <class T>
-  void pod(const T& v) {
-    s.append(reinterpret_cast<const char*>(&v), sizeof v);
-  }
-  void str(const std::string& v) {
-    pod(static_cast<uint64_t>(v.size()));
-    s += v;
-  }
-  template <class V>  // std::vector or WeightBuffer
-  void array(const V& v) {
-    pod(static_cast<uint64_t>(v.size()));
-    s.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(typename V::value_type));
-  }
-  std::string s;
-};
-
-class Reader {
- public:
-  explicit Reader(std::span<const uint8_t> in) : in(in) {}
-  template <class T>
-  bool pod(T& v) {
-    if (in.size() < sizeof v) return false;
-    std::memcpy(&v, in.data(), sizeof v);
-    in = in.subspan(sizeof v);
-    return true;
-  }
-  bool str(std::string& v) {
-    uint64_t n;
-    if (!pod(n) || n > in.size()) return false;
-    v.assign(reinterpret_cast<const char*>(in.data()), n);
-    in = in.subspan(n);
-    return true;
-  }
-  template <class V>
-  bool array(V& v, uint64_t expected) {
-    using T = typename V::value_type;
-    uint64_t n;
-    if (!pod(n) || n != expected || n > in.size() / sizeof(T)) return false;
-    v.resize(n);
-    std::memcpy(v.data(), in.data(), n * sizeof(T));
-    in = in.subspan(n * sizeof(T));
-    return true;
-  }
-  template <class V>
-  bool anyArray(V& v) {
-    using T = typename V::value_type;
-    uint64_t n;
-    if (!pod(n) || n > in.size() / sizeof(T)) return false;
-    v.resize(n);
-    std::memcpy(v.data(), in.data(), n * sizeof(T));
-    in = in.subspan(n * sizeof(T));
-    return true;
-  }
-  std::span<const uint8_t> in;
-};
 
 }  // namespace
 
@@ -144,8 +87,8 @@ std::string quantCachePath(const std::string& source, const LoadOptions& options
 
 Result<bool> writeQuantCache(const Model& m, const std::string& path) {
   const ModelConfig& c = m.config;
-  Writer w;
-  w.s.append(kMagic, 4);
+  ByteWriter w;
+  w.bytes.append(kMagic, 4);
   w.pod(kVersion);
   w.str(c.architecture);
   w.str(c.source_format);
@@ -163,26 +106,26 @@ Result<bool> writeQuantCache(const Model& m, const std::string& path) {
   w.pod(static_cast<uint8_t>(m.vocab.add_dummy_prefix));
   w.array(m.token_embd);
   w.array(m.output_norm);
-  m.classifier.appendTo(w.s);
+  m.classifier.appendTo(w);
   for (const auto& l : m.layers) {
     w.array(l.attn_norm);
     w.array(l.ffn_norm);
     for (const QuantMatrix* q : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
-      q->appendTo(w.s);
+      q->appendTo(w);
   }
-  w.s.append(kEnd, 4);
+  w.bytes.append(kEnd, 4);
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   if (ec)
     return fail("cannot create " + fs::path(path).parent_path().string() + ": " + ec.message());
-  return writeFileAtomically(path, {w.s});
+  return writeFileAtomically(path, {w.bytes});
 }
 
 Result<std::shared_ptr<Model>> readQuantCache(const std::string& path) {
   if (!fs::exists(path)) return fail("no cache file");
   auto file = MappedFile::open(path, MappedFile::Access::Whole);
   if (!file) return fail(file.error());
-  Reader r(file.value()->bytes());
+  ByteReader r(file.value()->bytes());
   const auto bad = [&](const std::string& what) {
     return fail(path + ": unusable cache (" + what + ")");
   };
@@ -214,26 +157,25 @@ Result<std::shared_ptr<Model>> readQuantCache(const std::string& path) {
     return bad("impossible configuration");
   uint64_t pieces = 0;
   uint8_t prefix = 1;
-  if (!r.pod(pieces) || pieces > r.in.size()) return bad("cut short in the vocabulary");
+  if (!r.pod(pieces) || pieces > r.rest.size()) return bad("cut short in the vocabulary");
   model->vocab.pieces.resize(pieces);
   for (auto& p : model->vocab.pieces)
     if (!r.str(p)) return bad("cut short in the vocabulary");
-  if (!r.anyArray(model->vocab.scores) || !r.anyArray(model->vocab.types) ||
-      !r.pod(model->vocab.bos) || !r.pod(model->vocab.eos) || !r.pod(model->vocab.unk) ||
-      !r.pod(prefix))
+  if (!r.array(model->vocab.scores) || !r.array(model->vocab.types) || !r.pod(model->vocab.bos) ||
+      !r.pod(model->vocab.eos) || !r.pod(model->vocab.unk) || !r.pod(prefix))
     return bad("cut short in the vocabulary");
   model->vocab.add_dummy_prefix = prefix != 0;
   const uint64_t D = c.dim;
   if (!r.array(model->token_embd, D * c.vocab) || !r.array(model->output_norm, D))
     return bad("cut short in the embeddings");
-  auto head = QuantMatrix::readFrom(r.in);
+  auto head = QuantMatrix::readFrom(r);
   if (!head) return bad(head.error());
   model->classifier = std::move(head.value());
   model->layers.resize(c.n_layers);
   for (auto& l : model->layers) {
     if (!r.array(l.attn_norm, D) || !r.array(l.ffn_norm, D)) return bad("cut short in a layer");
     for (QuantMatrix* q : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) {
-      auto m = QuantMatrix::readFrom(r.in);
+      auto m = QuantMatrix::readFrom(r);
       if (!m) return bad(m.error());
       *q = std::move(m.value());
     }
@@ -251,7 +193,7 @@ Result<std::shared_ptr<Model>> readQuantCache(const std::string& path) {
              shaped(l.w_up, F, c.dim) && shaped(l.w_down, c.dim, F);
   if (!shapes) return bad("matrix shapes do not match the configuration");
   char end[4];
-  if (!r.pod(end) || std::memcmp(end, kEnd, 4) != 0 || !r.in.empty()) return bad("no end marker");
+  if (!r.pod(end) || std::memcmp(end, kEnd, 4) != 0 || !r.rest.empty()) return bad("no end marker");
   return model;
 }
 

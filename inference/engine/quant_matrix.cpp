@@ -236,44 +236,19 @@ void QuantMatrix::matvec(float* out, const float* x) const {
   multiplyRows(out, rows_, a, 0, rows_);
 }
 
-namespace {
-
-template <class T>
-void appendArray(std::string& out, const WeightBuffer<T>& v) {
-  const uint64_t n = v.size();
-  out.append(reinterpret_cast<const char*>(&n), 8);
-  out.append(reinterpret_cast<const char*>(v.data()), n * sizeof(T));
-}
-
-template <class T>
-bool readArray(std::span<const uint8_t>& in, WeightBuffer<T>& v, uint64_t expected) {
-  uint64_t n = 0;
-  if (in.size() < 8) return false;
-  std::memcpy(&n, in.data(), 8);
-  if (n != expected || (in.size() - 8) / sizeof(T) < n) return false;
-  v.resize(n);
-  std::memcpy(v.data(), in.data() + 8, n * sizeof(T));
-  in = in.subspan(8 + n * sizeof(T));
-  return true;
-}
-
-}  // namespace
-
-void QuantMatrix::appendTo(std::string& out) const {
+void QuantMatrix::appendTo(ByteWriter& out) const {
   const int32_t header[4] = {static_cast<int32_t>(format_), rows_, cols_, group_};
-  out.append(reinterpret_cast<const char*>(header), sizeof header);
-  appendArray(out, f32_);
-  appendArray(out, f16_);
-  appendArray(out, q8_);
-  appendArray(out, q4_);
-  appendArray(out, scales_);
+  out.pod(header);
+  out.array(f32_);
+  out.array(scales_);
+  out.array(f16_);
+  out.array(q8_);
+  out.array(q4_);
 }
 
-Result<QuantMatrix> QuantMatrix::readFrom(std::span<const uint8_t>& in) {
+Result<QuantMatrix> QuantMatrix::readFrom(ByteReader& in) {
   int32_t h[4];
-  if (in.size() < sizeof h) return fail("cache: a matrix record is cut short");
-  std::memcpy(h, in.data(), sizeof h);
-  in = in.subspan(sizeof h);
+  if (!in.pod(h)) return fail("cache: a matrix record is cut short");
   QuantMatrix m;
   if (h[0] < 0 || h[0] > static_cast<int32_t>(WeightFormat::Q8_0) || h[1] <= 0 || h[2] <= 0 ||
       (h[3] != 32 && h[3] != 64 && h[3] != 128))
@@ -286,13 +261,12 @@ Result<QuantMatrix> QuantMatrix::readFrom(std::span<const uint8_t>& in) {
   const uint64_t groups = static_cast<uint64_t>(m.rows_) * m.scaleGroups();
   const auto is = [&](WeightFormat f, uint64_t size) { return m.format_ == f ? size : 0; };
   const bool ok =
-      readArray(in, m.f32_, is(WeightFormat::F32, n)) &&
-      readArray(in, m.f16_, is(WeightFormat::F16, n)) &&
-      readArray(in, m.q8_, is(WeightFormat::Int8, padded) + is(WeightFormat::Q8_0, padded)) &&
-      readArray(in, m.q4_, is(WeightFormat::Int4, padded / 2)) &&
-      readArray(in, m.scales_,
-                is(WeightFormat::Int8, m.rows_) + is(WeightFormat::Int4, groups) +
-                    is(WeightFormat::Q8_0, padded / kQuantBlock));
+      in.array(m.f32_, is(WeightFormat::F32, n)) &&
+      in.array(m.scales_, is(WeightFormat::Int8, m.rows_) + is(WeightFormat::Int4, groups) +
+                              is(WeightFormat::Q8_0, padded / kQuantBlock)) &&
+      in.array(m.f16_, is(WeightFormat::F16, n)) &&
+      in.array(m.q8_, is(WeightFormat::Int8, padded) + is(WeightFormat::Q8_0, padded)) &&
+      in.array(m.q4_, is(WeightFormat::Int4, padded / 2));
   if (!ok) return fail("cache: a matrix's arrays do not match its shape");
   return m;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/engine/byte_io.h"
 #include "inference/engine/kernels.h"
 #include "inference/engine/result.h"
 #include "inference/engine/weight_buffer.h"
@@ -54,8 +55,8 @@ class QuantMatrix {
 
   // The matrix as bytes (format, shape, group, then its arrays) and back, for the
   // quantization cache. readFrom advances `in` and fails on a short or inconsistent record.
-  void appendTo(std::string& out) const;
-  static Result<QuantMatrix> readFrom(std::span<const uint8_t>& in);
+  void appendTo(ByteWriter& out) const;
+  static Result<QuantMatrix> readFrom(ByteReader& in);
 
   WeightFormat format() const { return format_; }
   int rows() const { return rows_; }
