@@ -104,39 +104,39 @@ Result<bool> readPiece(std::span<const uint8_t> bytes, Vocabulary& v) {
   return true;
 }
 
-Result<bool> readTrainerSpec(std::span<const uint8_t> bytes, Vocabulary& v) {
+// A spec message of which only varint fields matter: calls use(field, value) for each,
+// skips the rest by wire type.
+template <class Use>
+Result<bool> readVarintFields(std::span<const uint8_t> bytes, const char* what, Use use) {
   Reader r(bytes);
   while (!r.done()) {
     const auto key = r.varint();
-    if (!key) return fail(truncated("a trainer-spec field", r.offset()));
+    if (!key) return fail(truncated(what, r.offset()));
     const uint32_t field = *key >> 3, wire = *key & 7;
-    if (wire == kVarint && (field == kUnkId || field == kBosId || field == kEosId)) {
-      const auto id = r.varint();
-      if (!id) return fail(truncated("a special id", r.offset()));
-      const auto value = static_cast<int32_t>(static_cast<uint32_t>(*id));  // -1: none
-      (field == kUnkId ? v.unk : field == kBosId ? v.bos : v.eos) = value;
+    if (wire == kVarint) {
+      const auto value = r.varint();
+      if (!value) return fail(truncated(what, r.offset()));
+      use(field, *value);
     } else if (!r.skip(wire)) {
-      return fail(truncated("a trainer-spec field", r.offset()));
+      return fail(truncated(what, r.offset()));
     }
   }
   return true;
 }
 
+Result<bool> readTrainerSpec(std::span<const uint8_t> bytes, Vocabulary& v) {
+  return readVarintFields(bytes, "a trainer-spec field", [&](uint32_t field, uint64_t value) {
+    const auto id = static_cast<int32_t>(static_cast<uint32_t>(value));  // -1: none
+    if (field == kUnkId) v.unk = id;
+    if (field == kBosId) v.bos = id;
+    if (field == kEosId) v.eos = id;
+  });
+}
+
 Result<bool> readNormalizerSpec(std::span<const uint8_t> bytes, Vocabulary& v) {
-  Reader r(bytes);
-  while (!r.done()) {
-    const auto key = r.varint();
-    if (!key) return fail(truncated("a normalizer-spec field", r.offset()));
-    const uint32_t field = *key >> 3, wire = *key & 7;
-    if (field == kAddDummyPrefix && wire == kVarint) {
-      const auto flag = r.varint();
-      if (!flag) return fail(truncated("add_dummy_prefix", r.offset()));
-      v.add_dummy_prefix = *flag != 0;
-    } else if (!r.skip(wire)) {
-      return fail(truncated("a normalizer-spec field", r.offset()));
-    }
-  }
-  return true;
+  return readVarintFields(bytes, "a normalizer-spec field", [&](uint32_t field, uint64_t value) {
+    if (field == kAddDummyPrefix) v.add_dummy_prefix = value != 0;
+  });
 }
 
 void putVarint(std::string& out, uint64_t v) {
