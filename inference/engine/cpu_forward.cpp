@@ -70,12 +70,28 @@ void CpuSession::parallel(int n, size_t work, const std::function<void(int, int)
   // Waking threads costs microseconds: small jobs are faster on the calling thread.
   constexpr size_t kMinParallelWork = 1 << 18;
   if (!pool_ || work < kMinParallelWork || n < 2) return fn(0, n);
-  pool_->parallelFor(n, fn);
+  // About eight chunks per thread: small enough to even out a late or slowed thread,
+  // large enough (a few hundred rows of a 4096-wide matrix) to keep each stream long.
+  pool_->parallelChunks(n, std::max(1, n / (8 * pool_->threads())), fn);
 }
 
 void CpuSession::multiply(const QuantMatrix& w, float* out, const Activations& act) {
-  parallel(w.rows(), static_cast<size_t>(w.rows()) * w.cols() * act.count,
-           [&](int begin, int end) { w.multiplyRows(out, w.rows(), act, begin, end); });
+  multiply({{&w, out}}, act);
+}
+
+void CpuSession::multiply(std::initializer_list<Product> products, const Activations& act) {
+  int rows = 0;
+  for (const Product& p : products) rows += p.w->rows();
+  const size_t work = static_cast<size_t>(rows) * products.begin()->w->cols() * act.count;
+  // Rows [begin, end) of the stacked matrices, cut at the boundaries between them.
+  parallel(rows, work, [&](int begin, int end) {
+    int first = 0;  // stacked index of the current matrix's row 0
+    for (const Product& p : products) {
+      const int from = std::max(begin, first), to = std::min(end, first + p.w->rows());
+      if (from < to) p.w->multiplyRows(p.out, p.w->rows(), act, from - first, to - first);
+      first += p.w->rows();
+    }
+  });
 }
 
 // Position pos + i of the pass attends to positions 0 ..= pos + i (causal).
@@ -137,9 +153,7 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
     const LayerWeights& w = m.layers[l];
     norm_all(w.attn_norm);
     act_.set(xb_.data(), n, c.dim, quantize_inputs_);
-    multiply(w.wq, q_.data(), act_);
-    multiply(w.wk, k_.data(), act_);
-    multiply(w.wv, v_.data(), act_);
+    multiply({{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}}, act_);
     for (int i = 0; i < n; ++i) {
       if (c.positional == Positional::Rope) {
         rope(q_.data() + i * Q, c.n_heads, c.head_dim, c.rope_dim, pos + i, c.rope_theta);
@@ -154,8 +168,7 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
 
     norm_all(w.ffn_norm);
     act_.set(xb_.data(), n, c.dim, quantize_inputs_);
-    multiply(w.w_gate, hb_.data(), act_);
-    multiply(w.w_up, hb2_.data(), act_);
+    multiply({{&w.w_gate, hb_.data()}, {&w.w_up, hb2_.data()}}, act_);
     for (size_t i = 0; i < n * F; ++i) {
       const float g = hb_[i];
       hb_[i] = g / (1.0f + std::exp(-g)) * hb2_[i];  // SwiGLU: silu(gate) * up

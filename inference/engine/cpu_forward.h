@@ -36,6 +36,13 @@ class CpuSession {
   void attention(int layer, int pos, int count);
   // out[count, w.rows()] = W · act, rows split over the pool when the product is large.
   void multiply(const QuantMatrix& w, float* out, const Activations& act);
+  // Several products of one input (q, k, v; gate, up) as one job over all their rows: one
+  // hand-off to the pool instead of one per matrix, and one long stream of weights.
+  struct Product {
+    const QuantMatrix* w;
+    float* out;
+  };
+  void multiply(std::initializer_list<Product> products, const Activations& act);
   void parallel(int n, size_t work, const std::function<void(int, int)>& fn);
 
   std::shared_ptr<const Model> model_;

@@ -36,7 +36,7 @@ struct Activations {
 };
 
 struct Kernels {
-  const char* name;  // "avx-vnni" | "avx2" | "portable"
+  const char* name;  // "avx512-vnni" | "avx-vnni" | "avx2" | "portable"
   float (*dot_f32)(const float* w, const float* x, int n);
   float (*dot_f16)(const uint16_t* w, const float* x, int n);
   // sum over blocks b of x_scale[b] * (w_b . x_b); w, x: [blocks * 32] int8.
@@ -66,8 +66,10 @@ struct Kernels {
 const Kernels& portableKernels();
 const Kernels* avx2Kernels();  // null when the CPU (or the compiler's target) lacks AVX2/FMA/F16C
 const Kernels* vnniKernels();  // AVX2 plus AVX-VNNI; null without it
+// AVX-512 VNNI for the integer formats, the rest from the sets above; null without it.
+const Kernels* avx512Kernels();
 // The fastest set this CPU runs, or the one TOKENSCOPE_KERNELS names (portable, avx2,
-// avx-vnni) when the CPU has it: for comparisons and benchmarks.
+// avx-vnni, avx512-vnni) when the CPU has it: for comparisons and benchmarks.
 const Kernels& activeKernels();
 
 }  // namespace ts::engine

@@ -140,9 +140,10 @@ const Kernels& activeKernels() {
     const char* force = std::getenv("TOKENSCOPE_KERNELS");
     const std::string wanted = force ? force : "";
     if (wanted == "portable") return &portableKernels();
-    if (wanted == "avx2" && avx2Kernels()) return avx2Kernels();
-    if (const Kernels* vnni = vnniKernels()) return vnni;
-    if (const Kernels* avx2 = avx2Kernels()) return avx2;
+    for (const Kernels* k : {avx512Kernels(), vnniKernels(), avx2Kernels()})
+      if (k && wanted == k->name) return k;
+    for (const Kernels* k : {avx512Kernels(), vnniKernels(), avx2Kernels()})
+      if (k) return k;
     return &portableKernels();
   }();
   return *chosen;

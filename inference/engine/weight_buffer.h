@@ -1,7 +1,10 @@
-// Storage for weights: a std::vector whose large blocks (>= 1 MiB) come from mmap with
-// MAP_POPULATE, so the kernel maps every page in one call instead of one page fault per
-// 4 KiB on first touch. Measured on this project's VMs: touching 1 GiB of fresh malloc'd
-// memory 3.0 s, of a populated mapping 0.13 s; a 7B model's weights are several GiB.
+// Storage for weights: a std::vector whose large blocks (>= 1 MiB) come from mmap, asked
+// for transparent huge pages (MADV_HUGEPAGE: 2 MiB pages, so streaming the weights once
+// per token walks 512x fewer page-table entries) and populated in one call
+// (MADV_POPULATE_WRITE) instead of one page fault per page on first touch. Measured on
+// this project's VMs: allocating and filling 1 GiB took 1.6-2.1 s with 4 KiB pages and
+// MAP_POPULATE, 0.16-1.0 s this way; int4 decode of a 4-layer 7B shape went from 54-59
+// to 57-62 tok/s. Both advices are hints: without them the memory works the same.
 #pragma once
 #include <sys/mman.h>
 
@@ -23,9 +26,12 @@ struct PopulatingAllocator {
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
     if (bytes < kLarge) return std::allocator<T>().allocate(n);
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
+    madvise(p, bytes, MADV_HUGEPAGE);
+#ifdef MADV_POPULATE_WRITE
+    madvise(p, bytes, MADV_POPULATE_WRITE);
+#endif
     return static_cast<T*>(p);
   }
   void deallocate(T* p, size_t n) {

@@ -52,11 +52,12 @@ int main() {
   const Kernels& portable = portableKernels();
   std::printf("active kernels: %s\n", activeKernels().name);
   std::vector<const Kernels*> fast_sets;
-  for (const Kernels* k : {avx2Kernels(), vnniKernels()})
+  for (const Kernels* k : {avx2Kernels(), vnniKernels(), avx512Kernels()})
     if (k)
       fast_sets.push_back(k);
     else
-      std::printf("SKIP a vector kernel set this CPU lacks (AVX2/FMA/F16C or AVX-VNNI)\n");
+      std::printf(
+          "SKIP a vector kernel set this CPU lacks (AVX2/FMA/F16C, AVX-VNNI or AVX-512 VNNI)\n");
   for (const Kernels* fast : fast_sets) {
     const std::string name = fast->name;
     bool f32_ok = true, f16_ok = true, q8_ok = true, q4_ok = true, sum_ok = true, x4_ok = true,

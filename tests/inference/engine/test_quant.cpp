@@ -1,12 +1,17 @@
 // Runtime weight formats: int8 per-channel and int4 group-wise matrices match f32 within
 // their quantization error, and whole-model logits stay within documented tolerances.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
+#include <thread>
 
 #include <tuple>
 #include "tests/inference/engine/check.h"
@@ -182,6 +187,37 @@ int main() {
     for (int h : hits) covered &= h == 20;
   }
   check(covered, "parallelFor covers each index once per call (3 threads, 7 sizes, 20 rounds)");
+  // parallelFor gives each thread exactly one call (the loader and the bandwidth probe
+  // rely on it), even when the workers slept since the last job.
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // past the pool's spin
+  std::atomic<int> calls{0};
+  std::set<std::thread::id> ids;
+  std::mutex ids_mutex;
+  pool.parallelFor(3, [&](int, int) {
+    ++calls;
+    std::lock_guard lock(ids_mutex);
+    ids.insert(std::this_thread::get_id());
+  });
+  check(calls == 3 && ids.size() == 3, "parallelFor(3) on 3 threads: one call on each thread");
+  // parallelChunks: every index once, in chunks no longer than the grain, whether the
+  // workers are spinning (back-to-back jobs) or asleep (a pause between jobs).
+  std::atomic<bool> chunks_ok{true};
+  for (int n : {1, 5, 64, 1000, 4097})
+    for (int grain : {1, 7, 256}) {
+      std::vector<std::atomic<int>> hits(n);
+      for (int round = 0; round < 10; ++round) {
+        if (round == 5) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        pool.parallelChunks(n, grain, [&](int b, int e) {
+          if (e - b > grain && !(b == 0 && e == n)) chunks_ok = false;
+          for (int i = b; i < e; ++i) ++hits[i];
+        });
+      }
+      for (auto& h : hits)
+        if (h != 10) chunks_ok = false;
+    }
+  check(chunks_ok,
+        "parallelChunks covers each index once per call in chunks <= grain "
+        "(3 threads, spinning and sleeping workers)");
   if (std::filesystem::exists(model_path)) {
     auto model = loadModel(model_path.string());
     CpuSession one(model.value(), 16, KvFormat::F32, 1), two(model.value(), 16, KvFormat::F32, 2);
