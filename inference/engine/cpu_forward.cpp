@@ -120,6 +120,11 @@ void CpuSession::attention(int layer, int pos, int count) {
   });
 }
 
+void CpuSession::truncate(int length) {
+  if (length < written_) cache_.clear(length, written_);
+  written_ = std::min(written_, std::max(0, length));
+}
+
 std::span<const float> CpuSession::forward(int token, int pos) {
   return forwardBatch(std::span<const int>(&token, 1), pos);
 }
@@ -133,6 +138,7 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
     throw std::out_of_range("forward: positions " + std::to_string(pos) + ".." +
                             std::to_string(pos + n - 1) + " outside the KV cache of " +
                             std::to_string(max_positions_));
+  written_ = std::max(written_, pos + n);
   const size_t D = c.dim, F = c.ffn_dim, Q = static_cast<size_t>(c.n_heads) * c.head_dim,
                KV = static_cast<size_t>(c.n_kv_heads) * c.head_dim;
   x_.resize(n * D);

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "inference/engine/decode_session.h"
 #include "inference/engine/kernels.h"
 #include "inference/engine/kv_cache.h"
 #include "inference/engine/model.h"
@@ -14,7 +15,7 @@
 
 namespace ts::engine {
 
-class CpuSession {
+class CpuSession : public DecodeSession {
  public:
   // max_positions: KV cache capacity (prompt + generated tokens).
   // threads: work is split over this many threads (1 = the calling thread only).
@@ -28,8 +29,11 @@ class CpuSession {
   // position [vocab], or with all_logits those of every position [tokens.size(), vocab].
   // Throws std::out_of_range past maxPositions().
   std::span<const float> forwardBatch(std::span<const int> tokens, int pos,
-                                      bool all_logits = false);
-  int maxPositions() const { return max_positions_; }
+                                      bool all_logits = false) override;
+  // Zeros the KV rows of positions >= length that were written.
+  void truncate(int length) override;
+  int vocab() const override { return model_->config.vocab; }
+  int maxPositions() const override { return max_positions_; }
   const KvCache& cache() const { return cache_; }
 
  private:
@@ -47,6 +51,7 @@ class CpuSession {
 
   std::shared_ptr<const Model> model_;
   int max_positions_;
+  int written_ = 0;       // positions [0, written_) may hold KV rows
   bool quantize_inputs_;  // integer weights: activations go to int8 before each product
   // Activations, [count, width] for a pass of `count` positions.
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, hb_, hb2_, logits_;

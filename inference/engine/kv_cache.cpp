@@ -21,7 +21,11 @@ std::string kvFormatName(KvFormat format) {
 }
 
 KvCache::KvCache(int layers, int positions, int kv_heads, int head_dim, KvFormat format)
-    : format_(format), positions_(positions), kv_heads_(kv_heads), head_dim_(head_dim) {
+    : format_(format),
+      layers_(layers),
+      positions_(positions),
+      kv_heads_(kv_heads),
+      head_dim_(head_dim) {
   const size_t rows = static_cast<size_t>(layers) * positions * kv_heads;
   const size_t n = rows * head_dim;
   switch (format) {
@@ -40,6 +44,29 @@ KvCache::KvCache(int layers, int positions, int kv_heads, int head_dim, KvFormat
       v_scale_.assign(rows, 0.f);
       break;
   }
+}
+
+void KvCache::clear(int from, int to) {
+  from = std::max(0, from);
+  to = std::min(positions_, to);
+  for (int layer = 0; layer < layers_ && from < to; ++layer) {
+    const size_t first = row(layer, from, 0), last = row(layer, to, 0);  // [first, last) rows
+    const auto zero = [&](auto& values, size_t per_row) {
+      if (!values.empty())
+        std::fill(values.begin() + first * per_row, values.begin() + last * per_row, 0);
+    };
+    for (auto* v : {&kf_, &vf_}) zero(*v, head_dim_);
+    for (auto* v : {&kh_, &vh_}) zero(*v, head_dim_);
+    for (auto* v : {&kq_, &vq_}) zero(*v, head_dim_);
+    for (auto* v : {&k_scale_, &v_scale_}) zero(*v, 1);
+  }
+}
+
+bool KvCache::operator==(const KvCache& o) const {
+  return format_ == o.format_ && layers_ == o.layers_ && positions_ == o.positions_ &&
+         kv_heads_ == o.kv_heads_ && head_dim_ == o.head_dim_ && kf_ == o.kf_ && vf_ == o.vf_ &&
+         kh_ == o.kh_ && vh_ == o.vh_ && kq_ == o.kq_ && vq_ == o.vq_ && k_scale_ == o.k_scale_ &&
+         v_scale_ == o.v_scale_;
 }
 
 void KvCache::store(int layer, int pos, const float* k, const float* v) {

@@ -25,7 +25,15 @@ class KvCache {
   // out[head_dim] += weight * V[layer, pos, head]
   void addValue(int layer, int pos, int head, float weight, float* out) const;
 
+  // Forgets positions [from, to) in every layer (zeros, as never written): speculative
+  // decoding's rollback of rejected draft positions.
+  void clear(int from, int to);
+  // Same format, shape and stored values (tests: a rolled-back cache against one built by
+  // plain decoding).
+  bool operator==(const KvCache& other) const;
+
   KvFormat format() const { return format_; }
+  int positions() const { return positions_; }
   size_t bytes() const;
 
  private:
@@ -34,7 +42,7 @@ class KvCache {
   }
 
   KvFormat format_;
-  int positions_, kv_heads_, head_dim_;
+  int layers_, positions_, kv_heads_, head_dim_;
   std::vector<float> kf_, vf_;            // f32
   std::vector<uint16_t> kh_, vh_;         // f16
   std::vector<int8_t> kq_, vq_;           // int8

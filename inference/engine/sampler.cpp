@@ -50,10 +50,17 @@ std::vector<float> Sampler::probabilities(std::span<const float> logits,
 }
 
 int Sampler::sample(std::span<const float> logits, std::span<const int> history) {
-  const std::vector<float> p = probabilities(logits, history);
+  return draw(probabilities(logits, history));
+}
+
+double Sampler::uniform() {
+  return std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+}
+
+int Sampler::draw(std::span<const float> p) {
   if (config_.temperature <= 0.f)
     return static_cast<int>(std::max_element(p.begin(), p.end()) - p.begin());
-  const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+  const double u = uniform();
   double cumulative = 0;
   int last = 0;
   for (int i = 0; i < static_cast<int>(p.size()); ++i) {

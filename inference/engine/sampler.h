@@ -25,6 +25,11 @@ class Sampler {
   // (exposed for speculative sampling and tests). For temperature 0: one-hot.
   std::vector<float> probabilities(std::span<const float> logits,
                                    std::span<const int> history) const;
+  // One draw from a distribution p (non-negative, summing to about 1) with this sampler's
+  // generator; for temperature 0 the most likely entry, without a draw.
+  int draw(std::span<const float> p);
+  double uniform();  // in [0, 1), from the same generator
+  const SamplingConfig& config() const { return config_; }
 
  private:
   SamplingConfig config_;
