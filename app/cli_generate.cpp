@@ -14,6 +14,7 @@
 #include "inference/engine/chat_template.h"
 #include "inference/engine/cpu_forward.h"
 #include "inference/engine/sampler.h"
+#include "inference/engine/speculative.h"
 #include "inference/engine/tokenizer.h"
 #include "inference/sentencepiece/sentencepiece_tokenizer.h"
 
@@ -36,8 +37,7 @@ void addModelOptions(QCommandLineParser& p, bool weight_options) {
 
 // --model, --tokenizer, and (when the command offers them: weight_options) --weights,
 // --int4-group and --no-cache.
-engine::Result<std::shared_ptr<engine::Model>> load(const QCommandLineParser& p,
-                                                    bool weight_options) {
+engine::Result<engine::LoadOptions> loadOptions(const QCommandLineParser& p, bool weight_options) {
   engine::LoadOptions options;
   options.tokenizer_path = p.value("tokenizer").toStdString();
   if (weight_options) {
@@ -47,7 +47,43 @@ engine::Result<std::shared_ptr<engine::Model>> load(const QCommandLineParser& p,
     if (p.isSet("int4-group")) options.int4_group = p.value("int4-group").toInt();
     options.cache = !p.isSet("no-cache");
   }
-  return engine::loadModel(p.value("model").toStdString(), options);
+  return options;
+}
+
+engine::Result<std::shared_ptr<engine::Model>> load(const QCommandLineParser& p,
+                                                    bool weight_options) {
+  auto options = loadOptions(p, weight_options);
+  if (!options) return engine::fail(options.error());
+  return engine::loadModel(p.value("model").toStdString(), options.value());
+}
+
+// The speculative fields of generate's JSON (issue interface): totals, the histogram of
+// accepted lengths and one event per draft + verify step.
+void addSpeculativeFields(QJsonObject& out, const engine::SpeculativeDecoder& decoder,
+                          const QString& draft, const QString& k, int generated) {
+  const engine::SpeculativeStats& s = decoder.stats();
+  QJsonArray histogram, steps;
+  for (int n : s.histogram()) histogram.append(n);
+  for (const engine::SpeculativeStep& step : s.steps)
+    steps.append(QJsonObject{{"k", step.k},
+                             {"drafted", step.drafted},
+                             {"accepted", step.accepted},
+                             {"draft_ms", step.draft_ms},
+                             {"verify_ms", step.verify_ms}});
+  out["draft"] = draft;
+  out["draft_k"] = k;
+  out["steps"] = static_cast<int>(s.steps.size());
+  out["drafted_tokens"] = s.drafted();
+  out["accepted_tokens"] = s.accepted();
+  out["acceptance_rate"] = s.acceptanceRate();
+  out["mean_accepted_length"] = s.meanAcceptedLength();
+  out["accepted_length_histogram"] = histogram;
+  out["draft_ms"] = s.draftMs();
+  out["verify_ms"] = s.verifyMs();
+  out["target_forwards"] = decoder.targetForwards();
+  out["tokens_per_target_forward"] =
+      s.steps.empty() ? 0.0 : static_cast<double>(generated) / s.steps.size();
+  out["speculative_steps"] = steps;
 }
 
 QJsonObject describe(const engine::ModelConfig& c) {
@@ -84,6 +120,11 @@ int runGenerateCommand(const QStringList& args) {
                 {"top-p", "Nucleus mass (default 1).", "P", "1"},
                 {"repetition-penalty", "Penalty for tokens already seen (default 1).", "R", "1"},
                 {"seed", "Sampling seed (default 0).", "S", "0"},
+                {"draft",
+                 "Speculative sampling: a draft model PATH (same vocabulary), self-int4, "
+                 "self-layers:N or lookup[:N].",
+                 "SOURCE"},
+                {"draft-k", "Tokens drafted per step, or auto (default 4).", "K|auto", "4"},
                 {"json", "Print one JSON object."}});
   if (auto done = parseCommandLine(p, args, "generate")) return *done;
   if (!p.isSet("model") || (p.isSet("prompt") == p.isSet("prompt-ids"))) {
@@ -106,6 +147,9 @@ int runGenerateCommand(const QStringList& args) {
   const auto penalty =
       parseDoubleOption("repetition-penalty", p.value("repetition-penalty"), 0.01, 100, err);
   const auto seed = parseDoubleOption("seed", p.value("seed"), 0, 9.0e15, err);
+  const bool adaptive_k = p.value("draft-k") == "auto";
+  const auto draft_k = adaptive_k ? std::optional<int>(4)
+                                  : parseIntOption("draft-k", p.value("draft-k"), 1, 64, err);
   if (!err.message.isEmpty()) {
     printErr("tokenscope-cli generate: " + err.message);
     return 2;
@@ -163,25 +207,33 @@ int runGenerateCommand(const QStringList& args) {
   engine::Sampler sampler({static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
                            static_cast<float>(*penalty), static_cast<uint64_t>(*seed)});
   const bool json = p.isSet("json");
+  std::unique_ptr<engine::DraftSource> draft;
+  if (p.isSet("draft")) {
+    auto options = loadOptions(p, true);
+    options.value().tokenizer_path.clear();  // the draft's own vocabulary, to compare
+    auto made = engine::makeDraftSource(p.value("draft").toStdString(), model.value(),
+                                        options.value(), capacity, kv.value(), *threads);
+    if (!made) {
+      printErr("tokenscope-cli generate: " + QString::fromStdString(made.error()));
+      return 2;
+    }
+    draft = std::move(made.value());
+  }
 
   QElapsedTimer clock;
   clock.start();
-  // Prefill: every prompt position in one batched pass.
-  std::span<const float> logits = session.forwardBatch(prompt, 0);
-  int pos = static_cast<int>(prompt.size());
-  const qint64 prefill_ns = clock.nsecsElapsed();
   std::vector<int> history = prompt, generated;
   engine::Utf8Stream utf8;
   std::string text;
-  qint64 first_ns = 0, last_ns = 0;
+  qint64 prefill_ns = 0, first_ns = 0, last_ns = 0;
   QString finish = "length";
-  for (int step = 0; step < *max_tokens; ++step) {
-    const int next = sampler.sample(logits, history);
+  // Each token as it is produced: false at the end of the answer.
+  const auto take = [&](int next) {
     last_ns = clock.nsecsElapsed();
-    if (step == 0) first_ns = last_ns;
+    if (first_ns == 0) first_ns = last_ns;
     if (next == tokenizer.eos() || (p.isSet("chat") && next == engine::kBaichuanUserToken)) {
       finish = "stop";
-      break;
+      return false;
     }
     generated.push_back(next);
     history.push_back(next);
@@ -191,8 +243,25 @@ int runGenerateCommand(const QStringList& args) {
       std::fwrite(piece.data(), 1, piece.size(), stdout);
       std::fflush(stdout);
     }
-    if (pos >= capacity) break;
-    logits = session.forward(next, pos++);
+    return true;
+  };
+  std::unique_ptr<engine::SpeculativeDecoder> decoder;
+  if (draft) {
+    engine::SpeculativeConfig config;
+    config.k = *draft_k;
+    config.adaptive = adaptive_k;
+    decoder = std::make_unique<engine::SpeculativeDecoder>(session, *draft, sampler, config);
+    decoder->generate(prompt, *max_tokens, take);
+    prefill_ns = static_cast<qint64>(decoder->prefillMs() * 1e6);
+  } else {
+    // Prefill: every prompt position in one batched pass.
+    std::span<const float> logits = session.forwardBatch(prompt, 0);
+    int pos = static_cast<int>(prompt.size());
+    prefill_ns = clock.nsecsElapsed();
+    for (int step = 0; step < *max_tokens; ++step) {
+      if (!take(sampler.sample(logits, history)) || pos >= capacity) break;
+      if (step + 1 < *max_tokens) logits = session.forward(generated.back(), pos++);
+    }
   }
   text += utf8.flush();
   const int n = static_cast<int>(generated.size());
@@ -220,6 +289,9 @@ int runGenerateCommand(const QStringList& args) {
       {"load_ms", load_ms},
       {"quant_cache", QString::fromStdString(model.value()->cache_note)},
       {"model", describe(config)}};
+  if (decoder)
+    addSpeculativeFields(out, *decoder, p.value("draft"), p.value("draft-k"),
+                         static_cast<int>(generated.size()));
   if (json) {
     std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
   } else {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 
 #include "inference/engine/cpu_forward.h"
 #include "inference/engine/thread_pool.h"
@@ -120,15 +121,64 @@ Result<bool> checkSameVocabulary(const Model& target, const Model& draft) {
   return true;
 }
 
+namespace {
+template <class Field>
+auto total(const std::vector<SpeculativeStep>& steps, Field field) {
+  decltype(SpeculativeStep{}.*field) sum{};
+  for (const auto& s : steps) sum += s.*field;
+  return sum;
+}
+}  // namespace
+
+namespace {
+// The N of "prefix:N" (1 .. 1000), or `fallback` for the bare prefix.
+Result<int> countAfter(const std::string& spec, const std::string& prefix, int fallback) {
+  if (spec == prefix) return fallback;
+  const std::string digits = spec.substr(prefix.size() + 1);
+  char* end = nullptr;
+  const long n = std::strtol(digits.c_str(), &end, 10);
+  if (digits.empty() || *end != '\0' || n < 1 || n > 1000)
+    return fail("--draft " + spec + ": expected " + prefix +
+                ":N with N a whole number from 1 to 1000, found '" + digits + "'");
+  return static_cast<int>(n);
+}
+}  // namespace
+
+Result<std::unique_ptr<DraftSource>> makeDraftSource(const std::string& spec,
+                                                     std::shared_ptr<const Model> target,
+                                                     const LoadOptions& load, int max_positions,
+                                                     KvFormat kv, int threads) {
+  using Source = std::unique_ptr<DraftSource>;
+  if (spec == "lookup" || spec.rfind("lookup:", 0) == 0) {
+    auto n = countAfter(spec, "lookup", 3);
+    if (!n) return fail(n.error());
+    return Source(std::make_unique<LookupDraft>(n.value()));
+  }
+  if (spec == "self-int4")
+    return Source(std::make_unique<ModelDraft>(spec, selfDraftModel(*target, 0, load.int4_group),
+                                               max_positions, kv, threads));
+  if (spec.rfind("self-layers", 0) == 0) {
+    auto n = countAfter(spec, "self-layers", 0);
+    if (!n || spec == "self-layers")
+      return fail(n ? "--draft self-layers: expected self-layers:N (the first N layers)"
+                    : n.error());
+    if (n.value() > target->config.n_layers)
+      return fail("--draft " + spec + ": the model has only " +
+                  std::to_string(target->config.n_layers) + " layers");
+    return Source(std::make_unique<ModelDraft>(
+        spec, selfDraftModel(*target, n.value(), load.int4_group), max_positions, kv, threads));
+  }
+  auto model = loadModel(spec, load);
+  if (!model) return fail("--draft: " + model.error());
+  if (auto same = checkSameVocabulary(*target, *model.value()); !same) return fail(same.error());
+  return Source(std::make_unique<ModelDraft>(spec, model.value(), max_positions, kv, threads));
+}
+
 int SpeculativeStats::drafted() const {
-  int n = 0;
-  for (const auto& s : steps) n += s.drafted;
-  return n;
+  return total(steps, &SpeculativeStep::drafted);
 }
 int SpeculativeStats::accepted() const {
-  int n = 0;
-  for (const auto& s : steps) n += s.accepted;
-  return n;
+  return total(steps, &SpeculativeStep::accepted);
 }
 double SpeculativeStats::acceptanceRate() const {
   return drafted() > 0 ? static_cast<double>(accepted()) / drafted() : 0.0;
@@ -144,14 +194,10 @@ std::vector<int> SpeculativeStats::histogram() const {
   return h;
 }
 double SpeculativeStats::draftMs() const {
-  double ms = 0;
-  for (const auto& s : steps) ms += s.draft_ms;
-  return ms;
+  return total(steps, &SpeculativeStep::draft_ms);
 }
 double SpeculativeStats::verifyMs() const {
-  double ms = 0;
-  for (const auto& s : steps) ms += s.verify_ms;
-  return ms;
+  return total(steps, &SpeculativeStep::verify_ms);
 }
 
 SpeculativeDecoder::SpeculativeDecoder(DecodeSession& target, DraftSource& draft, Sampler& sampler,

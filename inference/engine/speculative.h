@@ -68,6 +68,14 @@ std::shared_ptr<const Model> selfDraftModel(const Model& target, int layers, int
 // first piece that differs.
 Result<bool> checkSameVocabulary(const Model& target, const Model& draft);
 
+// A draft source from its command-line name: a model file or folder (loaded like the
+// target, with `load`; its vocabulary must match), "self-int4", "self-layers:N" (the
+// target's first N layers at int4) or "lookup" / "lookup:N" (n-grams up to N, default 3).
+Result<std::unique_ptr<DraftSource>> makeDraftSource(const std::string& spec,
+                                                     std::shared_ptr<const Model> target,
+                                                     const LoadOptions& load, int max_positions,
+                                                     KvFormat kv, int threads);
+
 struct SpeculativeConfig {
   int k = 4;              // tokens drafted per step (the starting value when adaptive)
   bool adaptive = false;  // K grows while every draft is accepted, shrinks when few are

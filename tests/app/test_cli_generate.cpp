@@ -58,6 +58,51 @@ class TestCliGenerate : public QObject {
     }
   }
 
+  // --draft: the same greedy tokens as the reference, and the speculative fields.
+  void speculativeGreedyMatchesTheReference() {
+    const QJsonObject ref = reference("I_dreamed");
+    const QString model = models_ + "/aidreams260K/aidreams260K.gguf";
+    for (const QString& draft :
+         {QString("self-int4"), QString("self-layers:2"), QString("lookup:2"), model}) {
+      for (const char* k : {"3", "auto"}) {
+        const Run r = cli({"generate", "--model", model, "--prompt", "I dreamed", "--max-tokens",
+                           "64", "--draft", draft, "--draft-k", k, "--json"});
+        QCOMPARE(r.exit_code, 0);
+        QCOMPARE(r.json.value("token_ids").toArray(), ref.value("generated_ids").toArray());
+        QCOMPARE(r.json.value("draft").toString(), draft);
+        QCOMPARE(r.json.value("draft_k").toString(), QString(k));
+        const int steps = r.json.value("steps").toInt();
+        const int accepted = r.json.value("accepted_tokens").toInt();
+        QVERIFY(steps > 0 && steps <= 64);
+        QCOMPARE(r.json.value("speculative_steps").toArray().size(), steps);
+        // Every step commits its accepted drafts plus one token of the target's own.
+        QCOMPARE(accepted + steps, 64);
+        int histogram_steps = 0;
+        for (const auto& n : r.json.value("accepted_length_histogram").toArray())
+          histogram_steps += n.toInt();
+        QCOMPARE(histogram_steps, steps);
+        const int drafted = r.json.value("drafted_tokens").toInt();
+        if (drafted > 0)
+          QCOMPARE(r.json.value("acceptance_rate").toDouble(), double(accepted) / drafted);
+        QVERIFY(r.json.value("verify_ms").toDouble() > 0);
+      }
+    }
+    // The model drafting for itself is always right: 64 tokens in far fewer than 64 steps.
+    const Run self = cli({"generate", "--model", model, "--prompt", "I dreamed", "--max-tokens",
+                          "64", "--draft", model, "--draft-k", "4", "--json"});
+    QCOMPARE(self.json.value("acceptance_rate").toDouble(), 1.0);
+    QVERIFY(self.json.value("tokens_per_target_forward").toDouble() > 4.0);
+    // A draft with another vocabulary is refused, naming both sizes.
+    const Run wrong =
+        cli({"generate", "--model", model, "--prompt", "I dreamed", "--max-tokens", "4", "--draft",
+             models_ + "/baichuan-tiny-rope/baichuan-tiny-rope-32L-f32.gguf"});
+    QCOMPARE(wrong.exit_code, 2);
+    QVERIFY2(wrong.err.contains("has 4096 tokens, the target's 512"), qPrintable(wrong.err));
+    const Run bad =
+        cli({"generate", "--model", model, "--prompt", "x", "--draft", "self-layers:9"});
+    QVERIFY2(bad.exit_code == 2 && bad.err.contains("only 4 layers"), qPrintable(bad.err));
+  }
+
   void promptIdsAndSeededSampling() {
     const QJsonObject ref = reference("In_my_dream");
     QStringList ids;

@@ -1,9 +1,12 @@
 // engine-bench (--model PATH | --random SHAPE [--layers N]) [--backend cpu] [--threads N]
 //              [--weights f32|f16|int8|int4] [--kv f32|f16|int8] [--prompt-tokens N]
-//              [--gen-tokens N] [--repeat R] [--json]
+//              [--gen-tokens N] [--repeat R] [--draft SOURCE [--draft-k K|auto]] [--json]
 // Prefill and decode speed of the CPU engine (medians over R runs) and the machine's
 // memory-read bandwidth measured in the same run (after each decode run), with decode's
-// effective bandwidth (weight bytes read per token x tokens/s) as a share of it. No Qt: builds
+// effective bandwidth (weight bytes read per token x tokens/s) as a share of it. Also the
+// cost of a speculative verify pass (5 positions) relative to one decode step with the
+// break-even acceptance rate it implies, and with --draft a speculative run on a prompt
+// that repeats a sentence: acceptance, tokens per target forward, speedup over plain. No Qt: builds
 // engine-only.
 #include <algorithm>
 #include <chrono>
@@ -16,6 +19,7 @@
 #include "inference/engine/cpu_forward.h"
 #include "inference/engine/random_model.h"
 #include "inference/engine/weight_buffer.h"
+#include "tests/bench/engine/speculative_bench.h"
 
 using namespace ts::engine;
 
@@ -24,6 +28,12 @@ namespace {
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+std::string number(double v, int decimals = 3) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, v);
+  return text;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -67,7 +77,7 @@ class BandwidthProbe {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string model_path, shape, weights = "f32", kv = "f32", backend = "cpu";
+  std::string model_path, shape, weights = "f32", kv = "f32", backend = "cpu", draft, draft_k = "4";
   int layers = 0, threads = ThreadPool::defaultThreads(), prompt_tokens = 128, gen_tokens = 32,
       repeat = 3;
   bool json = false;
@@ -100,6 +110,10 @@ int main(int argc, char** argv) {
       gen_tokens = std::max(1, std::atoi(value("--gen-tokens").c_str()));
     else if (a == "--repeat")
       repeat = std::max(1, std::atoi(value("--repeat").c_str()));
+    else if (a == "--draft")
+      draft = value("--draft");
+    else if (a == "--draft-k")
+      draft_k = value("--draft-k");
     else if (a == "--json")
       json = true;
     else {
@@ -171,16 +185,70 @@ int main(int argc, char** argv) {
   const double pp_rate = median(pp), tg_rate = median(tg), bw = median(bandwidth);
   const double effective = bytes_per_token * tg_rate / 1e9;
   const double decode_share = median(share);  // of the ratios of each run
+  // Speculative verification: 5 positions (K = 4) in one pass vs one decode step.
+  const double verify_ratio = ts::bench::verifyCostRatio(model, prompt_tokens, 5, kv_format.value(),
+                                                         threads, std::max(3, repeat));
+  const double break_even = ts::bench::breakEvenAcceptance(verify_ratio, 4);
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"model", "\"" + c.describe() + "\""},
+      {"weights", "\"" + weights + "\""},
+      {"kv", "\"" + kv + "\""},
+      {"threads", std::to_string(threads)},
+      {"prompt_tokens", std::to_string(prompt_tokens)},
+      {"gen_tokens", std::to_string(gen_tokens)},
+      {"repeat", std::to_string(repeat)},
+      {"pp_tok_s", number(pp_rate)},
+      {"tg_tok_s", number(tg_rate)},
+      {"weight_bytes", number(bytes_per_token, 0)},
+      {"read_bandwidth_gb_s", number(bw)},
+      {"decode_effective_gb_s", number(effective)},
+      {"decode_bandwidth_share", number(decode_share, 4)},
+      {"kernels", "\"" + std::string(activeKernels().name) + "\""},
+      {"verify5_over_decode", number(verify_ratio, 4)},
+      {"break_even_acceptance_k4", number(break_even, 4)}};
+  std::string spec_line;
+  if (!draft.empty()) {
+    const bool adaptive = draft_k == "auto";
+    const int k = adaptive ? 4 : std::max(1, std::atoi(draft_k.c_str()));
+    const std::vector<int> prompt = ts::bench::repeatingPrompt(*model, prompt_tokens);
+    std::vector<double> speedup, spec_rate, acceptance, accepted_length, per_forward;
+    try {
+      for (int r = 0; r < repeat; ++r) {
+        const ts::bench::SpeculativeRun run = ts::bench::runSpeculative(
+            model, draft, k, adaptive, prompt, gen_tokens, kv_format.value(), threads);
+        speedup.push_back(run.spec_tok_s / run.plain_tok_s);
+        spec_rate.push_back(run.spec_tok_s);
+        acceptance.push_back(run.acceptance_rate);
+        accepted_length.push_back(run.mean_accepted_length);
+        per_forward.push_back(run.tokens_per_target_forward);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "engine-bench: --draft: %s\n", e.what());
+      return 2;
+    }
+    fields.insert(fields.end(), {{"draft", "\"" + draft + "\""},
+                                 {"draft_k", "\"" + draft_k + "\""},
+                                 {"spec_prompt_tokens", std::to_string(prompt.size())},
+                                 {"spec_tok_s", number(median(spec_rate))},
+                                 {"spec_speedup", number(median(speedup), 4)},
+                                 {"acceptance_rate", number(median(acceptance), 4)},
+                                 {"mean_accepted_length", number(median(accepted_length), 4)},
+                                 {"tokens_per_target_forward", number(median(per_forward), 4)}});
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "  speculative (%s, K %s, greedy, %zu-token repeating prompt): %.2f tok/s = "
+                  "%.2fx plain; acceptance %.3f, %.2f accepted per step, %.2f tokens per target "
+                  "forward\n",
+                  draft.c_str(), draft_k.c_str(), prompt.size(), median(spec_rate), median(speedup),
+                  median(acceptance), median(accepted_length), median(per_forward));
+    spec_line = line;
+  }
   if (json) {
-    std::printf(
-        "{\n  \"model\": \"%s\",\n  \"weights\": \"%s\",\n  \"kv\": \"%s\",\n  \"threads\": %d,\n"
-        "  \"prompt_tokens\": %d,\n  \"gen_tokens\": %d,\n  \"repeat\": %d,\n"
-        "  \"pp_tok_s\": %.3f,\n  \"tg_tok_s\": %.3f,\n  \"weight_bytes\": %.0f,\n"
-        "  \"read_bandwidth_gb_s\": %.3f,\n  \"decode_effective_gb_s\": %.3f,\n"
-        "  \"decode_bandwidth_share\": %.4f,\n  \"kernels\": \"%s\"\n}\n",
-        c.describe().c_str(), weights.c_str(), kv.c_str(), threads, prompt_tokens, gen_tokens,
-        repeat, pp_rate, tg_rate, bytes_per_token, bw, effective, decode_share,
-        activeKernels().name);
+    std::printf("{\n");
+    for (size_t i = 0; i < fields.size(); ++i)
+      std::printf("  \"%s\": %s%s\n", fields[i].first.c_str(), fields[i].second.c_str(),
+                  i + 1 < fields.size() ? "," : "");
+    std::printf("}\n");
   } else {
     std::printf("%s\nweights %s, KV %s, %d thread(s), %s kernels, %d runs (medians)\n",
                 c.describe().c_str(), weights.c_str(), kv.c_str(), threads, activeKernels().name,
@@ -191,6 +259,11 @@ int main(int argc, char** argv) {
         "  memory read bandwidth %.2f GB/s; decode reads %.1f MB/token -> %.2f GB/s; %.0f%% of "
         "the bandwidth measured right after it (median of the runs' ratios)\n",
         bw, bytes_per_token / 1e6, effective, 100 * decode_share);
+    std::printf(
+        "  verify of 5 positions = %.2fx one decode step -> break-even acceptance %.3f at K = 4 "
+        "(free draft)\n",
+        verify_ratio, break_even);
+    std::printf("%s", spec_line.c_str());
   }
   return 0;
 }
