@@ -73,13 +73,18 @@ inline int roundClamped(float v, int limit) {
 
 }  // namespace
 
-QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
-  if (format == format_ && (format != WeightFormat::Int4 || group == group_)) return *this;
+QuantMatrix QuantMatrix::shaped(WeightFormat format, int rows, int cols, int group) {
   QuantMatrix m;
   m.format_ = format;
-  m.rows_ = rows_;
-  m.cols_ = cols_;
+  m.rows_ = rows;
+  m.cols_ = cols;
   m.group_ = group;
+  return m;
+}
+
+QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
+  if (format == format_ && (format != WeightFormat::Int4 || group == group_)) return *this;
+  QuantMatrix m = shaped(format, rows_, cols_, group);
   const size_t n = static_cast<size_t>(rows_) * cols_;
   // The usual source is f32 (the loaders' output): copy it instead of decoding per element.
   WeightBuffer<float> src;
@@ -249,14 +254,10 @@ void QuantMatrix::appendTo(ByteWriter& out) const {
 Result<QuantMatrix> QuantMatrix::readFrom(ByteReader& in) {
   int32_t h[4];
   if (!in.pod(h)) return fail("cache: a matrix record is cut short");
-  QuantMatrix m;
   if (h[0] < 0 || h[0] > static_cast<int32_t>(WeightFormat::Q8_0) || h[1] <= 0 || h[2] <= 0 ||
       (h[3] != 32 && h[3] != 64 && h[3] != 128))
     return fail("cache: a matrix record has an impossible header");
-  m.format_ = static_cast<WeightFormat>(h[0]);
-  m.rows_ = h[1];
-  m.cols_ = h[2];
-  m.group_ = h[3];
+  QuantMatrix m = shaped(static_cast<WeightFormat>(h[0]), h[1], h[2], h[3]);
   const uint64_t n = static_cast<uint64_t>(m.rows_) * m.cols_, padded = m.rows_ * m.paddedCols();
   const uint64_t groups = static_cast<uint64_t>(m.rows_) * m.scaleGroups();
   const auto is = [&](WeightFormat f, uint64_t size) { return m.format_ == f ? size : 0; };

@@ -71,6 +71,8 @@ class QuantMatrix {
   void dotRowX4(const Kernels& k, int row, const Activations& x, int t, float* out) const;
   float* combinedScales(int row, const Activations& x, int t, int tokens) const;
   size_t paddedCols() const { return paddedToBlock(cols_); }
+  // An empty matrix of this shape and format (arrays not yet allocated).
+  static QuantMatrix shaped(WeightFormat format, int rows, int cols, int group);
   // int4 scales per row: every group of the padded row, so the kernels' last (padding)
   // block never reads past a row's scales (padding groups have scale 0).
   size_t scaleGroups() const { return (paddedCols() + group_ - 1) / group_; }

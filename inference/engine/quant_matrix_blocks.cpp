@@ -8,11 +8,7 @@
 namespace ts::engine {
 
 QuantMatrix QuantMatrix::fromQ8_0Blocks(std::span<const uint8_t> blocks, int rows, int cols) {
-  QuantMatrix m;
-  m.format_ = WeightFormat::Q8_0;
-  m.rows_ = rows;
-  m.cols_ = cols;
-  m.group_ = kQuantBlock;
+  QuantMatrix m = shaped(WeightFormat::Q8_0, rows, cols, kQuantBlock);
   const size_t padded = m.paddedCols(), per_row = cols / kQuantBlock;
   m.q8_.assign(rows * padded, 0);
   m.scales_.assign(rows * padded / kQuantBlock, 0.f);
@@ -27,11 +23,7 @@ QuantMatrix QuantMatrix::fromQ8_0Blocks(std::span<const uint8_t> blocks, int row
 }
 
 QuantMatrix QuantMatrix::fromQ4_0Blocks(std::span<const uint8_t> blocks, int rows, int cols) {
-  QuantMatrix m;
-  m.format_ = WeightFormat::Int4;
-  m.rows_ = rows;
-  m.cols_ = cols;
-  m.group_ = kQuantBlock;
+  QuantMatrix m = shaped(WeightFormat::Int4, rows, cols, kQuantBlock);
   const size_t padded = m.paddedCols(), per_row = cols / kQuantBlock;
   m.q4_.assign(rows * padded / 2, 0x88);  // padding: value 0
   const size_t groups = m.scaleGroups();  // padded: a last group of zeros may follow

@@ -19,24 +19,19 @@
 #include "inference/engine/cpu_forward.h"
 #include "inference/engine/random_model.h"
 #include "inference/engine/weight_buffer.h"
+#include "tests/bench/engine/bench_clock.h"
 #include "tests/bench/engine/speculative_bench.h"
 
 using namespace ts::engine;
+using ts::bench::median;
+using ts::bench::now;
 
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 std::string number(double v, int decimals = 3) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", decimals, v);
   return text;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 // GB/s of summing a 1 GiB f32 buffer with `threads` threads, with the same vector

@@ -8,20 +8,9 @@
 #include "inference/engine/cpu_forward.h"
 #include "inference/engine/speculative.h"
 #include "inference/engine/tokenizer.h"
+#include "tests/bench/engine/bench_clock.h"
 
 namespace ts::bench {
-namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-}  // namespace
-
 double verifyCostRatio(std::shared_ptr<const engine::Model> model, int context, int positions,
                        engine::KvFormat kv, int threads, int repeat) {
   const int vocab = model->config.vocab;
