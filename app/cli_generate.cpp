@@ -13,6 +13,7 @@
 #include "app/cli_options.h"
 #include "inference/engine/chat_template.h"
 #include "inference/engine/cpu_forward.h"
+#include "inference/engine/open_session.h"
 #include "inference/engine/sampler.h"
 #include "inference/engine/speculative.h"
 #include "inference/engine/tokenizer.h"
@@ -108,7 +109,11 @@ int runGenerateCommand(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription("Generates tokens with the local engine and measures it.");
   addModelOptions(p, true);
-  p.addOptions({{"backend", "cpu (the reference backend).", "NAME", "cpu"},
+  p.addOptions({{"backend",
+                 "cpu (the reference), cuda, or auto (CUDA when a device is usable, else the CPU "
+                 "backend, saying why).",
+                 "NAME", "cpu"},
+                {"device", "CUDA device index (default 0).", "N", "0"},
                 {"kv", "KV cache format: f32, f16 or int8.", "FORMAT", "f32"},
                 {"threads", "CPU threads (default: one per core).", "N"},
                 {"prompt", "Prompt text.", "TEXT"},
@@ -133,10 +138,8 @@ int runGenerateCommand(const QStringList& args) {
         "--prompt-ids 1,2,3");
     return 2;
   }
-  if (p.value("backend") != "cpu") {
-    printErr(QString("tokenscope-cli generate: --backend: expected 'cpu', found '%1' (the CUDA "
-                     "backend is not wired into the engine yet)")
-                 .arg(p.value("backend")));
+  if (auto backend = engine::parseBackend(p.value("backend").toStdString()); !backend) {
+    printErr("tokenscope-cli generate: --backend: " + QString::fromStdString(backend.error()));
     return 2;
   }
   OptionError err;
@@ -147,6 +150,7 @@ int runGenerateCommand(const QStringList& args) {
   const auto penalty =
       parseDoubleOption("repetition-penalty", p.value("repetition-penalty"), 0.01, 100, err);
   const auto seed = parseDoubleOption("seed", p.value("seed"), 0, 9.0e15, err);
+  const auto device = parseIntOption("device", p.value("device"), 0, 63, err);
   const bool adaptive_k = p.value("draft-k") == "auto";
   const auto draft_k = adaptive_k ? std::optional<int>(4)
                                   : parseIntOption("draft-k", p.value("draft-k"), 1, 64, err);
@@ -203,7 +207,18 @@ int runGenerateCommand(const QStringList& args) {
     printErr("tokenscope-cli generate: " + err.message);
     return 2;
   }
-  engine::CpuSession session(model.value(), capacity, kv.value(), *threads);
+  engine::BackendRequest request;
+  request.name = p.value("backend").toStdString();
+  request.threads = *threads;
+  request.cuda.device = *device;
+  auto opened = engine::openSession(model.value(), capacity, kv.value(), request);
+  if (!opened) {
+    printErr("tokenscope-cli generate: " + QString::fromStdString(opened.error()));
+    return 1;
+  }
+  if (!opened.value().note.empty())  // CUDA was asked for and the CPU runs: say why
+    printErr("tokenscope-cli generate: " + QString::fromStdString(opened.value().note));
+  engine::DecodeSession& session = *opened.value().session;
   engine::Sampler sampler({static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
                            static_cast<float>(*penalty), static_cast<uint64_t>(*seed)});
   const bool json = p.isSet("json");
@@ -255,12 +270,13 @@ int runGenerateCommand(const QStringList& args) {
     prefill_ns = static_cast<qint64>(decoder->prefillMs() * 1e6);
   } else {
     // Prefill: every prompt position in one batched pass.
-    std::span<const float> logits = session.forwardBatch(prompt, 0);
+    std::span<const float> logits = session.forwardBatch(prompt, 0, false);
     int pos = static_cast<int>(prompt.size());
     prefill_ns = clock.nsecsElapsed();
     for (int step = 0; step < *max_tokens; ++step) {
       if (!take(sampler.sample(logits, history)) || pos >= capacity) break;
-      if (step + 1 < *max_tokens) logits = session.forward(generated.back(), pos++);
+      if (step + 1 < *max_tokens)
+        logits = session.forwardBatch({&generated.back(), 1}, pos++, false);
     }
   }
   text += utf8.flush();
@@ -280,7 +296,8 @@ int runGenerateCommand(const QStringList& args) {
        n > 1 && e2e_ms > ttft_ms ? QJsonValue((n - 1) / ((e2e_ms - ttft_ms) / 1e3)) : QJsonValue()},
       {"output_tokens", n},
       {"finish_reason", finish},
-      {"backend", "cpu"},
+      {"backend", QString::fromStdString(opened.value().backend)},
+      {"device", QString::fromStdString(opened.value().device)},
       {"weight_format",
        QString::fromStdString(engine::weightFormatName(model.value()->weight_format))},
       {"weight_bytes", static_cast<qint64>(model.value()->weight_bytes())},
@@ -289,6 +306,8 @@ int runGenerateCommand(const QStringList& args) {
       {"load_ms", load_ms},
       {"quant_cache", QString::fromStdString(model.value()->cache_note)},
       {"model", describe(config)}};
+  if (!opened.value().note.empty())
+    out["backend_note"] = QString::fromStdString(opened.value().note);
   if (decoder)
     addSpeculativeFields(out, *decoder, p.value("draft"), p.value("draft-k"),
                          static_cast<int>(generated.size()));

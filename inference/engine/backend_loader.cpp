@@ -32,48 +32,66 @@ std::vector<std::string> cudaPluginCandidates() {
     out.push_back(dir + "/../cuda/" TOKENSCOPE_CUDA_PLUGIN_NAME);
     out.push_back(dir + "/../lib/tokenscope/" TOKENSCOPE_CUDA_PLUGIN_NAME);
   }
+#ifdef TOKENSCOPE_BUILD_PLUGIN_DIR
+  // Test and benchmark programs deeper in the build tree than the plugin's folder.
+  out.push_back(TOKENSCOPE_BUILD_PLUGIN_DIR "/" TOKENSCOPE_CUDA_PLUGIN_NAME);
+#endif
   return out;
+}
+
+CudaPlugin loadCudaPlugin() {
+  CudaPlugin plugin;
+  const auto candidates = cudaPluginCandidates();
+  for (const auto& c : candidates) {
+    if (std::filesystem::exists(c)) {
+      plugin.path = c;
+      break;
+    }
+  }
+  if (plugin.path.empty()) {
+    plugin.reason = "CUDA plugin " TOKENSCOPE_CUDA_PLUGIN_NAME " not found (looked in: ";
+    for (size_t i = 0; i < candidates.size(); ++i) plugin.reason += (i ? ", " : "") + candidates[i];
+    plugin.reason += "); this build has no CUDA backend, using the CPU backend";
+    return plugin;
+  }
+  void* handle = dlopen(plugin.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* err = dlerror();
+    plugin.reason = "cannot load CUDA plugin " + plugin.path + ": " +
+                    (err ? err : "unknown error") +
+                    " (are the CUDA runtime and cuBLAS installed?); using the CPU backend";
+    return plugin;
+  }
+  auto api_fn = reinterpret_cast<TsCudaApiFn>(dlsym(handle, TOKENSCOPE_CUDA_API_SYMBOL));
+  if (!api_fn) {
+    plugin.reason = "CUDA plugin " + plugin.path +
+                    " has no symbol " TOKENSCOPE_CUDA_API_SYMBOL
+                    " (built for another TokenScope version?); using the CPU backend";
+    return plugin;
+  }
+  const TsCudaApi* api = api_fn();
+  if (!api || api->abi_version != TOKENSCOPE_CUDA_ABI_VERSION) {
+    plugin.reason = "CUDA plugin " + plugin.path + " speaks ABI " +
+                    std::to_string(api ? api->abi_version : 0) + ", expected " +
+                    std::to_string(TOKENSCOPE_CUDA_ABI_VERSION) + "; using the CPU backend";
+    return plugin;
+  }
+  plugin.api = api;
+  return plugin;
 }
 
 CudaAvailability probeCuda() {
   CudaAvailability result;
-  const auto candidates = cudaPluginCandidates();
-  std::string path;
-  for (const auto& c : candidates) {
-    if (std::filesystem::exists(c)) {
-      path = c;
-      break;
-    }
-  }
-  if (path.empty()) {
-    result.reason = "CUDA plugin " TOKENSCOPE_CUDA_PLUGIN_NAME " not found (looked in: ";
-    for (size_t i = 0; i < candidates.size(); ++i) result.reason += (i ? ", " : "") + candidates[i];
-    result.reason += "); this build has no CUDA backend, using the CPU backend";
-    return result;
-  }
-  result.plugin_path = path;
-  // The handle stays open for the life of the process: kernels live in it.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* err = dlerror();
-    result.reason = "cannot load CUDA plugin " + path + ": " + (err ? err : "unknown error") +
-                    " (is the CUDA runtime installed?); using the CPU backend";
-    return result;
-  }
-  auto probe_fn = reinterpret_cast<TsCudaProbeFn>(dlsym(handle, TOKENSCOPE_CUDA_PROBE_SYMBOL));
-  if (!probe_fn) {
-    result.reason = "CUDA plugin " + path + " has no symbol " TOKENSCOPE_CUDA_PROBE_SYMBOL;
+  const CudaPlugin plugin = loadCudaPlugin();
+  result.plugin_path = plugin.path;
+  if (!plugin.api) {
+    result.reason = plugin.reason;
     return result;
   }
   auto probe = std::make_unique<TsCudaProbe>();
-  const int rc = probe_fn(probe.get());
+  const int rc = plugin.api->probe(probe.get());
   result.runtime_version = probe->runtime_version;
   result.driver_version = probe->driver_version;
-  if (probe->abi_version != TOKENSCOPE_CUDA_ABI_VERSION) {
-    result.reason = "CUDA plugin " + path + " speaks ABI " + std::to_string(probe->abi_version) +
-                    ", expected " + std::to_string(TOKENSCOPE_CUDA_ABI_VERSION);
-    return result;
-  }
   for (int i = 0; i < probe->device_count && i < 8; ++i) {
     const auto& d = probe->devices[i];
     result.devices.push_back({d.name, d.total_bytes, d.compute_major, d.compute_minor});

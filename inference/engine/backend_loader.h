@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+struct TsCudaApi;
+
 namespace ts::engine {
 
 struct CudaDevice {
@@ -23,10 +25,19 @@ struct CudaAvailability {
 };
 
 // Candidate plugin paths, in order: $TOKENSCOPE_CUDA_PLUGIN, next to the executable,
-// ../lib/tokenscope/ relative to the executable.
+// ../lib/tokenscope/ relative to the executable, then the build tree's cuda/ folder.
 std::vector<std::string> cudaPluginCandidates();
 
-// Opens the first candidate that exists and asks it for devices. Never throws.
+// The plugin's entry points, or null with the reason (not found, not loadable, wrong ABI).
+struct CudaPlugin {
+  const TsCudaApi* api = nullptr;
+  std::string path;
+  std::string reason;
+};
+// Opens the first candidate that exists (the handle stays open: kernels live in it).
+CudaPlugin loadCudaPlugin();
+
+// Opens the plugin and asks it for devices. Never throws.
 CudaAvailability probeCuda();
 
 }  // namespace ts::engine

@@ -5,44 +5,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "inference/engine/cpu_ops.h"
+
 namespace ts::engine {
-namespace {
-
-// out = x * w / sqrt(mean(x^2) + eps);  x, w, out: [n]
-void rmsnorm(float* out, const float* x, const float* w, int n, float eps) {
-  float ss = 0.f;
-  for (int i = 0; i < n; ++i) ss += x[i] * x[i];
-  const float scale = 1.0f / std::sqrt(ss / n + eps);
-  for (int i = 0; i < n; ++i) out[i] = w[i] * (x[i] * scale);
-}
-
-// Rotates adjacent pairs (x[2i], x[2i+1]) of each head by pos * theta^(-2i/rope_dim);
-// the form GGUF llama/baichuan files and llama2.c checkpoints are stored for.
-void rope(float* x, int n_heads, int head_dim, int rope_dim, int pos, float theta) {
-  for (int h = 0; h < n_heads; ++h) {
-    float* v = x + h * head_dim;
-    for (int i = 0; i < rope_dim; i += 2) {
-      const float freq = std::pow(theta, -static_cast<float>(i) / rope_dim);
-      const float angle = pos * freq;
-      const float c = std::cos(angle), s = std::sin(angle);
-      const float a = v[i], b = v[i + 1];
-      v[i] = a * c - b * s;
-      v[i + 1] = a * s + b * c;
-    }
-  }
-}
-
-void softmax(float* x, int n) {
-  const float max = *std::max_element(x, x + n);
-  float sum = 0.f;
-  for (int i = 0; i < n; ++i) {
-    x[i] = std::exp(x[i] - max);
-    sum += x[i];
-  }
-  for (int i = 0; i < n; ++i) x[i] /= sum;
-}
-
-}  // namespace
 
 std::vector<float> alibiSlopes(int n_heads) {
   const int floor_pow2 = 1 << static_cast<int>(std::floor(std::log2(n_heads)));
@@ -99,23 +64,14 @@ void CpuSession::attention(int layer, int pos, int count) {
   const ModelConfig& c = model_->config;
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
   const int q_dim = c.n_heads * c.head_dim;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   const size_t work = static_cast<size_t>(count) * c.n_heads * (pos + count) * c.head_dim;
   parallel(count * c.n_heads, work, [&](int begin, int end) {
     std::vector<float> att(pos + count);
     for (int item = begin; item < end; ++item) {
-      const int i = item / c.n_heads, h = item % c.n_heads, at = pos + i;
-      const float* q = q_.data() + static_cast<size_t>(i) * q_dim + h * c.head_dim;
-      const int kv_head = h / group;
-      for (int t = 0; t <= at; ++t) {
-        float score = cache_.dotKey(layer, t, kv_head, q) * scale;
-        if (!alibi_slopes_.empty()) score += alibi_slopes_[h] * static_cast<float>(t - at);
-        att[t] = score;
-      }
-      softmax(att.data(), at + 1);
-      float* out = xb_.data() + static_cast<size_t>(i) * q_dim + h * c.head_dim;
-      std::fill(out, out + c.head_dim, 0.f);
-      for (int t = 0; t <= at; ++t) cache_.addValue(layer, t, kv_head, att[t], out);
+      const int i = item / c.n_heads, h = item % c.n_heads;
+      const size_t offset = static_cast<size_t>(i) * q_dim + h * c.head_dim;
+      attendHead(cache_, layer, q_.data() + offset, pos + i, h / group, c.head_dim,
+                 alibi_slopes_.empty() ? 0.f : alibi_slopes_[h], att.data(), xb_.data() + offset);
     }
   });
 }
@@ -175,10 +131,7 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
     norm_all(w.ffn_norm);
     act_.set(xb_.data(), n, c.dim, quantize_inputs_);
     multiply({{&w.w_gate, hb_.data()}, {&w.w_up, hb2_.data()}}, act_);
-    for (size_t i = 0; i < n * F; ++i) {
-      const float g = hb_[i];
-      hb_[i] = g / (1.0f + std::exp(-g)) * hb2_[i];  // SwiGLU: silu(gate) * up
-    }
+    swiglu(hb_.data(), hb2_.data(), n * F);  // silu(gate) * up
     act_.set(hb_.data(), n, c.ffn_dim, quantize_inputs_);
     multiply(w.w_down, xb2_.data(), act_);
     for (size_t i = 0; i < n * D; ++i) x_[i] += xb2_[i];

@@ -272,6 +272,21 @@ Result<QuantMatrix> QuantMatrix::readFrom(ByteReader& in) {
   return m;
 }
 
+const void* QuantMatrix::storage() const {
+  switch (format_) {
+    case WeightFormat::F32:
+      return f32_.data();
+    case WeightFormat::F16:
+      return f16_.data();
+    case WeightFormat::Int8:
+    case WeightFormat::Q8_0:
+      return q8_.data();
+    case WeightFormat::Int4:
+      return q4_.data();
+  }
+  return nullptr;
+}
+
 size_t QuantMatrix::bytes() const {
   return f32_.size() * 4 + f16_.size() * 2 + q8_.size() + q4_.size() + scales_.size() * 4;
 }

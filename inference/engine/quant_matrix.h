@@ -64,6 +64,11 @@ class QuantMatrix {
   int group() const { return group_; }
   size_t bytes() const;  // storage, scales included
   const float* f32Data() const { return f32_.data(); }
+  // The stored arrays as they are (for uploading to another backend): f32 [rows, cols],
+  // f16 [rows, cols], int8 / q8_0 [rows, padded cols], int4 [rows, padded cols / 2]; the
+  // scales as described below (null for f32 and f16).
+  const void* storage() const;
+  const float* scales() const { return scales_.empty() ? nullptr : scales_.data(); }
 
  private:
   WeightFormat format_ = WeightFormat::F32;

@@ -17,8 +17,10 @@ class TestCliGenerate : public QObject {
     QJsonObject json;
     QString err;
   };
-  Run cli(const QStringList& args) {
+  Run cli(const QStringList& args,
+          const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(TOKENSCOPE_CLI, args);
     [&] { QVERIFY(p.waitForFinished(60000)); }();
     return {p.exitCode(), QJsonDocument::fromJson(p.readAllStandardOutput()).object(),
@@ -201,9 +203,39 @@ class TestCliGenerate : public QObject {
     QCOMPARE(kv8.json.value("kv_format").toString(), QString("int8"));
     QCOMPARE(kv8.json.value("quant_cache").toString(), QString("off"));
     QCOMPARE(kv8.json.value("token_ids").toArray().size(), 8);
-    const Run cuda = cli({"generate", "--model", "m", "--prompt", "a", "--backend", "cuda"});
-    QCOMPARE(cuda.exit_code, 2);
-    QVERIFY(cuda.err.contains("expected 'cpu', found 'cuda'"));
+    const Run gpu = cli({"generate", "--model", "m", "--prompt", "a", "--backend", "gpu"});
+    QCOMPARE(gpu.exit_code, 2);
+    QVERIFY2(gpu.err.contains("expected cpu, cuda or auto, found 'gpu'"), qPrintable(gpu.err));
+  }
+
+  // --backend cuda where CUDA cannot run (no plugin; the real plugin on a machine without
+  // a driver or device): the CPU backend generates the reference tokens and the output
+  // says why it ran instead.
+  void cudaFallsBackToTheCpuSayingWhy() {
+    const QJsonObject ref = reference("I_dreamed");
+    QStringList plugins = {"/nonexistent/libtokenscope_cuda.so"};
+#ifdef TOKENSCOPE_CUDA_PLUGIN_FILE
+    plugins << TOKENSCOPE_CUDA_PLUGIN_FILE;
+#endif
+    for (const QString& plugin : plugins) {
+      QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+      env.insert("TOKENSCOPE_CUDA_PLUGIN", plugin);
+      const Run run =
+          cli({"generate", "--model", models_ + "/aidreams260K/aidreams260K.gguf", "--prompt",
+               "I dreamed", "--max-tokens", "16", "--backend", "cuda", "--json"},
+              env);
+      QCOMPARE(run.exit_code, 0);
+      const QJsonArray want = ref.value("generated_ids").toArray();
+      const QJsonArray got = run.json.value("token_ids").toArray();
+      for (int i = 0; i < got.size(); ++i) QCOMPARE(got[i].toInt(), want[i].toInt());
+      QCOMPARE(got.size(), 16);
+      if (run.json.value("backend").toString() == "cuda") continue;  // a machine with a GPU
+      QCOMPARE(run.json.value("backend").toString(), QString("cpu"));
+      const QString note = run.json.value("backend_note").toString();
+      const QString why = plugin.startsWith("/nonexistent") ? "not found" : "CUDA";
+      QVERIFY2(note.contains(why) && note.contains("using the CPU backend"), qPrintable(note));
+      QVERIFY2(run.err.contains(note), qPrintable(run.err));  // said on stderr too
+    }
   }
 
   // The quantized weights are cached beside the model: the second load reads the cache and

@@ -1,6 +1,8 @@
-// engine-bench (--model PATH | --random SHAPE [--layers N]) [--backend cpu] [--threads N]
+// engine-bench (--model PATH | --random SHAPE [--layers N]) [--backend cpu|cuda] [--threads N]
 //              [--weights f32|f16|int8|int4] [--kv f32|f16|int8] [--prompt-tokens N]
 //              [--gen-tokens N] [--repeat R] [--draft SOURCE [--draft-k K|auto]] [--json]
+//              cuda only: [--device N] [--contexts 128,2048] [--prefill 512,2048] [--no-graph]
+// With --backend cuda see cuda_bench.h (random shapes are filled on the device).
 // Prefill and decode speed of the CPU engine (medians over R runs) and the machine's
 // memory-read bandwidth measured in the same run (after each decode run), with decode's
 // effective bandwidth (weight bytes read per token x tokens/s) as a share of it. Also the
@@ -20,19 +22,16 @@
 #include "inference/engine/random_model.h"
 #include "inference/engine/weight_buffer.h"
 #include "tests/bench/engine/bench_clock.h"
+#include "tests/bench/engine/cuda_bench.h"
 #include "tests/bench/engine/speculative_bench.h"
 
 using namespace ts::engine;
 using ts::bench::median;
 using ts::bench::now;
+using ts::bench::number;
+using ts::bench::printJson;
 
 namespace {
-
-std::string number(double v, int decimals = 3) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, v);
-  return text;
-}
 
 // GB/s of summing a 1 GiB f32 buffer with `threads` threads, with the same vector
 // kernels as the engine, so the figure is the memory's limit, not the adder's. Measured
@@ -76,6 +75,16 @@ int main(int argc, char** argv) {
   int layers = 0, threads = ThreadPool::defaultThreads(), prompt_tokens = 128, gen_tokens = 32,
       repeat = 3;
   bool json = false;
+  ts::bench::CudaBenchArgs cuda;
+  const auto list = [](const std::string& text) {  // "128,2048"
+    std::vector<int> out;
+    for (size_t at = 0; at < text.size();) {
+      const size_t comma = std::min(text.find(',', at), text.size());
+      out.push_back(std::max(1, std::atoi(text.substr(at, comma - at).c_str())));
+      at = comma + 1;
+    }
+    return out;
+  };
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&](const char* name) -> std::string {
@@ -111,6 +120,14 @@ int main(int argc, char** argv) {
       draft_k = value("--draft-k");
     else if (a == "--json")
       json = true;
+    else if (a == "--device")
+      cuda.device = std::atoi(value("--device").c_str());
+    else if (a == "--contexts")
+      cuda.contexts = list(value("--contexts"));
+    else if (a == "--prefill")
+      cuda.prefills = list(value("--prefill"));
+    else if (a == "--no-graph")
+      cuda.graph = false;
     else {
       std::fprintf(stderr, "engine-bench: unknown option '%s'\n", a.c_str());
       return 2;
@@ -120,9 +137,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "engine-bench: expected exactly one of --model PATH or --random SHAPE\n");
     return 2;
   }
+  if (backend == "cuda") {
+    cuda.model_path = model_path, cuda.shape = shape, cuda.layers = layers;
+    cuda.weights = weights, cuda.kv = kv, cuda.gen_tokens = gen_tokens, cuda.repeat = repeat;
+    cuda.json = json;
+    if (cuda.contexts.empty() || cuda.prefills.empty()) {
+      std::fprintf(stderr,
+                   "engine-bench: --contexts and --prefill expect numbers, e.g. 128,2048\n");
+      return 2;
+    }
+    return ts::bench::runCudaBench(cuda);
+  }
   if (backend != "cpu") {
-    std::fprintf(stderr,
-                 "engine-bench: --backend: expected 'cpu', found '%s' (CUDA is not wired yet)\n",
+    std::fprintf(stderr, "engine-bench: --backend: expected 'cpu' or 'cuda', found '%s'\n",
                  backend.c_str());
     return 2;
   }
@@ -239,11 +266,7 @@ int main(int argc, char** argv) {
     spec_line = line;
   }
   if (json) {
-    std::printf("{\n");
-    for (size_t i = 0; i < fields.size(); ++i)
-      std::printf("  \"%s\": %s%s\n", fields[i].first.c_str(), fields[i].second.c_str(),
-                  i + 1 < fields.size() ? "," : "");
-    std::printf("}\n");
+    printJson(fields);
   } else {
     std::printf("%s\nweights %s, KV %s, %d thread(s), %s kernels, %d runs (medians)\n",
                 c.describe().c_str(), weights.c_str(), kv.c_str(), threads, activeKernels().name,

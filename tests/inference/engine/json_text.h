@@ -1,7 +1,11 @@
 // Unescaping a JSON string body (\n \t \" \\ \uXXXX with surrogate pairs) for the engine
 // tests, which read small reference files without Qt.
 #pragma once
+#include <cstdlib>
+#include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace ts::testing {
 
@@ -43,6 +47,18 @@ inline std::string jsonUnescape(const std::string& s) {
     } else
       out += e;
   }
+  return out;
+}
+
+// The numbers of a flat array field "key": [1, 2.5, ...] (empty when absent).
+inline std::vector<double> jsonNumbers(const std::string& json, const std::string& key) {
+  std::smatch m;
+  std::vector<double> out;
+  if (!std::regex_search(json, m, std::regex("\"" + key + "\"\\s*:\\s*\\[([^\\]]*)\\]")))
+    return out;
+  std::stringstream ss(m[1].str());
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(std::atof(item.c_str()));
   return out;
 }
 

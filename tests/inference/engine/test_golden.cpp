@@ -25,16 +25,7 @@ using namespace ts::engine;
 namespace {
 
 // The reference files are small, flat JSON: read the few fields with regular expressions.
-std::vector<double> numbers(const std::string& json, const std::string& key) {
-  std::smatch m;
-  std::vector<double> out;
-  if (!std::regex_search(json, m, std::regex("\"" + key + "\"\\s*:\\s*\\[([^\\]]*)\\]")))
-    return out;
-  std::stringstream ss(m[1].str());
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(std::atof(item.c_str()));
-  return out;
-}
+using ts::testing::jsonNumbers;
 std::vector<std::pair<int, double>> top5(const std::string& json) {
   std::smatch block;
   std::vector<std::pair<int, double>> out;
@@ -67,9 +58,9 @@ void golden(const std::string& label, const std::string& model_path, const std::
   check(model.ok(), label + ": loads (" +
                         (model.ok() ? model.value()->config.describe() : model.error()) + ")");
   if (!model.ok()) return;
-  const auto prompt = numbers(json, "prompt_ids");
-  const auto expected = numbers(json, "generated_ids");
-  const auto step_logit = numbers(json, "step_top1_logit");
+  const auto prompt = jsonNumbers(json, "prompt_ids");
+  const auto expected = jsonNumbers(json, "generated_ids");
+  const auto step_logit = jsonNumbers(json, "step_top1_logit");
   CpuSession session(model.value(), static_cast<int>(prompt.size() + expected.size()) + 1);
   std::span<const float> logits;
   int pos = 0;

@@ -1,0 +1,338 @@
+#include "cuda/cuda_session.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "cuda/memory_estimate.h"
+
+namespace ts::cuda {
+namespace {
+
+constexpr float kRandomAmplitude = 0.035f;  // uniform weights with std ~0.02
+
+std::string gib(size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GiB", bytes / 1073741824.0);
+  return text;
+}
+
+}  // namespace
+
+Session::Session(const TsCudaModel& m, const TsCudaSessionOptions& o)
+    : options_(o),
+      n_layers_(m.n_layers),
+      dim_(m.dim),
+      n_heads_(m.n_heads),
+      n_kv_heads_(m.n_kv_heads),
+      head_dim_(m.head_dim),
+      ffn_dim_(m.ffn_dim),
+      vocab_(m.vocab),
+      rope_dim_(m.alibi_slopes ? 0 : m.rope_dim),
+      eps_(m.rms_eps),
+      theta_(m.rope_theta),
+      seed_(m.random_seed),
+      splits_(attentionSplits(o.max_positions)) {
+  options_.max_batch = std::max(1, o.max_batch);
+  if (m.n_kv_heads <= 0 || m.n_heads % m.n_kv_heads != 0 || m.head_dim > 256)
+    throw CudaError("unsupported shape: " + std::to_string(m.n_heads) + " heads, " +
+                    std::to_string(m.n_kv_heads) + " KV heads, head_dim " +
+                    std::to_string(m.head_dim) +
+                    " (expected KV heads dividing heads, head_dim <= 256)");
+  TS_CUDA(cudaSetDevice(o.device));
+  TsCudaMemory need = estimateMemory(m, options_);
+  TS_CUDA(cudaMemGetInfo(&need.device_free, &need.device_total));
+  if (need.total > need.device_free) {
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, o.device);
+    throw CudaError("the model needs " + gib(need.total) + " on CUDA device " +
+                    std::to_string(o.device) + " (" + prop.name + "): weights " +
+                    gib(need.weights) + ", KV cache " + gib(need.kv_cache) + " for " +
+                    std::to_string(o.max_positions) + " positions, workspace " +
+                    gib(need.workspace) + "; the device has " + gib(need.device_free) +
+                    " free. Choose int4 or int8 weights, an int8 KV cache "
+                    "or a shorter context");
+  }
+  TS_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  token_embd_ = uploadFloats(m.token_embd, static_cast<size_t>(m.vocab) * m.dim, kRandomAmplitude);
+  output_norm_ = uploadFloats(m.output_norm, m.dim, 0.f);
+  if (m.alibi_slopes) slopes_ = uploadFloats(m.alibi_slopes, m.n_heads, -1.f);
+  classifier_ = uploadMatrix(m.classifier);
+  for (int l = 0; l < m.n_layers; ++l) {
+    const TsCudaLayer& w = m.layers[l];
+    layers_.push_back({uploadFloats(w.attn_norm, m.dim, 0.f), uploadMatrix(w.wq),
+                       uploadMatrix(w.wk), uploadMatrix(w.wv), uploadMatrix(w.wo),
+                       uploadFloats(w.ffn_norm, m.dim, 0.f), uploadMatrix(w.gate),
+                       uploadMatrix(w.up), uploadMatrix(w.down)});
+  }
+  allocateKv();
+  const size_t B = options_.max_batch, D = dim_, F = ffn_dim_,
+               Q = static_cast<size_t>(n_heads_) * head_dim_,
+               KV = static_cast<size_t>(n_kv_heads_) * head_dim_, P = o.max_positions;
+  x_ = scratch(B * D);
+  xb_ = scratch(B * std::max(D, Q));
+  q_ = scratch(B * Q);
+  k_ = scratch(B * KV);
+  v_ = scratch(B * KV);
+  att_ = scratch(B * Q);
+  hb_ = scratch(B * F);
+  hb2_ = scratch(B * F);
+  logits_ = scratch(B * vocab_);
+  partial_ = scratch(static_cast<size_t>(kMaxMatvecTokens) * n_heads_ * splits_ * (head_dim_ + 2));
+  if (B > kMaxMatvecTokens) {  // the cuBLAS paths run only for passes longer than the matvec's
+    const size_t largest = std::max({F * D, static_cast<size_t>(vocab_) * D, Q * D});
+    blas_scratch_.weights = reinterpret_cast<__half*>(scratch((largest + 1) / 2));
+    blas_scratch_.input = reinterpret_cast<__half*>(scratch((B * std::max(D, F) + 1) / 2));
+    blas_scratch_.q = scratch(B * Q);
+    blas_scratch_.k = scratch(P * KV);
+    blas_scratch_.v = scratch(P * KV);
+    blas_scratch_.scores = scratch(n_heads_ * B * P);
+    blas_scratch_.probs = scratch(n_heads_ * B * P);
+    blas_scratch_.o = scratch(B * Q);
+    blas_ = std::make_unique<Blas>(stream_);
+  }
+  TS_CUDA(cudaMallocHost(&h_step_, (B + 1) * sizeof(int)));
+  TS_CUDA(cudaMallocHost(&h_logits_, B * vocab_ * sizeof(float)));
+  d_step_ = reinterpret_cast<int*>(scratch(B + 1));
+  TS_CUDA(cudaStreamSynchronize(stream_));  // uploads and fills done before the first pass
+}
+
+Session::~Session() {
+  cudaSetDevice(options_.device);
+  if (graph_) cudaGraphExecDestroy(graph_);
+  blas_.reset();
+  if (h_step_) cudaFreeHost(h_step_);
+  if (h_logits_) cudaFreeHost(h_logits_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+float* Session::scratch(size_t floats) {
+  owned_.emplace_back(std::max<size_t>(floats, 1) * sizeof(float));
+  TS_CUDA(cudaMemsetAsync(owned_.back().get(), 0, owned_.back().bytes(), stream_));
+  return owned_.back().as<float>();
+}
+
+// amplitude 0: a norm (ones when random); < 0: never random (ALiBi slopes).
+const float* Session::uploadFloats(const float* host, size_t n, float amplitude) {
+  if (host) {
+    owned_.push_back(upload(host, n));
+    return owned_.back().as<float>();
+  }
+  if (!seed_ || amplitude < 0) throw CudaError("a weight array is missing (null pointer)");
+  owned_.emplace_back(n * sizeof(float));
+  float* d = owned_.back().as<float>();
+  if (amplitude == 0)
+    fillConstant(d, n, 1.f, stream_);
+  else
+    fillUniform(d, n, seed_ + owned_.size(), amplitude, stream_);
+  return d;
+}
+
+DeviceMatrix Session::uploadMatrix(const TsCudaMatrix& m) {
+  DeviceMatrix d;
+  d.format = m.format;
+  d.rows = m.rows;
+  d.cols = m.cols;
+  d.padded = paddedCols(m.cols);
+  d.group = m.group;
+  d.groups = m.format == TS_CUDA_W_INT4   ? int4Groups(m.cols, m.group)
+             : m.format == TS_CUDA_W_Q8_0 ? d.padded / 32
+                                          : 0;
+  if (m.format < TS_CUDA_W_F32 || m.format > TS_CUDA_W_Q8_0)
+    throw CudaError("unknown weight format " + std::to_string(m.format));
+  if (m.format == TS_CUDA_W_INT4 && m.group != 32 && m.group != 64 && m.group != 128)
+    throw CudaError("int4 group " + std::to_string(m.group) + ": expected 32, 64 or 128");
+  const size_t data_bytes = matrixDataBytes(m.format, m.rows, m.cols);
+  const size_t scale_bytes = matrixScaleBytes(m.format, m.rows, m.cols, m.group);
+  const bool random = !m.data;
+  if (random && !seed_) throw CudaError("a weight matrix is missing (null pointer)");
+  owned_.push_back(random ? DeviceBuffer(data_bytes)
+                          : upload(static_cast<const uint8_t*>(m.data), data_bytes));
+  d.data = owned_.back().get();
+  if (random) {
+    if (m.format == TS_CUDA_W_F32)
+      fillUniform(owned_.back().as<float>(), data_bytes / 4, seed_ + owned_.size(),
+                  kRandomAmplitude, stream_);
+    else if (m.format == TS_CUDA_W_F16)
+      fillUniformHalf(owned_.back().as<__half>(), data_bytes / 2, seed_ + owned_.size(),
+                      kRandomAmplitude, stream_);
+    else
+      fillBytes(owned_.back().as<uint8_t>(), data_bytes, seed_ + owned_.size(), stream_);
+  }
+  if (scale_bytes) {
+    owned_.push_back(random ? DeviceBuffer(scale_bytes) : upload(m.scales, scale_bytes / 4));
+    if (random)  // int4 values span -8..7, int8 -128..127
+      fillConstant(owned_.back().as<float>(), scale_bytes / 4,
+                   kRandomAmplitude / (m.format == TS_CUDA_W_INT4 ? 8.f : 128.f), stream_);
+    d.scales = owned_.back().as<float>();
+  }
+  return d;
+}
+
+void Session::allocateKv() {
+  const int f = options_.kv_format;
+  if (f < TS_CUDA_KV_F32 || f > TS_CUDA_KV_INT8)
+    throw CudaError("unknown KV format " + std::to_string(f));
+  const size_t rows = static_cast<size_t>(n_layers_) * options_.max_positions * n_kv_heads_;
+  const size_t value = f == TS_CUDA_KV_F32 ? 4 : f == TS_CUDA_KV_F16 ? 2 : 1;
+  k_cache_ = DeviceBuffer(rows * head_dim_ * value);
+  v_cache_ = DeviceBuffer(rows * head_dim_ * value);
+  TS_CUDA(cudaMemsetAsync(k_cache_.get(), 0, k_cache_.bytes(), stream_));
+  TS_CUDA(cudaMemsetAsync(v_cache_.get(), 0, v_cache_.bytes(), stream_));
+  if (f == TS_CUDA_KV_INT8) {
+    k_scales_ = DeviceBuffer(rows * 4);
+    v_scales_ = DeviceBuffer(rows * 4);
+    TS_CUDA(cudaMemsetAsync(k_scales_.get(), 0, k_scales_.bytes(), stream_));
+    TS_CUDA(cudaMemsetAsync(v_scales_.get(), 0, v_scales_.bytes(), stream_));
+  }
+}
+
+KvLayer Session::kvLayer(int layer) const {
+  const int f = options_.kv_format;
+  const size_t rows = static_cast<size_t>(layer) * options_.max_positions * n_kv_heads_;
+  const size_t value = f == TS_CUDA_KV_F32 ? 4 : f == TS_CUDA_KV_F16 ? 2 : 1;
+  KvLayer c;
+  c.format = f;
+  c.kv_heads = n_kv_heads_;
+  c.head_dim = head_dim_;
+  c.k = static_cast<char*>(k_cache_.get()) + rows * head_dim_ * value;
+  c.v = static_cast<char*>(v_cache_.get()) + rows * head_dim_ * value;
+  if (f == TS_CUDA_KV_INT8) {
+    c.k_scale = k_scales_.as<float>() + rows;
+    c.v_scale = v_scales_.as<float>() + rows;
+  }
+  return c;
+}
+
+void Session::runPass(int n, int pos, bool all_logits) {
+  const bool small = n <= kMaxMatvecTokens;
+  const size_t D = dim_;
+  const int* d_pos = d_step_ + options_.max_batch;
+  embeddingGather(token_embd_, dim_, d_step_, n, x_, stream_);
+  for (int l = 0; l < n_layers_; ++l) {
+    const Layer& w = layers_[l];
+    const KvLayer cache = kvLayer(l);
+    rmsnorm(x_, w.attn_norm, n, dim_, eps_, xb_, stream_);
+    if (small) {
+      MatvecJob qkv;
+      qkv.m[0] = w.wq, qkv.m[1] = w.wk, qkv.m[2] = w.wv;
+      qkv.out[0] = q_, qkv.out[1] = k_, qkv.out[2] = v_;
+      qkv.count = 3;
+      matvec(qkv, xb_, n, Epilogue::Store, stream_);
+    } else {
+      blas_->multiply(w.wq, xb_, n, q_, false, blas_scratch_);
+      blas_->multiply(w.wk, xb_, n, k_, false, blas_scratch_);
+      blas_->multiply(w.wv, xb_, n, v_, false, blas_scratch_);
+    }
+    ropeStoreKv(q_, k_, v_, n, n_heads_, rope_dim_, theta_, d_pos, cache, stream_);
+    if (small)
+      attentionSplitKv(q_, n, n_heads_, cache, d_pos, slopes_, splits_, partial_, att_, stream_);
+    else
+      blas_->attention(q_, n, pos, n_heads_, cache, options_.max_positions, slopes_, blas_scratch_,
+                       att_);
+    if (small) {
+      MatvecJob o;
+      o.m[0] = w.wo, o.out[0] = x_;
+      matvec(o, att_, n, Epilogue::Accumulate, stream_);  // x += Wo . attention
+    } else {
+      blas_->multiply(w.wo, att_, n, x_, true, blas_scratch_);
+    }
+    rmsnorm(x_, w.ffn_norm, n, dim_, eps_, xb_, stream_);
+    if (small) {
+      MatvecJob ffn;
+      ffn.m[0] = w.gate, ffn.m[1] = w.up, ffn.out[0] = hb_;
+      ffn.count = 2;
+      matvec(ffn, xb_, n, Epilogue::SwiGlu, stream_);
+      MatvecJob down;
+      down.m[0] = w.down, down.out[0] = x_;
+      matvec(down, hb_, n, Epilogue::Accumulate, stream_);
+    } else {
+      blas_->multiply(w.gate, xb_, n, hb_, false, blas_scratch_);
+      blas_->multiply(w.up, xb_, n, hb2_, false, blas_scratch_);
+      swiglu(hb_, hb2_, static_cast<size_t>(n) * ffn_dim_, hb_, stream_);
+      blas_->multiply(w.down, hb_, n, x_, true, blas_scratch_);
+    }
+  }
+  const int first = all_logits ? 0 : n - 1, rows = n - first;
+  rmsnorm(x_ + first * D, output_norm_, rows, dim_, eps_, xb_, stream_);
+  if (rows <= kMaxMatvecTokens) {
+    MatvecJob head;
+    head.m[0] = classifier_, head.out[0] = logits_;
+    matvec(head, xb_, rows, Epilogue::Store, stream_);
+  } else {
+    blas_->multiply(classifier_, xb_, rows, logits_, false, blas_scratch_);
+  }
+}
+
+// The one-token step with its copies: tokens and position in from pinned memory, logits
+// out to pinned memory, so that a replay reads the values written just before it.
+void Session::runCapturedStep() {
+  if (!graph_) {
+    cudaGraph_t graph = nullptr;
+    TS_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    try {
+      TS_CUDA(cudaMemcpyAsync(d_step_, h_step_, (options_.max_batch + 1) * sizeof(int),
+                              cudaMemcpyHostToDevice, stream_));
+      runPass(1, 0, false);
+      TS_CUDA(cudaMemcpyAsync(h_logits_, logits_, vocab_ * sizeof(float), cudaMemcpyDeviceToHost,
+                              stream_));
+    } catch (...) {
+      cudaStreamEndCapture(stream_, &graph);
+      if (graph) cudaGraphDestroy(graph);
+      throw;
+    }
+    TS_CUDA(cudaStreamEndCapture(stream_, &graph));
+    const cudaError_t err = cudaGraphInstantiate(&graph_, graph, 0);
+    cudaGraphDestroy(graph);
+    TS_CUDA(err);
+  }
+  TS_CUDA(cudaGraphLaunch(graph_, stream_));
+}
+
+void Session::forward(const int* tokens, int count, int pos, bool all_logits, float* logits) {
+  TS_CUDA(cudaSetDevice(options_.device));
+  if (count <= 0 || pos < 0 || pos + count > options_.max_positions)
+    throw CudaError("forward: positions " + std::to_string(pos) + ".." +
+                    std::to_string(pos + count - 1) + " outside the KV cache of " +
+                    std::to_string(options_.max_positions));
+  for (int t = 0; t < count; ++t)
+    if (tokens[t] < 0 || tokens[t] >= vocab_)
+      throw CudaError("forward: token " + std::to_string(tokens[t]) +
+                      " outside the vocabulary of " + std::to_string(vocab_));
+  written_ = std::max(written_, pos + count);
+  const int B = options_.max_batch;
+  for (int done = 0; done < count; done += B) {  // passes of at most max_batch positions
+    const int n = std::min(B, count - done), at = pos + done;
+    const bool last = done + n == count;
+    std::memcpy(h_step_, tokens + done, n * sizeof(int));
+    h_step_[B] = at;
+    const int rows = all_logits ? n : 1;
+    if (n == 1 && options_.use_graph) {
+      runCapturedStep();
+    } else {
+      TS_CUDA(cudaMemcpyAsync(d_step_, h_step_, (B + 1) * sizeof(int), cudaMemcpyHostToDevice,
+                              stream_));
+      runPass(n, at, all_logits);
+      if (all_logits || last)
+        TS_CUDA(cudaMemcpyAsync(h_logits_, logits_, rows * vocab_ * sizeof(float),
+                                cudaMemcpyDeviceToHost, stream_));
+    }
+    TS_CUDA(cudaStreamSynchronize(stream_));  // h_step_ is reused by the next pass
+    if (all_logits)
+      std::memcpy(logits + static_cast<size_t>(done) * vocab_, h_logits_,
+                  static_cast<size_t>(rows) * vocab_ * sizeof(float));
+    else if (last)
+      std::memcpy(logits, h_logits_, vocab_ * sizeof(float));
+  }
+}
+
+void Session::truncate(int length) {
+  TS_CUDA(cudaSetDevice(options_.device));
+  length = std::max(0, length);
+  if (length < written_) {
+    kvClear(kvLayer(0), n_layers_, options_.max_positions, length, written_, stream_);
+    TS_CUDA(cudaStreamSynchronize(stream_));
+  }
+  written_ = std::min(written_, length);
+}
+
+}  // namespace ts::cuda

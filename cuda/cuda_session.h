@@ -1,0 +1,75 @@
+// A decoding session on one CUDA device: the model's weights uploaded in their runtime
+// format, the KV cache, the activations and the cuBLAS scratch, and the forward pass.
+// Passes of up to kMaxMatvecTokens positions (decode, speculative verify) use the fused
+// matvec and split-KV attention; longer ones (prefill) cuBLAS. The one-position pass is
+// captured into a CUDA graph on first use and replayed for every token after.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda/blas.h"
+#include "cuda/device_buffer.h"
+#include "cuda/kernels.h"
+#include "cuda/plugin_abi.h"
+
+namespace ts::cuda {
+
+class Session {
+ public:
+  // Throws CudaError (with the memory estimate when the model does not fit).
+  Session(const TsCudaModel& model, const TsCudaSessionOptions& options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // logits: [1 or count, vocab] on the host.
+  void forward(const int* tokens, int count, int pos, bool all_logits, float* logits);
+  void truncate(int length);
+  int device() const { return options_.device; }
+
+ private:
+  struct Layer {
+    const float* attn_norm;
+    DeviceMatrix wq, wk, wv, wo;
+    const float* ffn_norm;
+    DeviceMatrix gate, up, down;
+  };
+  DeviceMatrix uploadMatrix(const TsCudaMatrix& m);
+  const float* uploadFloats(const float* host, size_t n, float random_amplitude);
+  float* scratch(size_t floats);
+  void allocateKv();
+  KvLayer kvLayer(int layer) const;
+  // One pass of `count` positions starting at the position in d_pos_ (pos: the same, for
+  // the cuBLAS attention, which is never captured); logits of the last position or of
+  // every position into d_logits_.
+  void runPass(int count, int pos, bool all_logits);
+  void runCapturedStep();
+
+  TsCudaSessionOptions options_;
+  int n_layers_, dim_, n_heads_, n_kv_heads_, head_dim_, ffn_dim_, vocab_, rope_dim_;
+  float eps_, theta_;
+  uint64_t seed_;
+  int splits_;
+  int written_ = 0;
+  cudaStream_t stream_ = nullptr;
+  std::vector<DeviceBuffer> owned_;
+  const float* token_embd_ = nullptr;
+  const float* output_norm_ = nullptr;
+  const float* slopes_ = nullptr;
+  DeviceMatrix classifier_;
+  std::vector<Layer> layers_;
+  DeviceBuffer k_cache_, v_cache_, k_scales_, v_scales_;
+  // Activations [max_batch, width] and the attention partials.
+  float *x_, *xb_, *q_, *k_, *v_, *att_, *hb_, *hb2_, *logits_, *partial_;
+  BlasScratch blas_scratch_;
+  std::unique_ptr<Blas> blas_;
+  int* h_step_ = nullptr;      // pinned: tokens [max_batch], then the first position
+  float* h_logits_ = nullptr;  // pinned [max_batch, vocab]
+  int* d_step_ = nullptr;
+  cudaGraphExec_t graph_ = nullptr;
+};
+
+}  // namespace ts::cuda

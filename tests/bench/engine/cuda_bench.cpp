@@ -1,0 +1,169 @@
+#include "tests/bench/engine/cuda_bench.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "cuda/plugin_abi.h"
+#include "inference/engine/backend_loader.h"
+#include "inference/engine/cuda_session.h"
+#include "inference/engine/random_model.h"
+#include "tests/bench/engine/bench_clock.h"
+
+namespace ts::bench {
+namespace {
+
+using namespace ts::engine;
+
+std::vector<int> promptOf(int n, int vocab) {
+  std::vector<int> p(n);
+  for (int i = 0; i < n; ++i) p[i] = (i * 7919 + 1) % vocab;
+  return p;
+}
+
+}  // namespace
+
+int runCudaBench(const CudaBenchArgs& a) {
+  const CudaAvailability cuda = probeCuda();
+  if (!cuda.usable || a.device >= static_cast<int>(cuda.devices.size())) {
+    std::fprintf(
+        stderr, "engine-bench: --backend cuda: %s\n",
+        cuda.usable ? ("no CUDA device " + std::to_string(a.device)).c_str() : cuda.reason.c_str());
+    return 1;
+  }
+  auto format = parseWeightFormat(a.weights);
+  auto kv = parseKvFormat(a.kv);
+  if (!format || !kv) {
+    std::fprintf(stderr, "engine-bench: %s\n", (!format ? format.error() : kv.error()).c_str());
+    return 2;
+  }
+  ModelConfig config;
+  std::shared_ptr<Model> model;  // host weights only for --model
+  std::unique_ptr<CudaModelView> view;
+  if (!a.shape.empty()) {
+    auto c = shapeConfig(a.shape, a.layers);
+    if (!c) {
+      std::fprintf(stderr, "engine-bench: %s\n", c.error().c_str());
+      return 2;
+    }
+    config = c.value();
+    view =
+        std::make_unique<CudaModelView>(config, format.value(), 128, 1234);  // filled on the device
+  } else {
+    LoadOptions o;
+    o.weights = format.value();
+    o.cache = false;
+    auto loaded = loadModel(a.model_path, o);
+    if (!loaded) {
+      std::fprintf(stderr, "engine-bench: %s\n", loaded.error().c_str());
+      return 1;
+    }
+    model = loaded.value();
+    config = model->config;
+    view = std::make_unique<CudaModelView>(*model);
+  }
+  const int longest_context = *std::max_element(a.contexts.begin(), a.contexts.end());
+  const int longest_prompt = *std::max_element(a.prefills.begin(), a.prefills.end());
+  const int capacity = std::max(longest_context + a.gen_tokens + 8, longest_prompt);
+  CudaOptions options;
+  options.device = a.device;
+  options.max_batch = longest_prompt;  // every timed prompt in one pass
+  options.graph = a.graph;
+  const auto memory = estimateCudaMemory(*view, capacity, kv.value(), options);
+  const auto created = CudaSession::create(*view, config.vocab, capacity, kv.value(), options);
+  if (!created) {
+    std::fprintf(stderr, "engine-bench: %s\n", created.error().c_str());
+    return 1;
+  }
+  CudaSession& session = *created.value();
+  const TsCudaApi* api = loadCudaPlugin().api;
+  char error[512] = {};
+  double copy_gb_s = 0;
+  if (api->copy_bandwidth(a.device, size_t{1} << 30, 10, &copy_gb_s, error, sizeof error) != 0) {
+    std::fprintf(stderr, "engine-bench: copy bandwidth: %s\n", error);
+    return 1;
+  }
+  // Bytes decode reads per token besides the KV cache: every matrix, one embedding row.
+  const size_t embeddings = static_cast<size_t>(config.vocab) * config.dim * 4;
+  const double matrix_bytes = memory ? double(memory.value().weights - embeddings) : 0.0;
+  const double kv_row_bytes = (a.kv == "f32"   ? 4.0
+                               : a.kv == "f16" ? 2.0
+                                               : 1.0) *
+                                  config.head_dim +
+                              (a.kv == "int8" ? 4.0 : 0.0);
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"backend", "\"cuda\""},
+      {"device", "\"" + cuda.devices[a.device].name + "\""},
+      {"model", "\"" + config.describe() + "\""},
+      {"weights", "\"" + a.weights + "\""},
+      {"kv", "\"" + a.kv + "\""},
+      {"graph", a.graph ? "true" : "false"},
+      {"repeat", std::to_string(a.repeat)},
+      {"weight_bytes", number(memory ? double(memory.value().weights) : 0.0, 0)},
+      {"copy_bandwidth_gb_s", number(copy_gb_s, 1)}};
+  try {
+    for (int p : a.prefills) {
+      const std::vector<int> prompt = promptOf(p, config.vocab);
+      std::vector<double> ms;
+      for (int r = 0; r < a.repeat + 1; ++r) {  // the first run warms cuBLAS up
+        session.truncate(0);
+        const double t0 = now();
+        session.forwardBatch(prompt, 0);
+        if (r > 0) ms.push_back((now() - t0) * 1e3);
+      }
+      fields.push_back({"prefill_ms_" + std::to_string(p), number(median(ms))});
+    }
+    double step_ms_at_first_context = 0;
+    for (int ctx : a.contexts) {
+      const std::vector<int> prompt = promptOf(ctx, config.vocab);
+      std::vector<double> rates;
+      for (int r = 0; r < a.repeat; ++r) {
+        session.truncate(0);
+        session.forwardBatch(prompt, 0);
+        int pos = ctx, token = 17;
+        session.forwardBatch({&token, 1}, pos++);  // the first step captures the graph
+        const double t0 = now();
+        for (int i = 0; i < a.gen_tokens; ++i, ++pos) {
+          token = (token * 31 + 7) % config.vocab;
+          session.forwardBatch({&token, 1}, pos);
+        }
+        rates.push_back(a.gen_tokens / (now() - t0));
+      }
+      const double tok_s = median(rates);
+      const double kv_bytes =
+          2.0 * config.n_layers * config.n_kv_heads * kv_row_bytes * (ctx + a.gen_tokens / 2);
+      const double effective = (matrix_bytes + kv_bytes) * tok_s / 1e9;
+      const std::string c = std::to_string(ctx);
+      fields.push_back({"decode_tok_s_ctx" + c, number(tok_s, 2)});
+      fields.push_back({"decode_effective_gb_s_ctx" + c, number(effective, 1)});
+      fields.push_back({"decode_bandwidth_share_ctx" + c, number(effective / copy_gb_s, 4)});
+      if (ctx == a.contexts.front()) step_ms_at_first_context = 1e3 / tok_s;
+    }
+    // Verify: 5 positions with every position's logits, at the first context, vs one step.
+    const int ctx = a.contexts.front();
+    session.truncate(0);
+    session.forwardBatch(promptOf(ctx, config.vocab), 0);
+    const std::vector<int> five = {11, 12, 13, 14, 15};
+    std::vector<double> verify_ms;
+    for (int r = 0; r < std::max(5, a.repeat); ++r) {
+      const double t0 = now();
+      session.forwardBatch(five, ctx, true);
+      verify_ms.push_back((now() - t0) * 1e3);
+      session.truncate(ctx);
+    }
+    fields.push_back({"verify5_ms", number(median(verify_ms))});
+    fields.push_back(
+        {"verify5_over_decode", number(median(verify_ms) / step_ms_at_first_context, 4)});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "engine-bench: %s\n", e.what());
+    return 1;
+  }
+  if (a.json) {
+    printJson(fields);
+  } else {
+    for (const auto& [k, v] : fields) std::printf("%-32s %s\n", k.c_str(), v.c_str());
+  }
+  return 0;
+}
+
+}  // namespace ts::bench

@@ -1,0 +1,180 @@
+// The self-test's CPU-side checks, run with or without a device: the weight layouts the
+// plugin is handed decode to the engine's values; the memory estimate counts exactly the
+// bytes the engine holds; the CPU twins of the CUDA ops agree with double-precision
+// formulas.
+#include <cmath>
+
+#include "cuda/memory_estimate.h"
+#include "inference/engine/cpu_ops.h"
+#include "inference/engine/cuda_session.h"
+#include "inference/engine/random_model.h"
+#include "inference/engine/tensor_types.h"
+#include "tests/cuda/selftest.h"
+
+namespace ts::selftest {
+namespace {
+
+using namespace ts::engine;
+
+// W[r, c] read from the plugin's view as plugin_abi.h documents the layouts (the kernels
+// read them the same way).
+float layoutValue(const TsCudaMatrix& m, int r, int c) {
+  const size_t padded = ts::cuda::paddedCols(m.cols), rr = r;
+  switch (m.format) {
+    case TS_CUDA_W_F32:
+      return static_cast<const float*>(m.data)[rr * m.cols + c];
+    case TS_CUDA_W_F16: {
+      const uint16_t h = static_cast<const uint16_t*>(m.data)[rr * m.cols + c];
+      return f16ToF32(h);
+    }
+    case TS_CUDA_W_INT8:
+      return static_cast<const int8_t*>(m.data)[rr * padded + c] * m.scales[r];
+    case TS_CUDA_W_Q8_0:
+      return static_cast<const int8_t*>(m.data)[rr * padded + c] *
+             m.scales[rr * (padded / 32) + c / 32];
+    default: {
+      const uint8_t b = static_cast<const uint8_t*>(m.data)[rr * padded / 2 + c / 64 * 32 + c % 32];
+      const int q = (c / 32) % 2 == 0 ? (b & 15) : (b >> 4);
+      return (q - 8) * m.scales[rr * ts::cuda::int4Groups(m.cols, m.group) + c / m.group];
+    }
+  }
+}
+
+void layoutChecks(Report& report) {
+  struct Case {
+    WeightFormat format;
+    int group;
+    const char* name;
+  };
+  const Case cases[] = {{WeightFormat::F32, 128, "f32"},       {WeightFormat::F16, 128, "f16"},
+                        {WeightFormat::Int8, 128, "int8"},     {WeightFormat::Q8_0, 128, "q8_0"},
+                        {WeightFormat::Int4, 32, "int4 g32"},  {WeightFormat::Int4, 64, "int4 g64"},
+                        {WeightFormat::Int4, 128, "int4 g128"}};
+  for (const Case& k : cases)
+    for (auto [rows, cols] : {std::pair{7, 64}, std::pair{5, 100}, std::pair{3, 4096}}) {
+      if (k.format == WeightFormat::Q8_0 && cols % 32) continue;  // Q8_0 needs whole blocks
+      const QuantMatrix m =
+          QuantMatrix::fromF32(randomVector(size_t(rows) * cols, rows * 31 + cols), rows, cols)
+              .converted(k.format, k.group);
+      const TsCudaMatrix v = cudaMatrixView(m);
+      size_t mismatches = 0;
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) mismatches += layoutValue(v, r, c) != m.at(r, c);
+      const size_t bytes = ts::cuda::matrixBytes(v);
+      report.check(
+          "layout " + std::string(k.name) + " " + std::to_string(rows) + "x" + std::to_string(cols),
+          mismatches == 0 && bytes == m.bytes(),
+          std::to_string(mismatches) + " values differ; " + std::to_string(bytes) +
+              " bytes vs the engine's " + std::to_string(m.bytes()));
+    }
+}
+
+void estimateChecks(Report& report) {
+  for (const auto& [arch, c] : architectureConfigs()) {
+    const std::string shape = arch;
+    for (WeightFormat f : {WeightFormat::F32, WeightFormat::Int8, WeightFormat::Int4}) {
+      auto model = randomModel(c, f, 7);
+      const CudaModelView view(*model);
+      size_t engine_bytes =
+          model->weight_bytes() + model->token_embd.size() * 4 + model->output_norm.size() * 4;
+      for (const auto& l : model->layers)
+        engine_bytes += (l.attn_norm.size() + l.ffn_norm.size()) * 4;
+      if (c.positional == Positional::Alibi) engine_bytes += c.n_heads * 4;
+      const size_t estimate = ts::cuda::weightBytes(view.get());
+      report.check(
+          "estimate weights " + shape + " " + weightFormatName(f), estimate == engine_bytes,
+          std::to_string(estimate) + " bytes, the engine holds " + std::to_string(engine_bytes));
+      for (KvFormat kv : {KvFormat::F32, KvFormat::F16, KvFormat::Int8}) {
+        const KvCache cache(c.n_layers, 100, c.n_kv_heads, c.head_dim, kv);
+        const size_t est = ts::cuda::kvCacheBytes(view.get(), 100, cudaKvFormat(kv));
+        if (f == WeightFormat::F32)
+          report.check(
+              "estimate KV " + shape + " " + kvFormatName(kv), est == cache.bytes(),
+              std::to_string(est) + " bytes, the CPU cache " + std::to_string(cache.bytes()));
+      }
+    }
+  }
+  // Baichuan2-7B at int4 with an int8 cache of 4096 positions: the figures a user sees.
+  const CudaModelView b2(shapeConfig("baichuan2-7b").value(), WeightFormat::Int4, 128, 1);
+  TsCudaSessionOptions o{0, 4096, TS_CUDA_KV_INT8, 512, 1};
+  const TsCudaMemory e = ts::cuda::estimateMemory(b2.get(), o);
+  const size_t kv_expected = size_t{2} * 32 * 4096 * 32 * (128 + 4);
+  // f32 embeddings (125,696 x 4096 x 4 bytes) + int4 matrices: 4 bits and a scale per 128
+  const size_t embeddings = size_t{125696} * 4096 * 4;
+  const size_t per_layer = size_t{4096} * 4096 * 4 + size_t{3} * 11008 * 4096;  // weights
+  const size_t int4 = (per_layer * 32 + size_t{125696} * 4096) / 2 * (1 + 8.0 / 128);
+  const double ratio = double(e.weights) / (embeddings + int4);
+  report.check("estimate baichuan2-7b int4, int8 KV 4096",
+               e.kv_cache == kv_expected && ratio > 0.999 && ratio < 1.001 &&
+                   e.total == e.weights + e.kv_cache + e.workspace,
+               "weights " + std::to_string(e.weights >> 20) + " MiB, KV " +
+                   std::to_string(e.kv_cache >> 20) + " MiB, workspace " +
+                   std::to_string(e.workspace >> 20) + " MiB");
+}
+
+void twinChecks(Report& report) {
+  const int dim = 300;
+  auto x = randomVector(dim, 1), w = randomVector(dim, 2);
+  std::vector<float> out(dim), want(dim);
+  rmsnorm(out.data(), x.data(), w.data(), dim, 1e-5f);
+  double ss = 0;
+  for (float v : x) ss += double(v) * v;
+  for (int i = 0; i < dim; ++i) want[i] = float(w[i] * x[i] / std::sqrt(ss / dim + 1e-5));
+  report.close("cpu twin rmsnorm vs f64", normalisedError(out, want), 1e-6);
+
+  auto r = randomVector(4 * 64, 3);
+  std::vector<float> rotated = r;
+  rope(rotated.data(), 4, 64, 64, 1234, 10000.f);
+  for (int h = 0; h < 4; ++h)
+    for (int i = 0; i < 64; i += 2) {
+      const double angle = 1234.0 * std::pow(10000.0, -double(i) / 64);
+      const double a = r[h * 64 + i], b = r[h * 64 + i + 1];
+      want.resize(4 * 64);
+      want[h * 64 + i] = float(a * std::cos(angle) - b * std::sin(angle));
+      want[h * 64 + i + 1] = float(a * std::sin(angle) + b * std::cos(angle));
+    }
+  report.close("cpu twin rope (pos 1234) vs f64", normalisedError(rotated.data(), want.data(), 256),
+               1e-4);
+
+  auto g = randomVector(500, 4, 6.f), u = randomVector(500, 5);
+  std::vector<float> s = g;
+  swiglu(s.data(), u.data(), s.size());
+  want.resize(500);
+  for (int i = 0; i < 500; ++i) want[i] = float(g[i] / (1 + std::exp(-double(g[i]))) * u[i]);
+  report.close("cpu twin swiglu vs f64", normalisedError(s, want), 1e-6);
+
+  const int hd = 64, len = 50;
+  KvCache cache(1, len, 1, hd, KvFormat::F32);
+  std::vector<std::vector<float>> keys, values;
+  for (int t = 0; t < len; ++t) {
+    keys.push_back(randomVector(hd, 100 + t));
+    values.push_back(randomVector(hd, 200 + t));
+    cache.store(0, t, keys.back().data(), values.back().data());
+  }
+  auto q = randomVector(hd, 6, 2.f);
+  std::vector<float> scratch(len), att(hd), expect(hd, 0.f);
+  const float slope = 0.0625f;
+  attendHead(cache, 0, q.data(), len - 1, 0, hd, slope, scratch.data(), att.data());
+  std::vector<double> p(len);
+  double mx = -1e300, total = 0;
+  for (int t = 0; t < len; ++t) {
+    double dot = 0;
+    for (int d = 0; d < hd; ++d) dot += double(q[d]) * keys[t][d];
+    p[t] = dot / std::sqrt(double(hd)) + slope * (t - (len - 1));
+    mx = std::max(mx, p[t]);
+  }
+  for (double& v : p) total += (v = std::exp(v - mx));
+  for (int t = 0; t < len; ++t)
+    for (int d = 0; d < hd; ++d) expect[d] += float(p[t] / total * values[t][d]);
+  report.close("cpu twin attention (ALiBi slope) vs f64", normalisedError(att, expect), 1e-5);
+}
+
+}  // namespace
+
+void cpuChecks(Report& report) {
+  layoutChecks(report);
+  estimateChecks(report);
+  twinChecks(report);
+}
+
+}  // namespace ts::selftest
