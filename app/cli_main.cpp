@@ -7,6 +7,7 @@
 #include "app/cli_convert.h"
 #include "app/cli_doctor.h"
 #include "app/cli_generate.h"
+#include "app/cli_serve.h"
 
 namespace {
 
@@ -18,7 +19,8 @@ void printUsage() {
       "  config     show the effective configuration and its sources; check or export files\n"
       "  convert    write a model as GGUF or safetensors (or one with random weights)\n"
       "  doctor     check a provider step by step and say how to fix what fails\n"
-      "  generate   generate tokens with the local engine (CPU reference backend), measured\n"
+      "  generate   generate tokens with the local engine (CPU or CUDA), measured\n"
+      "  serve      serve the local engine as an OpenAI-compatible API\n"
       "  tokenize   show how a model's vocabulary splits a text\n"
       "  ppl        perplexity of a model on a text file\n\n"
       "  --version  print the version\n"
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
   if (command == "convert") return ts::runConvertCommand(args);
   if (command == "doctor") return ts::runDoctorCommand(args);
   if (command == "generate") return ts::runGenerateCommand(args);
+  if (command == "serve") return ts::runServeCommand(args);
   if (command == "tokenize") return ts::runTokenizeCommand(args);
   if (command == "ppl") return ts::runPplCommand(args);
   std::fprintf(stderr, "tokenscope-cli: unknown command '%s'\n", command.toLocal8Bit().constData());

@@ -1,0 +1,243 @@
+#include "app/server/local_server.h"
+
+#include <httplib.h>
+
+#include <sys/socket.h>
+
+#include <ctime>
+
+#include "app/server/chat_api.h"
+#include "inference/engine/generator.h"
+
+namespace ts::server {
+
+// Debian's cpp-httplib is built with a listen backlog of 5: a burst of connections then
+// overflows the accept queue and some are dropped (seen with 64 concurrent clients). The
+// listening socket is protected in httplib::Server; listen() on it again widens the queue.
+class HttpServer : public httplib::Server {
+ public:
+  void widenBacklog(int backlog) { ::listen(svr_sock_, backlog); }
+};
+
+namespace {
+
+void sendError(httplib::Response& res, const ApiError& e) {
+  res.status = e.status;
+  res.set_content(e.body(), "application/json");
+}
+
+bool writeEvent(httplib::DataSink& sink, const std::string& data) {
+  const std::string event = "data: " + data + "\n\n";
+  return sink.write(event.data(), event.size());
+}
+
+}  // namespace
+
+bool isChatModel(const engine::Model& model) {
+  return model.config.architecture == "baichuan" &&
+         model.config.vocab > engine::kBaichuanAssistantToken;
+}
+
+// One admitted request: holds its place in the admission count until every copy of it
+// (the handler's and httplib's content provider's) is gone.
+struct LocalServer::Job {
+  LocalServer* server;
+  ChatCompletionRequest request;
+  std::vector<int> prompt;
+  int max_tokens = 0;
+  CompletionIds ids;
+  ~Job() {
+    if (!server) return;  // refused at admission
+    std::lock_guard lock(server->mutex_);
+    --server->admitted_;
+  }
+};
+
+LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
+                         std::vector<std::unique_ptr<engine::DecodeSession>> sessions,
+                         ServerOptions options)
+    : model_(std::move(model)),
+      tokenizer_(model_->vocab),
+      sessions_(std::move(sessions)),
+      options_(std::move(options)),
+      http_(std::make_unique<HttpServer>()) {
+  for (auto& s : sessions_) free_.push_back(s.get());
+  // A thread per admitted connection: waiting requests block in acquire(), in order.
+  const int threads = static_cast<int>(sessions_.size()) + options_.max_queue + 8;
+  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+
+  http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (options_.api_key.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    if (req.get_header_value("Authorization") == "Bearer " + options_.api_key)
+      return httplib::Server::HandlerResponse::Unhandled;
+    sendError(res, {401,
+                    req.has_header("Authorization")
+                        ? "Incorrect API key provided"
+                        : "Missing API key: send the header Authorization: Bearer <key>",
+                    "invalid_request_error", "", "invalid_api_key"});
+    return httplib::Server::HandlerResponse::Handled;
+  });
+
+  http_->Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(modelListJson(options_.model_name, static_cast<long long>(std::time(nullptr))),
+                    "application/json");
+  });
+
+  http_->Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+    auto parsed = parseChatCompletionRequest(req.body);
+    if (auto* e = std::get_if<ApiError>(&parsed)) return sendError(res, *e);
+    ChatCompletionRequest request = std::get<ChatCompletionRequest>(std::move(parsed));
+    if (!request.model.empty() && request.model != options_.model_name)
+      return sendError(res,
+                       {404,
+                        "The model '" + request.model + "' does not exist; this server serves '" +
+                            options_.model_name + "'",
+                        "invalid_request_error", "model", "model_not_found"});
+    const int context = sessions_.front()->maxPositions();
+    const int wanted = request.max_tokens.value_or(options_.default_max_tokens);
+    std::vector<int> prompt;
+    if (options_.chat) {
+      prompt = engine::baichuanChatPrompt(tokenizer_, request.messages, context - 1);
+    } else {
+      std::string text;
+      for (const auto& m : request.messages) text += (text.empty() ? "" : "\n") + m.content;
+      prompt = engine::completionPrompt(tokenizer_, text);
+    }
+    if (prompt.empty() || static_cast<int>(prompt.size()) >= context)
+      return sendError(
+          res, {400,
+                "the prompt has " + std::to_string(prompt.size()) + " tokens; the context holds " +
+                    std::to_string(context) + " (prompt and answer together)",
+                "invalid_request_error", "messages", "context_length_exceeded"});
+    auto job = std::make_shared<Job>();
+    job->server = this;
+    {
+      std::lock_guard lock(mutex_);
+      if (admitted_ >= static_cast<int>(sessions_.size()) + options_.max_queue) {
+        job->server = nullptr;  // not admitted: nothing to give back
+        return sendError(res, {429,
+                               "the server is busy: " + std::to_string(admitted_) +
+                                   " requests are running or waiting; try again shortly",
+                               "rate_limit_exceeded", "", "rate_limit_exceeded"});
+      }
+      ++admitted_;
+    }
+    job->request = std::move(request);
+    job->prompt = std::move(prompt);
+    job->max_tokens = std::min(wanted, context - static_cast<int>(job->prompt.size()));
+    job->ids = {"chatcmpl-" + std::to_string(next_id_++),
+                static_cast<long long>(std::time(nullptr)), options_.model_name};
+    const auto run = [this, job](const std::function<bool(const std::string&)>& on_text) {
+      uint64_t ticket;
+      {
+        std::lock_guard lock(mutex_);
+        ticket = next_ticket_++;
+        waiting_.push_back(ticket);
+      }
+      engine::DecodeSession* session = acquire(ticket);
+      engine::GenerateOptions o;
+      o.max_tokens = job->max_tokens;
+      o.sampling = job->request.sampling;
+      o.chat = options_.chat;
+      engine::GenerationOutcome out;
+      try {
+        out = engine::generate(*session, tokenizer_, job->prompt, o,
+                               [&](const engine::GeneratedToken& t) { return on_text(t.text); });
+      } catch (...) {
+        release(session);
+        throw;
+      }
+      release(session);
+      return out;
+    };
+    if (!job->request.stream) {
+      engine::GenerationOutcome out;
+      try {
+        out = run([](const std::string&) { return true; });
+      } catch (const std::exception& e) {
+        return sendError(
+            res, {500, std::string("the engine failed: ") + e.what(), "server_error", "", ""});
+      }
+      ++completed_;
+      res.set_content(
+          completionJson(job->ids, out.text, out.finish,
+                         {static_cast<int>(job->prompt.size()), static_cast<int>(out.ids.size())}),
+          "application/json");
+      return;
+    }
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider(
+        "text/event-stream", [this, job, run](size_t, httplib::DataSink& sink) {
+          bool first = true;
+          engine::GenerationOutcome out;
+          try {
+            out = run([&](const std::string& text) {
+              if (text.empty()) return sink.is_writable();
+              const bool ok = writeEvent(sink, chunkJson(job->ids, text, first, ""));
+              first = false;
+              return ok;
+            });
+          } catch (const std::exception& e) {
+            writeEvent(sink, ApiError{500, std::string("the engine failed: ") + e.what(),
+                                      "server_error", "", ""}
+                                 .body());
+            sink.done();
+            return false;
+          }
+          if (out.finish == "cancelled") return false;  // the client went away
+          writeEvent(sink, chunkJson(job->ids, "", first, out.finish));
+          if (job->request.include_usage)
+            writeEvent(sink, usageChunkJson(job->ids, {static_cast<int>(job->prompt.size()),
+                                                       static_cast<int>(out.ids.size())}));
+          writeEvent(sink, "[DONE]");
+          ++completed_;
+          sink.done();
+          return true;
+        });
+  });
+}
+
+LocalServer::~LocalServer() {
+  stop();
+}
+
+engine::DecodeSession* LocalServer::acquire(uint64_t ticket) {
+  std::unique_lock lock(mutex_);
+  turn_.wait(lock, [&] { return waiting_.front() == ticket && !free_.empty(); });
+  waiting_.pop_front();
+  engine::DecodeSession* s = free_.back();
+  free_.pop_back();
+  turn_.notify_all();  // the next ticket may find another free session
+  return s;
+}
+
+void LocalServer::release(engine::DecodeSession* session) {
+  {
+    std::lock_guard lock(mutex_);
+    free_.push_back(session);
+  }
+  turn_.notify_all();
+}
+
+int LocalServer::admittedRequests() {
+  std::lock_guard lock(mutex_);
+  return admitted_;
+}
+
+int LocalServer::bind(const std::string& host, int port) {
+  const int bound = port == 0                         ? http_->bind_to_any_port(host)
+                    : http_->bind_to_port(host, port) ? port
+                                                      : -1;
+  if (bound > 0) http_->widenBacklog(SOMAXCONN);
+  return bound;
+}
+
+void LocalServer::listen() {
+  http_->listen_after_bind();
+}
+
+void LocalServer::stop() {
+  if (http_) http_->stop();
+}
+
+}  // namespace ts::server

@@ -1,0 +1,349 @@
+// `serve`'s OpenAI-compatible server on the real aidreams260K model, over real HTTP on
+// 127.0.0.1: the foundation's streaming client against it (text, usage, errors, cancel),
+// raw HTTP for bad requests, the fair queue and its 429, 64 concurrent streams, and the
+// CLI command as a user starts and stops it.
+#include <httplib.h>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTest>
+#include <condition_variable>
+#include <csignal>
+#include <mutex>
+#include <thread>
+
+#include "app/server/local_server.h"
+#include "inference/engine/cpu_forward.h"
+#include "inference/remote/openai_client.h"
+
+using namespace ts;
+
+namespace {
+
+// A real CPU session whose passes wait while the gate is closed: holds a generation at a
+// known point so that the queue's behaviour can be observed without timing guesses.
+class GatedSession : public engine::DecodeSession {
+ public:
+  GatedSession(std::shared_ptr<const engine::Model> model, int positions)
+      : cpu_(model, positions) {}
+  std::span<const float> forwardBatch(std::span<const int> tokens, int pos, bool all) override {
+    std::unique_lock lock(mutex_);
+    ++entered_;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return open_; });
+    lock.unlock();
+    return cpu_.forwardBatch(tokens, pos, all);
+  }
+  void truncate(int length) override { cpu_.truncate(length); }
+  int vocab() const override { return cpu_.vocab(); }
+  int maxPositions() const override { return cpu_.maxPositions(); }
+  void open() {
+    std::lock_guard lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  bool waitEntered() {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(10), [&] { return entered_ > 0; });
+  }
+
+ private:
+  engine::CpuSession cpu_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool open_ = false;
+  int entered_ = 0;
+};
+
+// A LocalServer listening on 127.0.0.1 in its own thread for the life of the object.
+struct RunningServer {
+  std::unique_ptr<server::LocalServer> server;
+  std::thread thread;
+  int port = -1;
+  RunningServer(std::shared_ptr<const engine::Model> model,
+                std::vector<std::unique_ptr<engine::DecodeSession>> sessions,
+                server::ServerOptions options) {
+    server = std::make_unique<server::LocalServer>(model, std::move(sessions), options);
+    port = server->bind("127.0.0.1", 0);
+    thread = std::thread([this] { server->listen(); });
+  }
+  ~RunningServer() {
+    server->stop();
+    thread.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+};
+
+std::string body(const std::string& content, int max_tokens, bool stream,
+                 const std::string& extra = "", const std::string& model = "aidreams") {
+  return "{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"" + content +
+         "\"}],\"temperature\":0,\"max_tokens\":" + std::to_string(max_tokens) +
+         ",\"stream\":" + (stream ? "true" : "false") + extra + "}";
+}
+
+}  // namespace
+
+class TestLocalServer : public QObject {
+  Q_OBJECT
+  QString models_ = qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") + "/models";
+  std::shared_ptr<engine::Model> model_;
+  QJsonObject reference_;
+
+  std::vector<std::unique_ptr<engine::DecodeSession>> cpuSessions(int n) {
+    std::vector<std::unique_ptr<engine::DecodeSession>> s;
+    for (int i = 0; i < n; ++i) s.push_back(std::make_unique<engine::CpuSession>(model_, 128));
+    return s;
+  }
+  static server::ServerOptions options(const std::string& key = "", int max_queue = 16) {
+    server::ServerOptions o;
+    o.model_name = "aidreams";
+    o.chat = false;
+    o.api_key = key;
+    o.max_queue = max_queue;
+    return o;
+  }
+  QString referenceText() const { return reference_.value("generated_text").toString(); }
+  int referenceTokens() const { return reference_.value("generated_ids").toArray().size(); }
+
+  RemoteResult runClient(const std::string& url, const std::string& model, bool stream,
+                         const QString& key = "", int cancel_after = -1) {
+    RemoteEndpoint e;
+    e.provider_name = "local";
+    e.base_url = QString::fromStdString(url);
+    e.api_key = key;
+    e.max_retries = 0;
+    e.timeouts = {2000, 10000, 10000, 30000};
+    GenerationRequest r;
+    r.model = model;
+    r.messages = {{"user", "I dreamed"}};
+    r.params.temperature = 0;
+    r.params.max_tokens = referenceTokens();
+    r.params.stream = stream;
+    OpenAiClient client;
+    QSignalSpy done(&client, &OpenAiClient::runFinished);
+    int chunks = 0;
+    connect(&client, &OpenAiClient::eventReady, &client, [&](const StreamEvent& ev) {
+      if (ev.kind == EventKind::TokenChunk && ++chunks == cancel_after) client.cancel();
+    });
+    client.start(e, r);
+    if (done.isEmpty()) [&] { QVERIFY(done.wait(30000)); }();
+    return client.result();
+  }
+
+ private slots:
+  void initTestCase() {
+    const QString path = models_ + "/aidreams260K/aidreams260K.gguf";
+    if (!QFile::exists(path))
+      QSKIP(qPrintable(models_ + " is absent (the shared fixtures are not laid out here)"));
+    auto loaded = engine::loadModel(path.toStdString());
+    QVERIFY(loaded.ok());
+    model_ = loaded.value();
+    QFile f(models_ + "/aidreams260K/reference/I_dreamed.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    reference_ = QJsonDocument::fromJson(f.readAll()).object();
+    QVERIFY(referenceTokens() > 0);
+  }
+
+  // The foundation's client, streaming and not: the reference's greedy text, usage counts.
+  void theStreamingClientGetsTheReferenceText() {
+    RunningServer s(model_, cpuSessions(1), options());
+    QVERIFY(s.port > 0);
+    const RemoteResult streamed = runClient(s.url(), "aidreams", true);
+    QVERIFY2(streamed.run.terminal() && streamed.run.terminal()->kind == EventKind::Finished,
+             streamed.run.terminal() ? streamed.run.terminal()->text.c_str() : "no end");
+    QCOMPARE(QString::fromStdString(streamed.run.contentText()), referenceText());
+    QVERIFY(streamed.stream_options_sent && !streamed.stream_options_rejected);
+    bool usage = false;
+    for (const StreamEvent& ev : streamed.run.events)
+      if (ev.kind == EventKind::Usage) {
+        usage = true;
+        QCOMPARE(ev.completion_tokens, static_cast<int64_t>(referenceTokens()));
+        QVERIFY(ev.prompt_tokens > 1);
+      }
+    QVERIFY(usage);
+    const RemoteResult whole = runClient(s.url(), "aidreams", false);
+    QCOMPARE(QString::fromStdString(whole.run.contentText()), referenceText());
+  }
+
+  void theClientReportsKeyModelAndCancel() {
+    RunningServer s(model_, cpuSessions(1), options("secret-key"));
+    const RemoteResult no_key = runClient(s.url(), "aidreams", true);
+    QVERIFY(no_key.run.terminal() && no_key.run.terminal()->failure == FailureKind::Auth);
+    const RemoteResult with_key = runClient(s.url(), "aidreams", true, "secret-key");
+    QCOMPARE(QString::fromStdString(with_key.run.contentText()), referenceText());
+    const RemoteResult unknown = runClient(s.url(), "gpt-9", true, "secret-key");
+    QVERIFY(unknown.run.terminal() &&
+            unknown.run.terminal()->failure == FailureKind::ModelNotFound);
+    QVERIFY2(unknown.available_models.contains("aidreams"),
+             qPrintable(unknown.available_models.join(",")));
+    const RemoteResult cancelled = runClient(s.url(), "aidreams", true, "secret-key", 3);
+    QVERIFY(cancelled.cancelled);
+    QVERIFY(referenceText().startsWith(QString::fromStdString(cancelled.run.contentText())));
+  }
+
+  // Raw HTTP: each mistake a 400 naming the field, an OpenAI-style error body.
+  void badRequestsGetOpenAiErrors() {
+    RunningServer s(model_, cpuSessions(1), options());
+    httplib::Client http("127.0.0.1", s.port);
+    const auto error = [&](const std::string& b, int status, const QString& param,
+                           const QString& says) {
+      auto res = http.Post("/v1/chat/completions", b, "application/json");
+      QVERIFY(res);
+      QCOMPARE(res->status, status);
+      const QJsonObject e = QJsonDocument::fromJson(QByteArray::fromStdString(res->body))
+                                .object()
+                                .value("error")
+                                .toObject();
+      QVERIFY2(e.value("message").toString().contains(says),
+               qPrintable(e.value("message").toString()));
+      if (!param.isEmpty()) QCOMPARE(e.value("param").toString(), param);
+      QCOMPARE(e.value("type").toString().isEmpty(), false);
+    };
+    error("{\"model\": \"aidreams\", \"messages\": [", 400, "", "not valid JSON");
+    error("[1, 2]", 400, "", "expected a JSON object");
+    error("{\"model\": \"aidreams\"}", 400, "messages", "missing required field 'messages'");
+    error("{\"messages\": \"hello\"}", 400, "messages", "found \"hello\"");
+    error("{\"messages\": [{\"role\": \"robot\", \"content\": \"x\"}]}", 400, "messages[0].role",
+          "found \"robot\"");
+    error(body("x", 4, false, ",\"temperature\":\"hot\""), 400, "temperature",
+          "expected a number from 0 to 2, found \"hot\"");
+    error(body("x", 4, false, ",\"stream_options\":{\"include_usage\":\"yes\"}"), 400,
+          "stream_options", "include_usage");
+    error("{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"max_tokens\": 0}", 400,
+          "max_tokens", "found 0");
+    error("{\"model\": 7, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", 400, "model",
+          "expected a string");
+    error("{\"model\": \"llama-70b\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}",
+          404, "model", "does not exist");
+    auto models = http.Get("/v1/models");
+    QVERIFY(models && models->status == 200);
+    QVERIFY(QString::fromStdString(models->body).contains("\"id\":\"aidreams\""));
+    RunningServer keyed(model_, cpuSessions(1), options("k1"));
+    httplib::Client keyed_http("127.0.0.1", keyed.port);
+    auto unauthorised = keyed_http.Get("/v1/models");
+    QVERIFY(unauthorised && unauthorised->status == 401);
+    QVERIFY(QString::fromStdString(unauthorised->body).contains("Authorization: Bearer"));
+  }
+
+  // One running generation (held at its first pass), one waiting, the third refused with
+  // 429; then both finish, in arrival order.
+  void theQueueIsFairAndBounded() {
+    std::vector<std::unique_ptr<engine::DecodeSession>> sessions;
+    auto gated = std::make_unique<GatedSession>(model_, 128);
+    GatedSession* gate = gated.get();
+    sessions.push_back(std::move(gated));
+    RunningServer s(model_, std::move(sessions), options("", 1));
+    std::string first, second;
+    std::thread a([&] {
+      httplib::Client c("127.0.0.1", s.port);
+      c.set_read_timeout(30, 0);
+      if (auto r = c.Post("/v1/chat/completions", body("I dreamed", 8, false), "application/json"))
+        first = r->body;
+    });
+    QVERIFY(gate->waitEntered());
+    std::thread b([&] {
+      httplib::Client c("127.0.0.1", s.port);
+      c.set_read_timeout(30, 0);
+      if (auto r = c.Post("/v1/chat/completions", body("I dreamed", 4, false), "application/json"))
+        second = r->body;
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(s.server->admittedRequests(), 2, 10000);
+    httplib::Client c("127.0.0.1", s.port);
+    auto refused = c.Post("/v1/chat/completions", body("I dreamed", 4, false), "application/json");
+    QVERIFY(refused);
+    QCOMPARE(refused->status, 429);
+    QVERIFY(QString::fromStdString(refused->body).contains("busy"));
+    gate->open();
+    a.join();
+    b.join();
+    QVERIFY2(QString::fromStdString(first).contains("\"completion_tokens\":8"), first.c_str());
+    QVERIFY2(QString::fromStdString(second).contains("\"completion_tokens\":4"), second.c_str());
+    QCOMPARE(s.server->admittedRequests(), 0);
+  }
+
+  // 64 streams at once, each with its own length: every one completes with its own token
+  // count and the reference text's prefix.
+  void sixtyFourConcurrentStreams() {
+    server::ServerOptions o = options("", 64);
+    RunningServer s(model_, cpuSessions(2), o);
+    constexpr int kStreams = 64;
+    std::vector<std::string> texts(kStreams);
+    std::vector<int> usage(kStreams, -1), chunks(kStreams, 0);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kStreams; ++i)
+      threads.emplace_back([&, i] {
+        httplib::Client c("127.0.0.1", s.port);
+        c.set_read_timeout(60, 0);
+        const auto res = c.Post(
+            "/v1/chat/completions",
+            body("I dreamed", 4 + i % 20, true, ",\"stream_options\":{\"include_usage\":true}"),
+            "application/json");
+        if (!res) {
+          texts[i] = "request failed: " + httplib::to_string(res.error());
+          return;
+        }
+        const std::string raw = res->body;
+        for (const QByteArray& line : QByteArray::fromStdString(raw).split('\n')) {
+          if (!line.startsWith("data: {")) continue;
+          const QJsonObject chunk = QJsonDocument::fromJson(line.mid(6)).object();
+          const QJsonArray choices = chunk.value("choices").toArray();
+          if (!choices.isEmpty()) {
+            const QString piece =
+                choices[0].toObject().value("delta").toObject().value("content").toString();
+            texts[i] += piece.toStdString();
+            chunks[i] += piece.isEmpty() ? 0 : 1;
+          }
+          if (chunk.contains("usage"))
+            usage[i] = chunk.value("usage").toObject().value("completion_tokens").toInt();
+        }
+      });
+    for (auto& t : threads) t.join();
+    for (int i = 0; i < kStreams; ++i) {
+      QVERIFY2(usage[i] == 4 + i % 20,
+               (std::to_string(i) + ": usage " + std::to_string(usage[i]) + ", text: " + texts[i])
+                   .c_str());
+      QCOMPARE(chunks[i], 4 + i % 20);
+      QVERIFY2(referenceText().startsWith(QString::fromStdString(texts[i])), texts[i].c_str());
+    }
+    QCOMPARE(s.server->completedRequests(), kStreams);
+  }
+
+  // The command as a user runs it: the address it prints answers; SIGTERM stops it.
+  void theServeCommandStartsAndStops() {
+    QProcess p;
+    p.start(TOKENSCOPE_CLI,
+            {"serve", "--model", models_ + "/aidreams260K/aidreams260K.gguf", "--port", "0"});
+    QVERIFY(p.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(p.canReadLine(), 15000);
+    const QString line = QString::fromUtf8(p.readLine());
+    QVERIFY2(line.contains("plain completion") && line.contains("http://127.0.0.1:"),
+             qPrintable(line));
+    const int port = line.section("127.0.0.1:", 1).section('/', 0, 0).toInt();
+    httplib::Client c("127.0.0.1", port);
+    auto res = c.Post("/v1/chat/completions", body("I dreamed", 5, false, "", "aidreams260K"),
+                      "application/json");
+    QVERIFY(res);
+    QCOMPARE(res->status, 200);
+    ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+    QVERIFY(p.waitForFinished(10000));
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY(QString::fromUtf8(p.readAllStandardOutput())
+                .contains("stopped after 1 completed requests"));
+    QProcess bad;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("TS_EMPTY_KEY");
+    bad.setProcessEnvironment(env);
+    bad.start(TOKENSCOPE_CLI, {"serve", "--model", "m.gguf", "--api-key-env", "TS_EMPTY_KEY"});
+    QVERIFY(bad.waitForFinished(10000));
+    QCOMPARE(bad.exitCode(), 2);
+    QVERIFY(
+        QString::fromUtf8(bad.readAllStandardError()).contains("TS_EMPTY_KEY is empty or not set"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestLocalServer)
+#include "test_local_server.moc"
