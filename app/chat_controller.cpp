@@ -85,6 +85,11 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
 
 void ChatController::onSend(const ProviderSettings& provider, const GenerationRequest& request) {
   last_request_ = request;
+  if (provider.kind == ProviderKind::LocalEngine) {
+    last_root_ = QString::fromStdString(provider.base_url);  // the model path, for the log
+    session_.startLocal(localSpecFor(provider), request);
+    return;
+  }
   const NormalizedBaseUrl n = normalizeBaseUrl(QString::fromStdString(provider.base_url));
   last_root_ = n.ok() ? n.root : QString::fromStdString(provider.base_url);
   startWithKey(provider, request);

@@ -29,6 +29,13 @@ ChatSession::ChatSession(QObject* parent) : QObject(parent) {
           Qt::QueuedConnection);
   connect(worker_, &GenerationWorker::runFinished, this, &ChatSession::runFinished,
           Qt::QueuedConnection);
+  local_ = new LocalEngineWorker(&cancel_flag_);
+  local_->moveToThread(&thread_);
+  connect(&thread_, &QThread::finished, local_, &QObject::deleteLater);
+  connect(local_, &LocalEngineWorker::eventReady, this, &ChatSession::eventReady,
+          Qt::QueuedConnection);
+  connect(local_, &LocalEngineWorker::runFinished, this, &ChatSession::runFinished,
+          Qt::QueuedConnection);
   thread_.setObjectName("generation");
   thread_.start();
 }
@@ -44,6 +51,12 @@ void ChatSession::start(const RemoteEndpoint& endpoint, const GenerationRequest&
   QMetaObject::invokeMethod(
       worker_, [w = worker_, endpoint, request] { w->start(endpoint, request); },
       Qt::QueuedConnection);
+}
+
+void ChatSession::startLocal(const LocalEngineSpec& spec, const GenerationRequest& request) {
+  cancel_flag_ = false;
+  QMetaObject::invokeMethod(
+      local_, [w = local_, spec, request] { w->start(spec, request); }, Qt::QueuedConnection);
 }
 
 void ChatSession::cancel() {

@@ -6,6 +6,7 @@
 #include <QThread>
 #include <atomic>
 
+#include "app/local_engine_worker.h"
 #include "inference/remote/openai_client.h"
 
 namespace ts {
@@ -33,6 +34,8 @@ class ChatSession : public QObject {
   explicit ChatSession(QObject* parent = nullptr);
   ~ChatSession() override;
   void start(const RemoteEndpoint& endpoint, const GenerationRequest& request);
+  // The in-process engine on the same thread, with the same events and result.
+  void startLocal(const LocalEngineSpec& spec, const GenerationRequest& request);
   void cancel();
 
  signals:
@@ -43,6 +46,7 @@ class ChatSession : public QObject {
   QThread thread_;
   std::atomic<bool> cancel_flag_{false};
   GenerationWorker* worker_;
+  LocalEngineWorker* local_;
 };
 
 }  // namespace ts

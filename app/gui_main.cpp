@@ -6,12 +6,14 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFile>
 #include <QPlainTextEdit>
 #include <QProcessEnvironment>
 #include <QTimer>
 
 #include "app/chat_controller.h"
 #include "app/config/config_schema.h"
+#include "app/demo_model.h"
 #include "app/language.h"
 #include "app/run_log.h"
 #include "ui/chat_panel.h"
@@ -58,14 +60,20 @@ int main(int argc, char** argv) {
       p.value("config"), QProcessEnvironment::systemEnvironment(), &config_file, &env_issues);
   const bool from_command_line = p.isSet("base-url");
 
+  bool configured = !config.configFile.isEmpty();
+  for (const auto& f : ts::config::fields())
+    configured |= config.entry(f.key).source == ts::config::Source::Environment;
+  // First start with nothing configured: open on a working local provider (no key, no
+  // GPU, no network needed).
+  if (!QFile::exists(store.path()) && !from_command_line && !configured) {
+    list.providers.insert(list.providers.begin(), ts::readyDefaultProvider());
+    list.current = 0;
+  }
   ts::ui::MainWindow window;
   window.setProviders(list.providers, list.current);
   ts::ChatController controller(&window, store,
                                 p.isSet("log-dir") ? p.value("log-dir") : ts::defaultLogDir(),
                                 !from_command_line);
-  bool configured = !config.configFile.isEmpty();
-  for (const auto& f : ts::config::fields())
-    configured |= config.entry(f.key).source == ts::config::Source::Environment;
   if (configured) controller.applyConfig(config, p.isSet("log-dir"));
   if (from_command_line) {
     std::vector<ts::ProviderSettings> providers = window.providers();

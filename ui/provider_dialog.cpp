@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -21,17 +22,16 @@ ProviderDialog::ProviderDialog(const ProviderSettings& initial, UrlPreview previ
   kind_ = new QComboBox(this);
   kind_->setObjectName("providerKind");
   kind_->addItem(tr("OpenAI-compatible endpoint"), static_cast<int>(ProviderKind::Remote));
-  kind_->addItem(tr("Local engine (not in this build yet)"),
+  kind_->addItem(tr("Local engine (a model file on this machine)"),
                  static_cast<int>(ProviderKind::LocalEngine));
-  // The local engine is not wired into the app yet: the entry says so and cannot be picked.
-  if (auto* model = qobject_cast<QStandardItemModel*>(kind_->model()))
-    model->item(1)->setEnabled(false);
   kind_->setCurrentIndex(initial.kind == ProviderKind::LocalEngine ? 1 : 0);
   form->addRow(tr("&Kind"), kind_);
   base_url_ = new QLineEdit(QString::fromStdString(initial.base_url), this);
   base_url_->setObjectName("providerBaseUrl");
   base_url_->setPlaceholderText("https://taotoken.net/api");
-  form->addRow(tr("&Base URL"), base_url_);
+  base_url_label_ = new QLabel(tr("&Base URL"), this);
+  base_url_label_->setBuddy(base_url_);
+  form->addRow(base_url_label_, base_url_);
   url_note_ = new QLabel(this);
   url_note_->setObjectName("providerUrlNote");
   url_note_->setWordWrap(true);
@@ -67,10 +67,29 @@ ProviderDialog::ProviderDialog(const ProviderSettings& initial, UrlPreview previ
   connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
   for (QLineEdit* e : {name_, base_url_, key_env_, model_})
     connect(e, &QLineEdit::textChanged, this, &ProviderDialog::revalidate);
+  connect(kind_, &QComboBox::currentIndexChanged, this, &ProviderDialog::revalidate);
   revalidate();
 }
 
 void ProviderDialog::revalidate() {
+  const bool local = kind_->currentData().toInt() == static_cast<int>(ProviderKind::LocalEngine);
+  base_url_label_->setText(local ? tr("Model &file") : tr("&Base URL"));
+  base_url_->setPlaceholderText(local ? tr("/path/to/model.gguf or a Hugging Face folder")
+                                      : "https://taotoken.net/api");
+  for (QWidget* w : std::initializer_list<QWidget*>{key_env_, timeout_, retries_})
+    w->setEnabled(!local);
+  if (local) {
+    const QFileInfo file(base_url_->text().trimmed());
+    const bool found = !base_url_->text().trimmed().isEmpty() && file.exists();
+    url_note_->setText(
+        found ? tr("Runs %1 in-process (loaded at the first message).").arg(file.absoluteFilePath())
+              : tr("Give a GGUF file, a Hugging Face folder or a llama2.c "
+                   "checkpoint that exists on this machine."));
+    url_note_->setStyleSheet(found ? "color: palette(mid)" : "color: #c0392b");
+    key_note_->setText(tr("No key: the model runs on this machine."));
+    buttons_->button(QDialogButtonBox::Ok)->setEnabled(found && !name_->text().trimmed().isEmpty());
+    return;
+  }
   const auto [url, is_error] = preview_(base_url_->text());
   url_note_->setText(is_error ? url : tr("Requests go to ") + url);
   url_note_->setStyleSheet(is_error ? "color: #c0392b" : "color: palette(mid)");
@@ -94,6 +113,8 @@ ProviderSettings ProviderDialog::settings() const {
   s.name = name_->text().trimmed().toStdString();
   s.base_url = base_url_->text().trimmed().toStdString();
   s.default_model = model_->text().trimmed().toStdString();
+  if (s.kind == ProviderKind::LocalEngine && s.default_model.empty())  // the file's name
+    s.default_model = QFileInfo(base_url_->text().trimmed()).completeBaseName().toStdString();
   s.api_key_env = key_env_->text().trimmed().toStdString();
   s.timeout_seconds = timeout_->value();
   s.max_retries = retries_->value();

@@ -31,6 +31,7 @@ class ProviderDialog : public QDialog {
   QLineEdit* name_;
   QComboBox* kind_;
   QLineEdit* base_url_;
+  QLabel* base_url_label_;
   QLabel* url_note_;
   QLineEdit* model_;
   QLineEdit* key_env_;

@@ -95,14 +95,8 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
                         "invalid_request_error", "model", "model_not_found"});
     const int context = sessions_.front()->maxPositions();
     const int wanted = request.max_tokens.value_or(options_.default_max_tokens);
-    std::vector<int> prompt;
-    if (options_.chat) {
-      prompt = engine::baichuanChatPrompt(tokenizer_, request.messages, context - 1);
-    } else {
-      std::string text;
-      for (const auto& m : request.messages) text += (text.empty() ? "" : "\n") + m.content;
-      prompt = engine::completionPrompt(tokenizer_, text);
-    }
+    const std::vector<int> prompt =
+        engine::conversationPrompt(tokenizer_, request.messages, options_.chat, context - 1);
     if (prompt.empty() || static_cast<int>(prompt.size()) >= context)
       return sendError(
           res, {400,

@@ -39,4 +39,14 @@ std::vector<int> completionPrompt(const Tokenizer& tokenizer, const std::string&
   return tokenizer.encode(text, true);
 }
 
+std::vector<int> conversationPrompt(const Tokenizer& tokenizer,
+                                    const std::vector<ChatMessage>& messages, bool chat,
+                                    int max_input_tokens) {
+  if (chat) return baichuanChatPrompt(tokenizer, messages, max_input_tokens);
+  std::string text;
+  for (const ChatMessage& m : messages)
+    if (m.role != "system") text += (text.empty() ? "" : "\n") + m.content;
+  return completionPrompt(tokenizer, text);
+}
+
 }  // namespace ts::engine

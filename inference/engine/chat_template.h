@@ -28,5 +28,10 @@ std::vector<int> baichuanChatPrompt(const Tokenizer& tokenizer,
                                     int max_input_tokens = 0);
 // Plain completion: BOS, then the text.
 std::vector<int> completionPrompt(const Tokenizer& tokenizer, const std::string& text);
+// A conversation's prompt: the chat format for chat models, else the plain completion of
+// the user and assistant messages' text joined by newlines (system text is left out).
+std::vector<int> conversationPrompt(const Tokenizer& tokenizer,
+                                    const std::vector<ChatMessage>& messages, bool chat,
+                                    int max_input_tokens = 0);
 
 }  // namespace ts::engine

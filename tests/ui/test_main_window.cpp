@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,6 +14,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -46,6 +48,13 @@ class TestMainWindow : public QObject {
     input->setFocus();
     QTest::keyClicks(input, text);
     QTest::mouseClick(window_->findChild<QPushButton*>("sendButton"), Qt::LeftButton);
+  }
+  QString shared_ = qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") + "/models";
+  QString localModel() const { return shared_ + "/aidreams260K/aidreams260K.gguf"; }
+  void setLocalProvider(const QString& path) {
+    window_->setProviders({{"Local", path.toStdString(), "aidreams260K", "", 60, 0,
+                            KeySource::Environment, ProviderKind::LocalEngine}},
+                          0);
   }
   void setProvider(const std::string& key_env = "") {
     window_->setProviders({{"Test server", server_.baseUrl(), "test-model", key_env, 5, 0}}, 0);
@@ -150,6 +159,53 @@ class TestMainWindow : public QObject {
     QCOMPARE(window_->currentRun().terminal()->text, std::string("cancelled"));
   }
 
+  // The in-process engine through the same window: aidreams260K completes "I dreamed" at
+  // temperature 0 with exactly its reference text, and the metric labels fill.
+  void localModelGeneratesTheReferenceText() {
+    if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
+    QFile f(shared_ + "/aidreams260K/reference/I_dreamed.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject ref = QJsonDocument::fromJson(f.readAll()).object();
+    const int n = ref.value("generated_ids").toArray().size();
+    setLocalProvider(localModel());
+    window_->findChild<QSlider*>("temperatureSlider")->setValue(0);
+    window_->findChild<QSpinBox*>("maxTokensSpin")->setValue(n);
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("I dreamed");
+    QVERIFY(shown.wait(30000));
+    QCOMPARE(window_->chatPanel()->lastAssistantText(), ref.value("generated_text").toString());
+    QVERIFY2(label("ttftValue").endsWith(" ms"), qPrintable(label("ttftValue")));
+    QVERIFY(label("tpotValue").endsWith(" ms"));
+    QVERIFY(label("decodeRateValue").endsWith("tok/s"));
+    QCOMPARE(label("outputTokensValue"), QString("%1 (usage)").arg(n));
+    QCOMPARE(window_->latencyChart()->pointCount(), n - 1);
+    QCOMPARE(window_->currentRun().terminal()->text, std::string("length"));
+  }
+
+  // Stop during a local generation ends it within a token, keeping the partial answer; a
+  // local provider whose file is gone says so.
+  void localGenerationStopsAndMissingModelIsExplained() {
+    const QString model = shared_ + "/baichuan-tiny-rope/baichuan-tiny-rope-32L-f32.gguf";
+    if (!QFile::exists(model)) QSKIP("the shared fixtures are absent");
+    setLocalProvider(model);
+    window_->findChild<QSlider*>("temperatureSlider")->setValue(0);  // greedy: repeatable
+    window_->findChild<QSpinBox*>("maxTokensSpin")->setValue(100000);
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("tell me everything");
+    QTRY_VERIFY_WITH_TIMEOUT(!window_->chatPanel()->lastAssistantText().isEmpty(), 20000);
+    QTest::mouseClick(window_->findChild<QPushButton*>("stopButton"), Qt::LeftButton);
+    QVERIFY(shown.wait(5000));
+    QCOMPARE(window_->currentRun().terminal()->text, std::string("cancelled"));
+    QVERIFY(!window_->chatPanel()->lastAssistantText().isEmpty());
+    setLocalProvider("/nonexistent/model.gguf");
+    typeAndSend("hello");
+    QVERIFY(shown.wait(10000));
+    const QString transcript = window_->chatPanel()->transcriptText();
+    QVERIFY2(transcript.contains("The local model cannot run") &&
+                 transcript.contains("/nonexistent/model.gguf"),
+             qPrintable(transcript));
+  }
+
   void errorIsShownWithTheFix() {
     ServerScript s;
     s.required_key = "sk-right";
@@ -185,8 +241,18 @@ class TestMainWindow : public QObject {
     QVERIFY(note->text().contains("expected http or https"));
     auto* kind = dialog.findChild<QComboBox*>("providerKind");
     QCOMPARE(kind->count(), 2);
-    auto* kinds = qobject_cast<QStandardItemModel*>(kind->model());
-    QVERIFY(!kinds->item(1)->isEnabled());  // the local engine is not selectable yet
+    // A local provider names a model file that must exist; no key, no URL preview.
+    kind->setCurrentIndex(1);
+    url->setText("/nonexistent/model.gguf");
+    QVERIFY(!ok->isEnabled());
+    QVERIFY(note->text().contains("exists on this machine"));
+    url->setText(localModel());
+    QVERIFY(ok->isEnabled());
+    QVERIFY2(note->text().contains("Runs ") && note->text().contains("aidreams260K.gguf"),
+             qPrintable(note->text()));
+    QCOMPARE(dialog.settings().kind, ProviderKind::LocalEngine);
+    QCOMPARE(dialog.settings().base_url, localModel().toStdString());
+    kind->setCurrentIndex(0);
     url->setText("  https://taotoken.net/api  ");
     const ProviderSettings s = dialog.settings();
     QCOMPARE(s.base_url, std::string("https://taotoken.net/api"));

@@ -1,0 +1,113 @@
+#include "app/local_engine_worker.h"
+
+#include "app/demo_model.h"
+#include "app/server/local_server.h"
+#include "inference/engine/chat_template.h"
+#include "inference/engine/generator.h"
+#include "inference/engine/open_session.h"
+#include "inference/engine/thread_pool.h"
+
+namespace ts {
+
+LocalEngineSpec localSpecFor(const ProviderSettings& provider) {
+  LocalEngineSpec spec;
+  spec.model_path = QString::fromStdString(provider.base_url);
+  return spec;
+}
+
+QString LocalEngineWorker::ensureLoaded(const LocalEngineSpec& spec) {
+  if (model_ && session_ && spec == loaded_spec_) return {};
+  session_.reset();
+  model_.reset();
+  if (spec.model_path.trimmed().isEmpty())
+    return tr(
+        "This local provider names no model: edit it and give a GGUF file, a Hugging Face "
+        "folder or a llama2.c checkpoint.");
+  if (spec.model_path == demoModelPath())  // the ready default, made at its first use
+    if (const QString error = ensureDemoModel(spec.model_path); !error.isEmpty())
+      return tr("the demo model could not be created: ") + error;
+  engine::LoadOptions options;
+  auto weights = engine::parseWeightFormat(spec.weights.toStdString());
+  auto kv = engine::parseKvFormat(spec.kv.toStdString());
+  if (!weights || !kv) return QString::fromStdString(!weights ? weights.error() : kv.error());
+  options.weights = weights.value();
+  auto loaded = engine::loadModel(spec.model_path.toStdString(), options);
+  if (!loaded) return QString::fromStdString(loaded.error());
+  model_ = loaded.value();
+  tokenizer_ = std::make_unique<engine::Tokenizer>(model_->vocab);
+  const int context =
+      spec.context > 0 ? spec.context
+                       : std::min(model_->config.context > 0 ? model_->config.context : 2048, 4096);
+  engine::BackendRequest request;
+  request.name = spec.backend.toStdString();
+  request.threads = spec.threads > 0 ? spec.threads : engine::ThreadPool::defaultThreads();
+  auto opened = engine::openSession(model_, context, kv.value(), request);
+  if (!opened) {
+    model_.reset();
+    return QString::fromStdString(opened.error());
+  }
+  session_ = std::move(opened.value().session);
+  backend_note_ = QString::fromStdString(opened.value().note);
+  loaded_spec_ = spec;
+  return {};
+}
+
+void LocalEngineWorker::emitEvent(RemoteResult& result, StreamEvent event) {
+  result.run.events.push_back(event);
+  emit eventReady(event);
+}
+
+void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationRequest& request) {
+  RemoteResult result;
+  result.final_url = spec.model_path;
+  StreamEvent started = StreamEvent::started(monotonicNowNs());
+  result.run.start_ns = started.t_ns;
+  emitEvent(result, started);
+  const auto fail = [&](FailureKind kind, const QString& message, const std::string& partial) {
+    emitEvent(result,
+              StreamEvent::failed(monotonicNowNs(), kind, 0, message.toStdString(), partial));
+    emit runFinished(result);
+  };
+  if (const QString error = ensureLoaded(spec); !error.isEmpty())
+    return fail(FailureKind::ModelNotFound, tr("The local model cannot run: ") + error, "");
+  if (!backend_note_.isEmpty()) result.warnings << backend_note_;
+  std::vector<engine::ChatMessage> messages;
+  for (const auto& m : request.messages) messages.push_back({m.role, m.content});
+  const int context = session_->maxPositions();
+  const bool chat = server::isChatModel(*model_);
+  const std::vector<int> prompt =
+      engine::conversationPrompt(*tokenizer_, messages, chat, context - 1);
+  if (prompt.empty() || static_cast<int>(prompt.size()) >= context)
+    return fail(FailureKind::BadRequest,
+                tr("The prompt has %1 tokens and the context holds %2: shorten the conversation "
+                   "or start a new chat.")
+                    .arg(prompt.size())
+                    .arg(context),
+                "");
+  engine::GenerateOptions options;
+  options.max_tokens =
+      std::min(request.params.max_tokens, context - static_cast<int>(prompt.size()));
+  options.sampling.temperature = static_cast<float>(request.params.temperature);
+  options.sampling.top_p = static_cast<float>(request.params.top_p);
+  options.sampling.seed = request.params.seed ? static_cast<uint64_t>(*request.params.seed) : 0;
+  options.chat = chat;
+  engine::GenerationOutcome out;
+  try {
+    out = engine::generate(
+        *session_, *tokenizer_, prompt, options, [&](const engine::GeneratedToken& t) {
+          if (cancel_flag_->load()) return false;
+          emitEvent(result, StreamEvent::chunk(monotonicNowNs(), t.text, t.id >= 0 ? 1 : 0));
+          return true;
+        });
+  } catch (const std::exception& e) {
+    return fail(FailureKind::Server, tr("The engine failed: ") + e.what(),
+                result.run.contentText());
+  }
+  emitEvent(result, StreamEvent::usage(monotonicNowNs(), static_cast<int64_t>(prompt.size()),
+                                       static_cast<int64_t>(out.ids.size())));
+  result.cancelled = out.finish == "cancelled";
+  emitEvent(result, StreamEvent::finished(monotonicNowNs(), out.finish));
+  emit runFinished(result);
+}
+
+}  // namespace ts

@@ -1,0 +1,56 @@
+// The local engine on the generation thread, speaking the remote client's language: each
+// request becomes the same StreamEvents (Started, a TokenChunk per token with n_tokens 1,
+// Usage with the prompt and completion tokens, Finished or Failed) and the same
+// RemoteResult, so the chat view, charts, metrics and run log treat both alike. The model
+// is loaded on first use and kept while the provider's settings stay the same. Stop is
+// checked before every token: it takes effect within one token.
+#pragma once
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <memory>
+
+#include "inference/engine/decode_session.h"
+#include "inference/engine/model.h"
+#include "inference/engine/tokenizer.h"
+#include "inference/remote/openai_client.h"
+#include "inference/stream/provider_settings.h"
+
+namespace ts {
+
+// What a local provider runs: the model file or folder (the provider's base_url field)
+// and the engine settings.
+struct LocalEngineSpec {
+  QString model_path;
+  QString weights = "f32";   // f32 | f16 | int8 | int4 | q8_0
+  QString kv = "f32";        // f32 | f16 | int8
+  QString backend = "auto";  // cpu | cuda | auto
+  int threads = 0;           // 0: one per core
+  int context = 0;           // KV positions; 0: the model's context, at most 4096
+  bool operator==(const LocalEngineSpec&) const = default;
+};
+LocalEngineSpec localSpecFor(const ProviderSettings& provider);
+
+class LocalEngineWorker : public QObject {
+  Q_OBJECT
+ public:
+  explicit LocalEngineWorker(std::atomic<bool>* cancel_flag) : cancel_flag_(cancel_flag) {}
+  void start(const LocalEngineSpec& spec, const GenerationRequest& request);
+
+ signals:
+  void eventReady(const ts::StreamEvent& event);
+  void runFinished(const ts::RemoteResult& result);
+
+ private:
+  QString ensureLoaded(const LocalEngineSpec& spec);  // "" or why the model cannot run
+  void emitEvent(RemoteResult& result, StreamEvent event);
+
+  std::atomic<bool>* cancel_flag_;
+  LocalEngineSpec loaded_spec_;
+  std::shared_ptr<engine::Model> model_;
+  std::unique_ptr<engine::Tokenizer> tokenizer_;
+  std::unique_ptr<engine::DecodeSession> session_;
+  QString backend_note_;  // why CUDA was not used, when it was asked for
+};
+
+}  // namespace ts

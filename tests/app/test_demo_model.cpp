@@ -1,0 +1,92 @@
+// The ready default: a first start opens on a local provider; with no downloaded model it
+// is the demo model (random weights, a tokenizer trained by sentencepiece on the README),
+// created at its first message, which then streams tokens like any provider.
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "app/chat_session.h"
+#include "app/demo_model.h"
+#include "inference/engine/model.h"
+#include "inference/engine/tokenizer.h"
+
+using namespace ts;
+
+class TestDemoModel : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // ~/.qttest: never the user's own data
+    QDir(modelsDir()).removeRecursively();
+  }
+  void cleanupTestCase() { QDir(modelsDir()).removeRecursively(); }
+
+  void firstStartOffersTheDemoModel() {
+    const ProviderSettings p = readyDefaultProvider();
+    QCOMPARE(p.kind, ProviderKind::LocalEngine);
+    QVERIFY2(QString::fromStdString(p.name).contains("random weights"), p.name.c_str());
+    QCOMPARE(QString::fromStdString(p.base_url), demoModelPath());
+    QVERIFY(p.api_key_env.empty());
+  }
+
+  void theDemoModelIsABaichuanWithATrainedTokenizer() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("demo.gguf");
+    QCOMPARE(ensureDemoModel(path), QString());
+    QVERIFY(QFile::exists(path));
+    const qint64 size = QFileInfo(path).size();
+    QCOMPARE(ensureDemoModel(path), QString());  // made once: a second call keeps the file
+    QCOMPARE(QFileInfo(path).size(), size);
+    auto model = engine::loadModel(path.toStdString());
+    QVERIFY2(model.ok(), model.ok() ? "" : model.error().c_str());
+    const engine::ModelConfig& c = model.value()->config;
+    QCOMPARE(QString::fromStdString(c.architecture), QString("baichuan"));
+    QCOMPARE(c.n_layers, 4);
+    QCOMPARE(c.vocab, 1000);
+    engine::Tokenizer tokenizer(model.value()->vocab);
+    const std::string text = "TokenScope measures the time to first token";
+    const auto ids = tokenizer.encode(text, false);
+    QVERIFY2(ids.size() < text.size() / 2, "the tokenizer learned the project's words");
+    std::string back;
+    for (int id : ids) back += tokenizer.piece(id);
+    QCOMPARE(QString::fromStdString(back).trimmed(), QString::fromStdString(text));
+  }
+
+  void theDemoProviderStreamsTokens() {
+    ChatSession session;
+    std::vector<StreamEvent> events;
+    connect(&session, &ChatSession::eventReady, this,
+            [&](const StreamEvent& e) { events.push_back(e); });
+    QSignalSpy done(&session, &ChatSession::runFinished);
+    GenerationRequest request;
+    request.messages = {{"user", "Hello"}};
+    request.params.max_tokens = 12;
+    request.params.temperature = 0;
+    session.startLocal(localSpecFor(readyDefaultProvider()), request);
+    QVERIFY(done.wait(60000));
+    QVERIFY(QFile::exists(demoModelPath()));
+    QVERIFY(!events.empty());
+    QCOMPARE(events.back().kind, EventKind::Finished);
+    int tokens = 0;
+    for (const StreamEvent& e : events) tokens += e.kind == EventKind::TokenChunk ? e.n_tokens : 0;
+    QVERIFY2(tokens > 0 && tokens <= 12, qPrintable(QString::number(tokens)));
+  }
+
+  void aDownloadedModelIsPreferred() {
+    const QString shared = qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") + "/models";
+    const QString real = shared + "/aidreams260K/aidreams260K.gguf";
+    if (!QFile::exists(real)) QSKIP("the shared fixtures are absent");
+    QVERIFY(QFile::copy(real, modelsDir() + "/aidreams260K.gguf"));
+    const ProviderSettings p = readyDefaultProvider();
+    QCOMPARE(QString::fromStdString(p.base_url), modelsDir() + "/aidreams260K.gguf");
+    QCOMPARE(p.default_model, std::string("aidreams260K"));
+    QVERIFY(!QString::fromStdString(p.name).contains("random"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestDemoModel)
+#include "test_demo_model.moc"
