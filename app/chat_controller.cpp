@@ -1,15 +1,18 @@
 #include "app/chat_controller.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
 
 #include "app/config/config_schema.h"
 #include "app/language.h"
+#include "app/model_paths.h"
 #include "app/run_log.h"
 #include "inference/remote/base_url.h"
 #include "inference/remote/connection_doctor.h"
+#include "ui/download_dialog.h"
 #include "ui/parameter_panel.h"
 #include "ui/table_dialog.h"
 
@@ -61,6 +64,7 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   });
   connect(window, &ui::MainWindow::effectiveConfigRequested, this,
           &ChatController::showEffectiveConfig);
+  connect(window, &ui::MainWindow::downloadRequested, this, &ChatController::openDownloads);
   connect(window, &ui::MainWindow::importConfigRequested, this, [this](const QString& path) {
     const QString error = importConfig(path);
     if (!error.isEmpty())
@@ -213,6 +217,34 @@ void ChatController::saveApiKey(ProviderSettings provider, const ui::ApiKeyChoic
       });
       return;
   }
+}
+
+void ChatController::openDownloads() {
+  auto* dialog = new ui::DownloadDialog(window_);
+  dialog->setObjectName("downloadDialog");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setHub(download_hub_);
+  auto* download = new ModelDownload(dialog);
+  connect(dialog, &ui::DownloadDialog::startRequested, download, [download](const HubFile& f) {
+    download->start(f, modelsDir() + "/" + QFileInfo(f.file).fileName());
+  });
+  connect(dialog, &ui::DownloadDialog::pauseRequested, download, &ModelDownload::pause);
+  connect(dialog, &ui::DownloadDialog::resumeRequested, download, &ModelDownload::resume);
+  connect(dialog, &ui::DownloadDialog::cancelRequested, download, &ModelDownload::cancel);
+  connect(download, &ModelDownload::progress, dialog, &ui::DownloadDialog::onProgress);
+  connect(download, &ModelDownload::paused, dialog, &ui::DownloadDialog::onPaused);
+  connect(download, &ModelDownload::verifying, dialog, &ui::DownloadDialog::onVerifying);
+  connect(download, &ModelDownload::finished, dialog, &ui::DownloadDialog::onFinished);
+  connect(download, &ModelDownload::failed, dialog, &ui::DownloadDialog::onFailed);
+  connect(dialog, &ui::DownloadDialog::useModelRequested, this, [this](const QString& path) {
+    std::vector<ProviderSettings> providers = window_->providers();
+    providers.push_back({QFileInfo(path).completeBaseName().toStdString(), path.toStdString(),
+                         QFileInfo(path).completeBaseName().toStdString(), "", 60, 0,
+                         KeySource::Environment, ProviderKind::LocalEngine});
+    window_->setProviders(providers, static_cast<int>(providers.size()) - 1);
+    window_->showStatus(tr("Added the local provider %1").arg(QFileInfo(path).completeBaseName()));
+  });
+  dialog->show();
 }
 
 void ChatController::onFinished(const RemoteResult& result) {

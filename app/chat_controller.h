@@ -30,6 +30,8 @@ class ChatController : public QObject {
   config::EffectiveConfig effectiveConfig() const;
   QString importConfig(const QString& path);  // "" on success, else the errors
   QString exportConfig(const QString& path) const;
+  // The hub the download dialog uses for repository + file (a mirror in tests).
+  void setDownloadHub(const QString& base_url) { download_hub_ = base_url; }
 
  signals:
   void runLogged(const QString& error);  // empty on success
@@ -45,6 +47,9 @@ class ChatController : public QObject {
   void failBeforeStart(const QString& message);
   void refreshModels(const ProviderSettings& provider);
   void showEffectiveConfig();
+  // The download dialog, driving a ModelDownload into the models folder; "Use this model"
+  // adds a local provider for the file and selects it.
+  void openDownloads();
 
   ui::MainWindow* window_;
   ProviderStore store_;
@@ -58,6 +63,7 @@ class ChatController : public QObject {
   config::EffectiveConfig config_;
   bool log_ttft_ = true;
   bool log_tpot_ = true;
+  QString download_hub_ = "https://huggingface.co";
 };
 
 }  // namespace ts

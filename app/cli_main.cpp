@@ -6,6 +6,7 @@
 #include "app/cli_config.h"
 #include "app/cli_convert.h"
 #include "app/cli_doctor.h"
+#include "app/cli_download.h"
 #include "app/cli_generate.h"
 #include "app/cli_serve.h"
 
@@ -19,6 +20,7 @@ void printUsage() {
       "  config     show the effective configuration and its sources; check or export files\n"
       "  convert    write a model as GGUF or safetensors (or one with random weights)\n"
       "  doctor     check a provider step by step and say how to fix what fails\n"
+      "  download   fetch a model file from a Hugging Face hub (resumable, verified)\n"
       "  generate   generate tokens with the local engine (CPU or CUDA), measured\n"
       "  serve      serve the local engine as an OpenAI-compatible API\n"
       "  tokenize   show how a model's vocabulary splits a text\n"
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
   if (command == "config") return ts::runConfigCommand(args);
   if (command == "convert") return ts::runConvertCommand(args);
   if (command == "doctor") return ts::runDoctorCommand(args);
+  if (command == "download") return ts::runDownloadCommand(args);
   if (command == "generate") return ts::runGenerateCommand(args);
   if (command == "serve") return ts::runServeCommand(args);
   if (command == "tokenize") return ts::runTokenizeCommand(args);

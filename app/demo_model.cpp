@@ -13,22 +13,6 @@
 
 namespace ts {
 
-QString modelsDir() {
-  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/models";
-}
-
-QString demoModelPath() {
-  return modelsDir() + "/tokenscope-demo-random.gguf";
-}
-
-QString firstDownloadedModel() {
-  const QFileInfoList files = QDir(modelsDir()).entryInfoList({"*.gguf"}, QDir::Files, QDir::Name);
-  for (const QFileInfo& f : files)
-    if (f.absoluteFilePath() != QFileInfo(demoModelPath()).absoluteFilePath())
-      return f.absoluteFilePath();
-  return {};
-}
-
 QString ensureDemoModel(const QString& path) {
   if (QFileInfo::exists(path)) return {};
   QTemporaryDir work;

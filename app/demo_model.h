@@ -5,16 +5,11 @@
 #pragma once
 #include <QString>
 
+#include "app/model_paths.h"
 #include "inference/stream/provider_settings.h"
 
 namespace ts {
 
-// <AppDataLocation>/models: where downloaded models go and where the ready default looks.
-QString modelsDir();
-// <modelsDir>/tokenscope-demo-random.gguf
-QString demoModelPath();
-// A real model found in modelsDir() (the first *.gguf that is not the demo), or "".
-QString firstDownloadedModel();
 // Creates the demo model at `path` when it does not exist yet. Returns "" or the error.
 QString ensureDemoModel(const QString& path);
 // The local provider a first start opens with: a downloaded model when one is there,

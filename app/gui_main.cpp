@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
       p.value("config"), QProcessEnvironment::systemEnvironment(), &config_file, &env_issues);
   const bool from_command_line = p.isSet("base-url");
 
+  bool first_start = false;  // on the demo model: point at real models
   bool configured = !config.configFile.isEmpty();
   for (const auto& f : ts::config::fields())
     configured |= config.entry(f.key).source == ts::config::Source::Environment;
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   if (!QFile::exists(store.path()) && !from_command_line && !configured) {
     list.providers.insert(list.providers.begin(), ts::readyDefaultProvider());
     list.current = 0;
+    first_start = list.providers.front().id == "demo-model";
   }
   ts::ui::MainWindow window;
   window.setProviders(list.providers, list.current);
@@ -95,6 +97,11 @@ int main(int argc, char** argv) {
                        problems.join("\n\n"));
     });
   }
+  if (first_start && problems.isEmpty())
+    window.showStatus(QCoreApplication::translate(
+        "main",
+        "Demo model — random weights: its text is noise, its timings are real. For a "
+        "real model: Provider → Download a model… (Ctrl+Shift+D)."));
   window.show();
 
   if (p.isSet("screenshot")) {

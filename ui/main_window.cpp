@@ -134,6 +134,8 @@ void MainWindow::buildMenus() {
   provider->addSeparator();
   provider->addAction(tr("Connection &doctor…"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
                       &MainWindow::requestDoctor);
+  provider->addAction(tr("Do&wnload a model…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D),
+                      this, &MainWindow::downloadRequested);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("Focus &parameters"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                   [this] { parameters_->focusFirstField(); });

@@ -75,6 +75,7 @@ class MainWindow : public QMainWindow {
   void importConfigRequested(const QString& path);
   void exportConfigRequested(const QString& path);
   void effectiveConfigRequested();
+  void downloadRequested();
   void languageChosen(const QString& code);
 
  private:

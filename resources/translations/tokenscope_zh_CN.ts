@@ -1,6 +1,25 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>QObject</name>
+    <message>
+        <source>no temporary directory: %1</source>
+        <translation>没有可用的临时目录：%1</translation>
+    </message>
+    <message>
+        <source>the embedded documentation is missing</source>
+        <translation>内嵌的文档缺失</translation>
+    </message>
+    <message>
+        <source>training the demo tokenizer failed: %1</source>
+        <translation>训练演示分词器失败：%1</translation>
+    </message>
+    <message>
+        <source>Demo model — random weights</source>
+        <translation>演示模型 — 随机权重</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>TokenScope: chat with LLMs and measure TTFT, TPOT and ITL live.</source>
@@ -43,6 +62,10 @@
     <message>
         <source>Configuration problems</source>
         <translation>配置问题</translation>
+    </message>
+    <message>
+        <source>Demo model — random weights: its text is noise, its timings are real. For a real model: Provider → Download a model… (Ctrl+Shift+D).</source>
+        <translation>演示模型 — 随机权重：它生成的文字没有意义，但计时是真实的。要使用真实模型：提供方 → 下载模型…（Ctrl+Shift+D）。</translation>
     </message>
 </context>
 <context>
@@ -279,6 +302,10 @@ Fix: </source>
         <source>Running…</source>
         <translation>正在运行…</translation>
     </message>
+    <message>
+        <source>Added the local provider %1</source>
+        <translation>已添加本地提供方 %1</translation>
+    </message>
 </context>
 <context>
     <name>ts::ConnectionDoctor</name>
@@ -480,6 +507,92 @@ Fix: </source>
     <message>
         <source>cannot read the key file %1: %2</source>
         <translation>无法读取密钥文件 %1:%2</translation>
+    </message>
+</context>
+<context>
+    <name>ts::LocalEngineWorker</name>
+    <message>
+        <source>This local provider names no model: edit it and give a GGUF file, a Hugging Face folder or a llama2.c checkpoint.</source>
+        <translation>这个本地提供方没有指定模型：请编辑它，填写 GGUF 文件、Hugging Face 文件夹或 llama2.c 检查点。</translation>
+    </message>
+    <message>
+        <source>the demo model could not be created: </source>
+        <translation>无法创建演示模型：</translation>
+    </message>
+    <message>
+        <source>The local model cannot run: </source>
+        <translation>本地模型无法运行：</translation>
+    </message>
+    <message>
+        <source>The prompt has %1 tokens and the context holds %2: shorten the conversation or start a new chat.</source>
+        <translation>提示有 %1 个词元，而上下文只能容纳 %2 个：请缩短对话或开始新的对话。</translation>
+    </message>
+    <message>
+        <source>The engine failed: </source>
+        <translation>推理引擎出错：</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ModelDownload</name>
+    <message>
+        <source>cannot create the folder %1</source>
+        <translation>无法创建文件夹 %1</translation>
+    </message>
+    <message>
+        <source>cannot reach %1: %2</source>
+        <translation>无法连接 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 is gated or private (HTTP %2): accept its terms on the hub or choose another repository</source>
+        <translation>%1 需要授权或是私有仓库（HTTP %2）：请在模型中心接受其条款，或选择其他仓库</translation>
+    </message>
+    <message>
+        <source>the hub has no file %1 in %2 at %3 (HTTP 404): check the repository and file names</source>
+        <translation>模型中心的 %2（版本 %3）中没有文件 %1（HTTP 404）：请检查仓库名和文件名</translation>
+    </message>
+    <message>
+        <source>the hub answered HTTP %1</source>
+        <translation>模型中心返回 HTTP %1</translation>
+    </message>
+    <message>
+        <source>the disk is full: %1 needs %2 more, %3 is free on %4; free some space and resume (the partial file is kept)</source>
+        <translation>磁盘空间不足：%1 还需要 %2，%4 上只剩 %3；请释放空间后继续下载（已下载的部分会保留）</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>writing %1 failed at %2: %3 — the disk may be full; free some space and resume (the partial file is kept)</source>
+        <translation>写入 %1 时在 %2 处失败：%3 — 磁盘可能已满；请释放空间后继续下载（已下载的部分会保留）</translation>
+    </message>
+    <message>
+        <source>the download failed with HTTP %1 at %2</source>
+        <translation>下载在 %2 处失败，HTTP %1</translation>
+    </message>
+    <message>
+        <source>the connection dropped at %1 of %2 (%3); resume continues from there</source>
+        <translation>连接在 %1 / %2 处中断（%3）；继续下载会从该处接着下载</translation>
+    </message>
+    <message>
+        <source>the file has %1 bytes, the hub said %2; resume or download again</source>
+        <translation>文件有 %1 字节，而模型中心给出的是 %2；请继续下载或重新下载</translation>
+    </message>
+    <message>
+        <source>size checked; the hub gave no sha256 for this file</source>
+        <translation>已核对大小；模型中心没有提供此文件的 sha256</translation>
+    </message>
+    <message>
+        <source>checksum mismatch: the hub says sha256 %1, the file has %2; the damaged file was removed — download it again</source>
+        <translation>校验和不一致：模型中心给出的 sha256 是 %1，文件的是 %2；损坏的文件已删除 — 请重新下载</translation>
+    </message>
+    <message>
+        <source>sha256 verified</source>
+        <translation>sha256 校验通过</translation>
+    </message>
+    <message>
+        <source>cannot move %1 to %2</source>
+        <translation>无法把 %1 移动到 %2</translation>
     </message>
 </context>
 <context>
@@ -854,6 +967,77 @@ Fix: </source>
     </message>
 </context>
 <context>
+    <name>ts::ui::DownloadDialog</name>
+    <message>
+        <source>Download a model</source>
+        <translation>下载模型</translation>
+    </message>
+    <message>
+        <source>Paste a &amp;URL</source>
+        <translation>粘贴网址(&amp;U)</translation>
+    </message>
+    <message>
+        <source>or &amp;repository</source>
+        <translation>或填写仓库(&amp;R)</translation>
+    </message>
+    <message>
+        <source>and &amp;file</source>
+        <translation>以及文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Suggestions:</source>
+        <translation>推荐：</translation>
+    </message>
+    <message>
+        <source>&amp;Download</source>
+        <translation>下载(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Pause</source>
+        <translation>暂停(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>取消(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Use this model</source>
+        <translation>使用此模型(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Resuming…</source>
+        <translation>正在继续…</translation>
+    </message>
+    <message>
+        <source>Asking the hub for %1…</source>
+        <translation>正在向模型中心查询 %1…</translation>
+    </message>
+    <message>
+        <source>%1 of %2 MB · %3 · %4 left</source>
+        <translation>%1 / %2 MB · %3 · 剩余 %4</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>继续(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Paused; the partial file is kept. Resume continues where it stopped.</source>
+        <translation>已暂停；已下载的部分会保留。继续时会从中断处接着下载。</translation>
+    </message>
+    <message>
+        <source>Verifying the size and sha256…</source>
+        <translation>正在核对大小和 sha256…</translation>
+    </message>
+    <message>
+        <source>Saved %1 (%2).</source>
+        <translation>已保存 %1（%2）。</translation>
+    </message>
+    <message>
+        <source> — press Download again to resume.</source>
+        <translation> — 再次点击“下载”即可继续。</translation>
+    </message>
+</context>
+<context>
     <name>ts::ui::LatencyChart</name>
     <message>
         <source>Gap before each chunk</source>
@@ -1070,6 +1254,10 @@ Fix: </source>
         <source>Note: </source>
         <translation>提示:</translation>
     </message>
+    <message>
+        <source>Do&amp;wnload a model…</source>
+        <translation>下载模型(&amp;W)…</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::MetricsStrip</name>
@@ -1236,12 +1424,32 @@ Fix: </source>
         <translation>OpenAI 兼容端点</translation>
     </message>
     <message>
-        <source>Local engine (not in this build yet)</source>
-        <translation>本地引擎(此版本尚未提供)</translation>
-    </message>
-    <message>
         <source>&amp;Kind</source>
         <translation>类型(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Local engine (a model file on this machine)</source>
+        <translation>本地引擎（本机上的模型文件）</translation>
+    </message>
+    <message>
+        <source>Model &amp;file</source>
+        <translation>模型文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>/path/to/model.gguf or a Hugging Face folder</source>
+        <translation>/path/to/model.gguf 或 Hugging Face 文件夹</translation>
+    </message>
+    <message>
+        <source>Runs %1 in-process (loaded at the first message).</source>
+        <translation>在本进程内运行 %1（发送第一条消息时加载）。</translation>
+    </message>
+    <message>
+        <source>Give a GGUF file, a Hugging Face folder or a llama2.c checkpoint that exists on this machine.</source>
+        <translation>请填写本机上存在的 GGUF 文件、Hugging Face 文件夹或 llama2.c 检查点。</translation>
+    </message>
+    <message>
+        <source>No key: the model runs on this machine.</source>
+        <translation>无需密钥：模型在本机运行。</translation>
     </message>
 </context>
 <context>

@@ -10,11 +10,14 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -24,8 +27,11 @@
 #include <QTableWidget>
 #include "app/chat_controller.h"
 #include "app/config/config_files.h"
+#include "app/model_paths.h"
+#include "tests/support/hub_mirror.h"
 #include "tests/support/openai_test_server.h"
 #include "ui/chat_panel.h"
+#include "ui/download_dialog.h"
 #include "ui/latency_chart.h"
 #include "ui/main_window.h"
 #include "ui/providers_dialog.h"
@@ -204,6 +210,41 @@ class TestMainWindow : public QObject {
     QVERIFY2(transcript.contains("The local model cannot run") &&
                  transcript.contains("/nonexistent/model.gguf"),
              qPrintable(transcript));
+  }
+
+  // Provider → Download a model: a file from a hub mirror lands in the models folder with
+  // its sha256 verified; "Use this model" adds a local provider that answers at once.
+  void downloadDialogFetchesAModelAndUsesIt() {
+    if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
+    QStandardPaths::setTestModeEnabled(true);
+    QDir(modelsDir()).removeRecursively();
+    ts::testing::HubMirror mirror;
+    QVERIFY(mirror.start() > 0);
+    mirror.serve("karpathy/aidreams", "aidreams260K.gguf", localModel().toStdString());
+    controller_->setDownloadHub(QString::fromStdString(mirror.baseUrl()));
+    emit window_->downloadRequested();
+    auto* dialog = window_->findChild<ui::DownloadDialog*>("downloadDialog");
+    QVERIFY(dialog);
+    QCOMPARE(dialog->findChild<QListWidget*>("downloadSuggestions")->count(), 3);
+    dialog->findChild<QLineEdit*>("downloadRepo")->setText("karpathy/aidreams");
+    dialog->findChild<QLineEdit*>("downloadFile")->setText("aidreams260K.gguf");
+    QTest::mouseClick(dialog->findChild<QPushButton*>("downloadStart"), Qt::LeftButton);
+    auto* use = dialog->findChild<QPushButton*>("downloadUse");
+    QTRY_VERIFY_WITH_TIMEOUT(use->isEnabled(), 20000);
+    QVERIFY2(dialog->findChild<QLabel*>("downloadStatus")->text().contains("sha256 verified"),
+             qPrintable(dialog->findChild<QLabel*>("downloadStatus")->text()));
+    QCOMPARE(dialog->findChild<QProgressBar*>("downloadProgress")->value(), 1000);
+    QTest::mouseClick(use, Qt::LeftButton);
+    const auto providers = window_->providers();
+    QCOMPARE(providers.back().kind, ProviderKind::LocalEngine);
+    QCOMPARE(QString::fromStdString(providers.back().base_url), modelsDir() + "/aidreams260K.gguf");
+    window_->findChild<QSlider*>("temperatureSlider")->setValue(0);
+    window_->findChild<QSpinBox*>("maxTokensSpin")->setValue(8);
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("I dreamed");
+    QVERIFY(shown.wait(30000));
+    QCOMPARE(label("outputTokensValue"), QString("8 (usage)"));
+    QDir(modelsDir()).removeRecursively();
   }
 
   void errorIsShownWithTheFix() {

@@ -1,0 +1,14 @@
+// Where TokenScope keeps models: <AppDataLocation>/models (downloads land there; the
+// ready default looks there first; the demo model is written there).
+#pragma once
+#include <QString>
+
+namespace ts {
+
+QString modelsDir();
+// <modelsDir>/tokenscope-demo-random.gguf
+QString demoModelPath();
+// A real model found in modelsDir() (the first *.gguf that is not the demo), or "".
+QString firstDownloadedModel();
+
+}  // namespace ts

@@ -1,0 +1,185 @@
+#include "ui/download_dialog.h"
+
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace ts::ui {
+namespace {
+
+struct Suggestion {
+  const char* label;
+  const char* repo;
+  const char* file;
+};
+// Small models first: they download in seconds and run on any CPU.
+const Suggestion kSuggestions[] = {
+    {"TinyStories 15M (GGUF, Q4_0, ~10 MB)", "ggml-org/models", "tinyllamas/stories15M-q4_0.gguf"},
+    {"TinyStories 110M (llama2.c, ~440 MB; needs tokenizer.bin beside it)", "karpathy/tinyllamas",
+     "stories110M.bin"},
+    {"Baichuan2-7B-Chat (GGUF, Q4_0, ~4.4 GB)", "second-state/Baichuan2-7B-Chat-GGUF",
+     "Baichuan2-7B-Chat-Q4_0.gguf"}};
+
+QString humanRate(double bytes_per_s) {
+  return bytes_per_s >= 1e6 ? QString::number(bytes_per_s / 1e6, 'f', 1) + " MB/s"
+                            : QString::number(bytes_per_s / 1e3, 'f', 0) + " kB/s";
+}
+QString humanTime(double s) {
+  if (s < 0) return "?";
+  const int t = static_cast<int>(s + 0.5);
+  return t >= 3600 ? QString("%1 h %2 min").arg(t / 3600).arg(t % 3600 / 60)
+         : t >= 60 ? QString("%1 min %2 s").arg(t / 60).arg(t % 60)
+                   : QString("%1 s").arg(t);
+}
+
+}  // namespace
+
+DownloadDialog::DownloadDialog(QWidget* parent) : QDialog(parent) {
+  setWindowTitle(tr("Download a model"));
+  auto* layout = new QVBoxLayout(this);
+  auto* form = new QFormLayout;
+  url_ = new QLineEdit(this);
+  url_->setObjectName("downloadUrl");
+  url_->setPlaceholderText("https://huggingface.co/owner/name/resolve/main/model.gguf");
+  form->addRow(tr("Paste a &URL"), url_);
+  repo_ = new QLineEdit(this);
+  repo_->setObjectName("downloadRepo");
+  repo_->setPlaceholderText("owner/name");
+  form->addRow(tr("or &repository"), repo_);
+  file_ = new QLineEdit(this);
+  file_->setObjectName("downloadFile");
+  file_->setPlaceholderText("model.Q4_0.gguf");
+  form->addRow(tr("and &file"), file_);
+  layout->addLayout(form);
+  suggestions_ = new QListWidget(this);
+  suggestions_->setObjectName("downloadSuggestions");
+  for (const Suggestion& s : kSuggestions) {
+    auto* item = new QListWidgetItem(tr(s.label), suggestions_);
+    item->setData(Qt::UserRole, s.repo);
+    item->setData(Qt::UserRole + 1, s.file);
+  }
+  suggestions_->setMaximumHeight(80);
+  connect(suggestions_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
+    if (!item) return;
+    url_->clear();
+    repo_->setText(item->data(Qt::UserRole).toString());
+    file_->setText(item->data(Qt::UserRole + 1).toString());
+  });
+  layout->addWidget(new QLabel(tr("Suggestions:"), this));
+  layout->addWidget(suggestions_);
+  bar_ = new QProgressBar(this);
+  bar_->setObjectName("downloadProgress");
+  bar_->setRange(0, 1000);
+  bar_->setValue(0);
+  layout->addWidget(bar_);
+  status_ = new QLabel(this);
+  status_->setObjectName("downloadStatus");
+  status_->setWordWrap(true);
+  layout->addWidget(status_);
+  auto* buttons = new QHBoxLayout;
+  start_ = new QPushButton(tr("&Download"), this);
+  start_->setObjectName("downloadStart");
+  start_->setDefault(true);
+  pause_ = new QPushButton(tr("&Pause"), this);
+  pause_->setObjectName("downloadPause");
+  cancel_ = new QPushButton(tr("&Cancel"), this);
+  cancel_->setObjectName("downloadCancel");
+  use_ = new QPushButton(tr("&Use this model"), this);
+  use_->setObjectName("downloadUse");
+  use_->setEnabled(false);
+  for (QPushButton* b : {start_, pause_, cancel_, use_}) buttons->addWidget(b);
+  layout->addLayout(buttons);
+  connect(start_, &QPushButton::clicked, this, &DownloadDialog::start);
+  connect(pause_, &QPushButton::clicked, this, [this] {
+    if (paused_) {
+      paused_ = false;
+      pause_->setText(tr("&Pause"));
+      status_->setText(tr("Resuming…"));
+      emit resumeRequested();
+    } else {
+      emit pauseRequested();
+    }
+  });
+  connect(cancel_, &QPushButton::clicked, this, [this] {
+    emit cancelRequested();
+    reject();
+  });
+  connect(use_, &QPushButton::clicked, this, [this] {
+    emit useModelRequested(downloaded_);
+    accept();
+  });
+  setRunning(false);
+}
+
+void DownloadDialog::setHub(const QString& base_url) {
+  hub_ = base_url;
+}
+
+void DownloadDialog::start() {
+  HubFile f;
+  QString error;
+  if (!url_->text().trimmed().isEmpty()) {
+    auto parsed = parseHubUrl(url_->text(), &error);
+    if (!parsed) {
+      status_->setText(error);
+      return;
+    }
+    f = *parsed;
+  } else {
+    f.base_url = hub_;
+    f.repo = repo_->text().trimmed();
+    f.file = file_->text().trimmed();
+    if (const QString problem = checkHubFile(f); !problem.isEmpty()) {
+      status_->setText(problem);
+      return;
+    }
+  }
+  setRunning(true);
+  status_->setText(tr("Asking the hub for %1…").arg(f.file));
+  emit startRequested(f);
+}
+
+void DownloadDialog::setRunning(bool running) {
+  start_->setEnabled(!running);
+  pause_->setEnabled(running);
+  for (QWidget* w : std::initializer_list<QWidget*>{url_, repo_, file_, suggestions_})
+    w->setEnabled(!running);
+}
+
+void DownloadDialog::onProgress(const DownloadProgress& p) {
+  if (p.total > 0) bar_->setValue(static_cast<int>(1000.0 * p.received / p.total));
+  status_->setText(tr("%1 of %2 MB · %3 · %4 left")
+                       .arg(p.received / 1e6, 0, 'f', 1)
+                       .arg(p.total > 0 ? QString::number(p.total / 1e6, 'f', 1) : "?")
+                       .arg(humanRate(p.bytes_per_s), humanTime(p.eta_s)));
+}
+
+void DownloadDialog::onPaused() {
+  paused_ = true;
+  pause_->setText(tr("&Resume"));
+  status_->setText(tr("Paused; the partial file is kept. Resume continues where it stopped."));
+}
+
+void DownloadDialog::onVerifying() {
+  status_->setText(tr("Verifying the size and sha256…"));
+}
+
+void DownloadDialog::onFinished(const QString& path, const QString& checksum) {
+  setRunning(false);
+  bar_->setValue(1000);
+  downloaded_ = path;
+  status_->setText(tr("Saved %1 (%2).").arg(path, checksum));
+  use_->setEnabled(true);
+}
+
+void DownloadDialog::onFailed(const QString& message, bool resumable) {
+  setRunning(false);
+  status_->setText(message + (resumable ? tr(" — press Download again to resume.") : QString()));
+}
+
+}  // namespace ts::ui
