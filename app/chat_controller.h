@@ -4,6 +4,7 @@
 
 #include "app/chat_session.h"
 #include "app/key_store.h"
+#include "app/local_serving.h"
 #include "app/provider_store.h"
 #include "inference/remote/model_list.h"
 #include "ui/api_key_dialog.h"
@@ -21,6 +22,7 @@ class ChatController : public QObject {
   ChatController(ui::MainWindow* window, ProviderStore store, QString log_dir,
                  bool persist_providers, QObject* parent = nullptr);
   ChatSession& session() { return session_; }
+  LocalServing& serving() { return serving_; }
 
   // Makes a configuration current: its provider is added (or replaced, by name) and
   // selected, its inference values fill the parameter panel, its observability settings
@@ -56,6 +58,7 @@ class ChatController : public QObject {
   QString log_dir_;
   bool persist_;
   ChatSession session_;
+  LocalServing serving_;
   KeyStore key_store_;
   ModelListFetcher models_;
   GenerationRequest last_request_;

@@ -103,8 +103,10 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     return fail(FailureKind::Server, tr("The engine failed: ") + e.what(),
                 result.run.contentText());
   }
-  emitEvent(result, StreamEvent::usage(monotonicNowNs(), static_cast<int64_t>(prompt.size()),
-                                       static_cast<int64_t>(out.ids.size())));
+  StreamEvent usage = StreamEvent::usage(monotonicNowNs(), static_cast<int64_t>(prompt.size()),
+                                         static_cast<int64_t>(out.ids.size()));
+  usage.prefill_ns = static_cast<int64_t>(out.prefill_ms * 1e6);
+  emitEvent(result, usage);
   result.cancelled = out.finish == "cancelled";
   emitEvent(result, StreamEvent::finished(monotonicNowNs(), out.finish));
   emit runFinished(result);

@@ -50,6 +50,7 @@ QJsonObject runResultJson(const RecordedRun& run, const RunMetrics& m) {
       {"overall_tok_s", orNull(m.overall_tok_s)},
       {"prompt_tokens",
        m.prompt_tokens ? QJsonValue(static_cast<qint64>(*m.prompt_tokens)) : QJsonValue()},
+      {"prefill_ms", msOrNull(m.prefill_ns)},
       {"text", QString::fromStdString(run.contentText())},
   };
   const StreamEvent* end = run.terminal();
@@ -78,6 +79,7 @@ QJsonArray eventsJson(const RecordedRun& run) {
       case EventKind::Usage:
         o.insert("prompt_tokens", static_cast<qint64>(e.prompt_tokens));
         o.insert("completion_tokens", static_cast<qint64>(e.completion_tokens));
+        if (e.prefill_ns >= 0) o.insert("prefill_ns", static_cast<qint64>(e.prefill_ns));
         break;
       case EventKind::Finished:
         o.insert("reason", QString::fromStdString(e.text));

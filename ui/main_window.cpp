@@ -136,6 +136,14 @@ void MainWindow::buildMenus() {
                       &MainWindow::requestDoctor);
   provider->addAction(tr("Do&wnload a model…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D),
                       this, &MainWindow::downloadRequested);
+  serve_action_ = provider->addAction(tr("&Serve the local model (OpenAI-compatible)"));
+  serve_action_->setObjectName("serveAction");
+  serve_action_->setCheckable(true);
+  connect(serve_action_, &QAction::triggered, this, [this](bool on) {
+    const auto p = currentProviderSettings();
+    if (on && p) emit serveRequested(*p);
+    if (!on) emit stopServingRequested();
+  });
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("Focus &parameters"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                   [this] { parameters_->focusFirstField(); });
@@ -340,6 +348,10 @@ void MainWindow::newChat() {
   chart_->reset();
   metrics_->clear();
   chat_->focusInput();
+}
+
+void MainWindow::setServing(bool serving) {
+  serve_action_->setChecked(serving);
 }
 
 void MainWindow::onStreamEvent(const StreamEvent& event) {

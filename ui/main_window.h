@@ -31,6 +31,8 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
 
   void setUrlPreview(UrlPreview preview) { url_preview_ = std::move(preview); }
+  // The Serve action's state: checked while the local server runs.
+  void setServing(bool serving);
   void setProviderPresets(std::vector<ProviderSettings> presets) { presets_ = std::move(presets); }
   void manageProviders();  // the providers dialog
   // Ticks the language the user chose: "system", "en" or "zh_CN".
@@ -76,6 +78,8 @@ class MainWindow : public QMainWindow {
   void exportConfigRequested(const QString& path);
   void effectiveConfigRequested();
   void downloadRequested();
+  void serveRequested(const ts::ProviderSettings& provider);
+  void stopServingRequested();
   void languageChosen(const QString& code);
 
  private:
@@ -91,6 +95,7 @@ class MainWindow : public QMainWindow {
   std::vector<ProviderSettings> providers_;
   std::vector<ProviderSettings> presets_;
   QActionGroup* languages_ = nullptr;
+  QAction* serve_action_ = nullptr;
   UrlPreview url_preview_;
   QComboBox* provider_combo_;
   QComboBox* model_combo_;

@@ -28,6 +28,10 @@ MetricsStrip::MetricsStrip(QWidget* parent) : QWidget(parent) {
                      "not extend it)."));
   itl_ = addField(tr("ITL p50 / p99"), "itlValue",
                   tr("Inter-token latency: gaps between consecutive content chunks (per chunk)."));
+  prompt_ =
+      addField(tr("Prompt"), "promptValue",
+               tr("Prompt tokens (usage.prompt_tokens) and, for the local engine, the time of "
+                  "the prompt pass (prefill), which TTFT includes."));
   layout->addStretch(1);
   clear();
 }
@@ -61,6 +65,10 @@ void MetricsStrip::showMetrics(const RunMetrics& m) {
                                                                                  : tr("chunks");
   output_tokens_->setText(QString("%1 (%2)").arg(m.output_tokens).arg(source));
   e2e_->setText(formatDurationNs(m.e2e_ns ? std::optional<double>(*m.e2e_ns) : std::nullopt));
+  QString prompt = m.prompt_tokens ? tr("%1 tok").arg(*m.prompt_tokens) : QString("—");
+  if (m.prefill_ns)
+    prompt += " · " + tr("prefill %1").arg(formatDurationNs(static_cast<double>(*m.prefill_ns)));
+  prompt_->setText(prompt);
   if (m.itl_ns.empty()) {
     itl_->setText("—");
   } else {
@@ -71,7 +79,7 @@ void MetricsStrip::showMetrics(const RunMetrics& m) {
 }
 
 void MetricsStrip::clear() {
-  for (QLabel* l : {ttft_, tpot_, decode_rate_, overall_rate_, output_tokens_, e2e_, itl_})
+  for (QLabel* l : {ttft_, tpot_, decode_rate_, overall_rate_, output_tokens_, e2e_, itl_, prompt_})
     l->setText("—");
 }
 

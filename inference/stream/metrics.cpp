@@ -27,6 +27,7 @@ RunMetrics computeMetrics(const RecordedRun& run, std::optional<int64_t> tokeniz
     if (e.kind == EventKind::Usage) {
       if (e.completion_tokens >= 0) usage_completion = e.completion_tokens;
       if (e.prompt_tokens >= 0) m.prompt_tokens = e.prompt_tokens;
+      if (e.prefill_ns >= 0) m.prefill_ns = e.prefill_ns;
     }
     if (e.kind != EventKind::TokenChunk || e.text.empty()) continue;
     content.push_back(&e);

@@ -23,6 +23,7 @@ struct RunMetrics {
   TokenCountSource output_tokens_source = TokenCountSource::Chunks;
   int64_t content_chunks = 0;            // TokenChunks with non-empty text
   std::optional<int64_t> prompt_tokens;  // usage.prompt_tokens when sent
+  std::optional<int64_t> prefill_ns;     // the local engine's prompt pass (part of TTFT)
   // TPOT = (E2E − TTFT) / (output_tokens − 1), only for output_tokens > 1 (vLLM's).
   std::optional<double> tpot_ns;
   // ITL: gap before every content chunk after the first, one per chunk (vLLM's).

@@ -36,6 +36,7 @@ struct StreamEvent {
 
   int64_t prompt_tokens = -1;      // Usage: -1 = not sent
   int64_t completion_tokens = -1;  // Usage: -1 = not sent
+  int64_t prefill_ns = -1;         // Usage from the local engine: the prompt pass; -1 = unknown
 
   FailureKind failure = FailureKind::None;  // Failed
   int http_status = 0;                      // Failed: 0 when no HTTP status arrived

@@ -306,6 +306,26 @@ Fix: </source>
         <source>Added the local provider %1</source>
         <translation>已添加本地提供方 %1</translation>
     </message>
+    <message>
+        <source>Serve the local model</source>
+        <translation>提供本地模型服务</translation>
+    </message>
+    <message>
+        <source>%1 is a remote endpoint. Choose a local provider (a model file) to serve it to other tools.</source>
+        <translation>%1 是远程端点。请选择本地提供方（模型文件）才能把它提供给其他工具使用。</translation>
+    </message>
+    <message>
+        <source>Loading %1 to serve it…</source>
+        <translation>正在加载 %1 以提供服务…</translation>
+    </message>
+    <message>
+        <source>Serving the local model at %1 (OpenAI-compatible; Provider → Serve stops it)</source>
+        <translation>正在 %1 提供本地模型服务（OpenAI 兼容；在“提供方 → 提供服务”中停止）</translation>
+    </message>
+    <message>
+        <source>Stopped serving the local model.</source>
+        <translation>已停止本地模型服务。</translation>
+    </message>
 </context>
 <context>
     <name>ts::ConnectionDoctor</name>
@@ -530,6 +550,17 @@ Fix: </source>
     <message>
         <source>The engine failed: </source>
         <translation>推理引擎出错：</translation>
+    </message>
+</context>
+<context>
+    <name>ts::LocalServing</name>
+    <message>
+        <source>The model cannot be served: </source>
+        <translation>无法提供该模型服务：</translation>
+    </message>
+    <message>
+        <source>No free port between 8080 and 8099 on 127.0.0.1.</source>
+        <translation>127.0.0.1 上 8080 到 8099 之间没有空闲端口。</translation>
     </message>
 </context>
 <context>
@@ -1258,6 +1289,10 @@ Fix: </source>
         <source>Do&amp;wnload a model…</source>
         <translation>下载模型(&amp;W)…</translation>
     </message>
+    <message>
+        <source>&amp;Serve the local model (OpenAI-compatible)</source>
+        <translation>以 OpenAI 兼容接口提供本地模型(&amp;S)</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::MetricsStrip</name>
@@ -1316,6 +1351,22 @@ Fix: </source>
     <message>
         <source>chunks</source>
         <translation>块数</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>Prompt tokens (usage.prompt_tokens) and, for the local engine, the time of the prompt pass (prefill), which TTFT includes.</source>
+        <translation>提示词元数（usage.prompt_tokens），本地引擎还显示处理提示所用的时间（预填充），它包含在 TTFT 之内。</translation>
+    </message>
+    <message>
+        <source>%1 tok</source>
+        <translation>%1 词元</translation>
+    </message>
+    <message>
+        <source>prefill %1</source>
+        <translation>预填充 %1</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,7 @@
 // The window as a user drives it (offscreen): type, send, watch the answer and the
 // metric labels fill, stop mid-stream, read an error. A real server on 127.0.0.1.
+#include <httplib.h>
+
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -186,6 +188,37 @@ class TestMainWindow : public QObject {
     QCOMPARE(label("outputTokensValue"), QString("%1 (usage)").arg(n));
     QCOMPARE(window_->latencyChart()->pointCount(), n - 1);
     QCOMPARE(window_->currentRun().terminal()->text, std::string("length"));
+    QVERIFY2(label("promptValue").contains("tok · prefill") && label("promptValue").endsWith("ms"),
+             qPrintable(label("promptValue")));
+  }
+
+  // Provider → Serve the local model: other tools reach it over the OpenAI API until the
+  // action is unchecked.
+  void theAppServesTheLocalModel() {
+    if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
+    setLocalProvider(localModel());
+    auto* action = window_->findChild<QAction*>("serveAction");
+    action->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(controller_->serving().isServing(), 15000);
+    QVERIFY(action->isChecked());
+    const int port = controller_->serving().port();
+    httplib::Client c("127.0.0.1", port);
+    auto models = c.Get("/v1/models");
+    QVERIFY(models && models->status == 200);
+    QVERIFY(QString::fromStdString(models->body).contains("aidreams260K"));
+    auto answer =
+        c.Post("/v1/chat/completions",
+               R"({"model": "aidreams260K", "messages": [{"role": "user", "content": "I dreamed"}],
+                             "temperature": 0, "max_tokens": 5})",
+               "application/json");
+    QVERIFY(answer && answer->status == 200);
+    QVERIFY2(QString::fromStdString(answer->body).contains("\"completion_tokens\":5"),
+             answer->body.c_str());
+    action->trigger();
+    QVERIFY(!controller_->serving().isServing());
+    QVERIFY(!action->isChecked());
+    httplib::Client after("127.0.0.1", port);
+    QVERIFY(!after.Get("/v1/models"));
   }
 
   // Stop during a local generation ends it within a token, keeping the partial answer; a
