@@ -14,6 +14,7 @@
 #include "app/cli_options.h"
 #include "inference/engine/chat_template.h"
 #include "inference/engine/cpu_forward.h"
+#include "inference/engine/generator.h"
 #include "inference/engine/open_session.h"
 #include "inference/engine/sampler.h"
 #include "inference/engine/speculative.h"
@@ -25,9 +26,8 @@ namespace {
 
 // The speculative fields of generate's JSON (issue interface): totals, the histogram of
 // accepted lengths and one event per draft + verify step.
-void addSpeculativeFields(QJsonObject& out, const engine::SpeculativeDecoder& decoder,
+void addSpeculativeFields(QJsonObject& out, const engine::SpeculativeStats& s, int target_forwards,
                           const QString& draft, const QString& k, int generated) {
-  const engine::SpeculativeStats& s = decoder.stats();
   QJsonArray histogram, steps;
   for (int n : s.histogram()) histogram.append(n);
   for (const engine::SpeculativeStep& step : s.steps)
@@ -46,7 +46,7 @@ void addSpeculativeFields(QJsonObject& out, const engine::SpeculativeDecoder& de
   out["accepted_length_histogram"] = histogram;
   out["draft_ms"] = s.draftMs();
   out["verify_ms"] = s.verifyMs();
-  out["target_forwards"] = decoder.targetForwards();
+  out["target_forwards"] = target_forwards;
   out["tokens_per_target_forward"] =
       s.steps.empty() ? 0.0 : static_cast<double>(generated) / s.steps.size();
   out["speculative_steps"] = steps;
@@ -184,8 +184,6 @@ int runGenerateCommand(const QStringList& args) {
   if (!opened.value().note.empty())  // CUDA was asked for and the CPU runs: say why
     printErr("tokenscope-cli generate: " + QString::fromStdString(opened.value().note));
   engine::DecodeSession& session = *opened.value().session;
-  engine::Sampler sampler({static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
-                           static_cast<float>(*penalty), static_cast<uint64_t>(*seed)});
   const bool json = p.isSet("json");
   std::unique_ptr<engine::DraftSource> draft;
   if (p.isSet("draft")) {
@@ -200,51 +198,34 @@ int runGenerateCommand(const QStringList& args) {
     draft = std::move(made.value());
   }
 
+  engine::GenerateOptions options;
+  options.max_tokens = *max_tokens;
+  options.sampling = {static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
+                      static_cast<float>(*penalty), static_cast<uint64_t>(*seed)};
+  options.chat = p.isSet("chat");
+  options.draft = draft.get();
+  options.speculative.k = *draft_k;
+  options.speculative.adaptive = adaptive_k;
   QElapsedTimer clock;
   clock.start();
-  std::vector<int> history = prompt, generated;
-  engine::Utf8Stream utf8;
-  std::string text;
-  qint64 prefill_ns = 0, first_ns = 0, last_ns = 0;
-  QString finish = "length";
-  // Each token as it is produced: false at the end of the answer.
-  const auto take = [&](int next) {
-    last_ns = clock.nsecsElapsed();
-    if (first_ns == 0) first_ns = last_ns;
-    if (next == tokenizer.eos() || (p.isSet("chat") && next == engine::kBaichuanUserToken)) {
-      finish = "stop";
-      return false;
-    }
-    generated.push_back(next);
-    history.push_back(next);
-    const std::string piece = utf8.push(tokenizer.piece(next));
-    text += piece;
-    if (!json) {
-      std::fwrite(piece.data(), 1, piece.size(), stdout);
-      std::fflush(stdout);
-    }
-    return true;
-  };
-  std::unique_ptr<engine::SpeculativeDecoder> decoder;
-  if (draft) {
-    engine::SpeculativeConfig config;
-    config.k = *draft_k;
-    config.adaptive = adaptive_k;
-    decoder = std::make_unique<engine::SpeculativeDecoder>(session, *draft, sampler, config);
-    decoder->generate(prompt, *max_tokens, take);
-    prefill_ns = static_cast<qint64>(decoder->prefillMs() * 1e6);
-  } else {
-    // Prefill: every prompt position in one batched pass.
-    std::span<const float> logits = session.forwardBatch(prompt, 0, false);
-    int pos = static_cast<int>(prompt.size());
-    prefill_ns = clock.nsecsElapsed();
-    for (int step = 0; step < *max_tokens; ++step) {
-      if (!take(sampler.sample(logits, history)) || pos >= capacity) break;
-      if (step + 1 < *max_tokens)
-        logits = session.forwardBatch({&generated.back(), 1}, pos++, false);
-    }
-  }
-  text += utf8.flush();
+  std::vector<int> generated;
+  qint64 first_ns = 0, last_ns = 0;
+  const engine::GenerationOutcome outcome =
+      engine::generate(session, tokenizer, prompt, options, [&](const engine::GeneratedToken& t) {
+        if (t.id >= 0) {  // a token (not the bytes held to the end)
+          last_ns = clock.nsecsElapsed();
+          if (first_ns == 0) first_ns = last_ns;
+          generated.push_back(t.id);
+        }
+        if (!json) {
+          std::fwrite(t.text.data(), 1, t.text.size(), stdout);
+          std::fflush(stdout);
+        }
+        return true;
+      });
+  const std::string& text = outcome.text;
+  const QString finish = QString::fromStdString(outcome.finish);
+  const qint64 prefill_ns = static_cast<qint64>(outcome.prefill_ms * 1e6);
   const int n = static_cast<int>(generated.size());
   const double ttft_ms = first_ns / 1e6, e2e_ms = last_ns / 1e6;
   QJsonArray ids;
@@ -273,9 +254,9 @@ int runGenerateCommand(const QStringList& args) {
       {"model", describe(config)}};
   if (!opened.value().note.empty())
     out["backend_note"] = QString::fromStdString(opened.value().note);
-  if (decoder)
-    addSpeculativeFields(out, *decoder, p.value("draft"), p.value("draft-k"),
-                         static_cast<int>(generated.size()));
+  if (outcome.speculative)
+    addSpeculativeFields(out, *outcome.speculative, outcome.target_forwards, p.value("draft"),
+                         p.value("draft-k"), static_cast<int>(generated.size()));
   if (json) {
     std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
   } else {

@@ -45,6 +45,7 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
     decoder.generate(prompt, options.max_tokens, take);
     out.prefill_ms = decoder.prefillMs();
     out.speculative = decoder.stats();
+    out.target_forwards = decoder.targetForwards();
   } else {
     std::span<const float> logits = session.forwardBatch(prompt, 0, false);
     out.prefill_ms = msSince(t0);

@@ -26,7 +26,7 @@ struct GenerateOptions {
 };
 
 struct GeneratedToken {
-  int id = 0;
+  int id = 0;        // -1 for the bytes still held at the end (an incomplete character)
   std::string text;  // the UTF-8-complete bytes this token releases (may be empty)
 };
 
@@ -36,6 +36,7 @@ struct GenerationOutcome {
   std::string finish;  // "stop" (end of sequence), "length" (max_tokens or the cache), "cancelled"
   double prefill_ms = 0;
   std::optional<SpeculativeStats> speculative;
+  int target_forwards = 0;  // passes of the target model (speculative runs)
 };
 
 // on_token returns false to stop now (finish "cancelled"). Throws what the session throws.
