@@ -1,10 +1,13 @@
 #include "app/local_engine_worker.h"
 
+#include <algorithm>
+
 #include "app/demo_model.h"
 #include "app/server/local_server.h"
 #include "inference/engine/chat_template.h"
 #include "inference/engine/generator.h"
 #include "inference/engine/open_session.h"
+#include "inference/engine/speculative.h"
 #include "inference/engine/thread_pool.h"
 
 namespace ts {
@@ -17,6 +20,8 @@ LocalEngineSpec localSpecFor(const ProviderSettings& provider) {
 
 QString LocalEngineWorker::ensureLoaded(const LocalEngineSpec& spec) {
   if (model_ && session_ && spec == loaded_spec_) return {};
+  draft_.reset();
+  draft_spec_.clear();
   session_.reset();
   model_.reset();
   if (spec.model_path.trimmed().isEmpty())
@@ -47,6 +52,8 @@ QString LocalEngineWorker::ensureLoaded(const LocalEngineSpec& spec) {
     return QString::fromStdString(opened.error());
   }
   session_ = std::move(opened.value().session);
+  kv_ = kv.value();
+  threads_ = request.threads;
   backend_note_ = QString::fromStdString(opened.value().note);
   loaded_spec_ = spec;
   return {};
@@ -91,6 +98,22 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   options.sampling.top_p = static_cast<float>(request.params.top_p);
   options.sampling.seed = request.params.seed ? static_cast<uint64_t>(*request.params.seed) : 0;
   options.chat = chat;
+  if (!request.params.draft.empty()) {  // speculative sampling with the chosen draft
+    if (!draft_ || draft_spec_ != request.params.draft) {
+      draft_.reset();
+      auto made = engine::makeDraftSource(request.params.draft, model_, engine::LoadOptions{},
+                                          context, kv_, threads_);
+      if (!made)
+        return fail(
+            FailureKind::BadRequest,
+            tr("Speculative sampling cannot start: ") + QString::fromStdString(made.error()), "");
+      draft_ = std::move(made.value());
+      draft_spec_ = request.params.draft;
+    }
+    options.draft = draft_.get();
+    options.speculative.k = std::clamp(request.params.draft_k, 1, 8);
+    options.speculative.adaptive = request.params.draft_auto;
+  }
   engine::GenerationOutcome out;
   try {
     out = engine::generate(
@@ -106,6 +129,11 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   StreamEvent usage = StreamEvent::usage(monotonicNowNs(), static_cast<int64_t>(prompt.size()),
                                          static_cast<int64_t>(out.ids.size()));
   usage.prefill_ns = static_cast<int64_t>(out.prefill_ms * 1e6);
+  if (out.speculative) {
+    usage.drafted_tokens = out.speculative->drafted();
+    usage.accepted_tokens = out.speculative->accepted();
+    for (int n : out.speculative->histogram()) usage.accepted_histogram.push_back(n);
+  }
   emitEvent(result, usage);
   result.cancelled = out.finish == "cancelled";
   emitEvent(result, StreamEvent::finished(monotonicNowNs(), out.finish));

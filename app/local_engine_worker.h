@@ -11,7 +11,9 @@
 #include <memory>
 
 #include "inference/engine/decode_session.h"
+#include "inference/engine/kv_cache.h"
 #include "inference/engine/model.h"
+#include "inference/engine/speculative.h"
 #include "inference/engine/tokenizer.h"
 #include "inference/remote/openai_client.h"
 #include "inference/stream/provider_settings.h"
@@ -51,6 +53,10 @@ class LocalEngineWorker : public QObject {
   std::unique_ptr<engine::Tokenizer> tokenizer_;
   std::unique_ptr<engine::DecodeSession> session_;
   QString backend_note_;  // why CUDA was not used, when it was asked for
+  engine::KvFormat kv_ = engine::KvFormat::F32;
+  int threads_ = 1;
+  std::unique_ptr<engine::DraftSource> draft_;  // kept while the draft setting stays the same
+  std::string draft_spec_;
 };
 
 }  // namespace ts

@@ -51,6 +51,7 @@ QJsonObject runResultJson(const RecordedRun& run, const RunMetrics& m) {
       {"prompt_tokens",
        m.prompt_tokens ? QJsonValue(static_cast<qint64>(*m.prompt_tokens)) : QJsonValue()},
       {"prefill_ms", msOrNull(m.prefill_ns)},
+      {"acceptance_rate", orNull(m.acceptance_rate)},
       {"text", QString::fromStdString(run.contentText())},
   };
   const StreamEvent* end = run.terminal();

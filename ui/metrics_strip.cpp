@@ -28,6 +28,10 @@ MetricsStrip::MetricsStrip(QWidget* parent) : QWidget(parent) {
                      "not extend it)."));
   itl_ = addField(tr("ITL p50 / p99"), "itlValue",
                   tr("Inter-token latency: gaps between consecutive content chunks (per chunk)."));
+  acceptance_ =
+      addField(tr("Acceptance"), "acceptanceValue",
+               tr("Speculative runs: accepted draft tokens / drafted tokens, then the steps "
+                  "by number of accepted drafts (n:steps)."));
   prompt_ =
       addField(tr("Prompt"), "promptValue",
                tr("Prompt tokens (usage.prompt_tokens) and, for the local engine, the time of "
@@ -69,6 +73,19 @@ void MetricsStrip::showMetrics(const RunMetrics& m) {
   if (m.prefill_ns)
     prompt += " · " + tr("prefill %1").arg(formatDurationNs(static_cast<double>(*m.prefill_ns)));
   prompt_->setText(prompt);
+  if (m.acceptance_rate) {
+    QString hist;
+    for (size_t n = 0; n < m.accepted_histogram.size(); ++n)
+      if (m.accepted_histogram[n] > 0)
+        hist += QString(" %1:%2").arg(n).arg(m.accepted_histogram[n]);
+    acceptance_->setText(QString("%1% (%2/%3) ·%4")
+                             .arg(100 * *m.acceptance_rate, 0, 'f', 0)
+                             .arg(m.accepted_tokens)
+                             .arg(m.drafted_tokens)
+                             .arg(hist));
+  } else {
+    acceptance_->setText("—");
+  }
   if (m.itl_ns.empty()) {
     itl_->setText("—");
   } else {
@@ -79,7 +96,8 @@ void MetricsStrip::showMetrics(const RunMetrics& m) {
 }
 
 void MetricsStrip::clear() {
-  for (QLabel* l : {ttft_, tpot_, decode_rate_, overall_rate_, output_tokens_, e2e_, itl_, prompt_})
+  for (QLabel* l : {ttft_, tpot_, decode_rate_, overall_rate_, output_tokens_, e2e_, itl_, prompt_,
+                    acceptance_})
     l->setText("—");
 }
 

@@ -25,7 +25,7 @@ class MetricsStrip : public QWidget {
   QLabel* overall_rate_;
   QLabel* output_tokens_;
   QLabel* e2e_;
-  QLabel *itl_, *prompt_;
+  QLabel *itl_, *prompt_, *acceptance_;
 };
 
 }  // namespace ts::ui

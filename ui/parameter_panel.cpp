@@ -1,9 +1,11 @@
 #include "ui/parameter_panel.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSlider>
 #include <QSpinBox>
@@ -83,6 +85,45 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   stream_->setToolTip(tr("Off: one complete response; TTFT then equals E2E."));
   form->addRow("", stream_);
 
+  // Speculative sampling (the local engine; remote providers ignore it).
+  auto* spec_row = new QWidget(this);
+  auto* sh = new QHBoxLayout(spec_row);
+  sh->setContentsMargins(0, 0, 0, 0);
+  speculative_ = new QComboBox(spec_row);
+  speculative_->setObjectName("speculativeCombo");
+  speculative_->addItem(tr("Off"), QString());
+  speculative_->addItem(tr("Self, int4 weights"), QString("self-int4"));
+  speculative_->addItem(tr("Self, first 2 layers"), QString("self-layers:2"));
+  speculative_->addItem(tr("Prompt lookup"), QString("lookup"));
+  speculative_->addItem(tr("Draft model…"), QString("model"));
+  speculative_->setToolTip(
+      tr("Speculative sampling (local engine): a draft proposes K tokens, the model checks them "
+         "in one pass. The output follows the model's own distribution; at temperature 0 it is "
+         "token for token plain greedy decoding."));
+  draft_k_ = new QSpinBox(spec_row);
+  draft_k_->setObjectName("draftKSpin");
+  draft_k_->setRange(1, 8);
+  draft_k_->setPrefix("K ");
+  draft_auto_ = new QCheckBox(tr("auto"), spec_row);
+  draft_auto_->setObjectName("draftAutoCheck");
+  draft_auto_->setToolTip(tr("K grows while every draft is accepted and shrinks when few are."));
+  sh->addWidget(speculative_, 1);
+  sh->addWidget(draft_k_);
+  sh->addWidget(draft_auto_);
+  form->addRow(tr("Spec&ulative"), spec_row);
+  draft_path_ = new QLineEdit(this);
+  draft_path_->setObjectName("draftPath");
+  draft_path_->setPlaceholderText(tr("draft model file (same vocabulary)"));
+  form->addRow("", draft_path_);
+  const auto update = [this] {
+    const bool on = !speculative_->currentData().toString().isEmpty();
+    draft_k_->setEnabled(on && !draft_auto_->isChecked());
+    draft_auto_->setEnabled(on);
+    draft_path_->setVisible(speculative_->currentData().toString() == "model");
+  };
+  connect(speculative_, &QComboBox::currentIndexChanged, this, update);
+  connect(draft_auto_, &QCheckBox::toggled, this, update);
+
   system_prompt_ = new QPlainTextEdit(this);
   system_prompt_->setObjectName("systemPrompt");
   system_prompt_->setPlaceholderText(tr("Optional system message"));
@@ -98,6 +139,10 @@ SamplingParams ParameterPanel::params() const {
   p.top_p = top_p_->value();
   p.max_tokens = max_tokens_->value();
   p.stream = stream_->isChecked();
+  const QString spec = speculative_->currentData().toString();
+  p.draft = (spec == "model" ? draft_path_->text().trimmed() : spec).toStdString();
+  p.draft_k = draft_k_->value();
+  p.draft_auto = draft_auto_->isChecked();
   return p;
 }
 
@@ -106,6 +151,16 @@ void ParameterPanel::setParams(const SamplingParams& p) {
   top_p_->setValue(p.top_p);
   max_tokens_->setValue(p.max_tokens);
   stream_->setChecked(p.stream);
+  const QString draft = QString::fromStdString(p.draft);
+  int index = draft.isEmpty() ? 0 : speculative_->findData(draft);
+  if (index < 0) {  // a draft model's path
+    index = speculative_->findData(QString("model"));
+    draft_path_->setText(draft);
+  }
+  speculative_->setCurrentIndex(index);
+  draft_k_->setValue(p.draft_k);
+  draft_auto_->setChecked(p.draft_auto);
+  draft_path_->setVisible(speculative_->currentData().toString() == "model");
 }
 
 QString ParameterPanel::systemPrompt() const {

@@ -1,11 +1,13 @@
 // Sampling parameters: temperature, top_p and max_tokens as sliders with spin boxes,
-// stream on/off, and the system prompt.
+// stream on/off, speculative sampling (local engine), and the system prompt.
 #pragma once
 #include <QWidget>
 
 #include "inference/stream/generation_request.h"
 
 class QCheckBox;
+class QComboBox;
+class QLineEdit;
 class QDoubleSpinBox;
 class QPlainTextEdit;
 class QSlider;
@@ -31,6 +33,10 @@ class ParameterPanel : public QWidget {
   QSpinBox* max_tokens_;
   QSlider* max_tokens_slider_;
   QCheckBox* stream_;
+  QComboBox* speculative_;  // off, self-int4, self-layers:2, lookup, a draft model
+  QLineEdit* draft_path_;
+  QSpinBox* draft_k_;
+  QCheckBox* draft_auto_;
   QPlainTextEdit* system_prompt_;
 };
 

@@ -17,6 +17,11 @@ struct SamplingParams {
   int max_tokens = 512;      // >= 1
   bool stream = true;
   std::optional<int64_t> seed;
+  // Speculative sampling, local engine only: "" (off), "self-int4", "self-layers:N",
+  // "lookup" or a draft model's path; K drafted tokens per step, or adaptive.
+  std::string draft;
+  int draft_k = 4;
+  bool draft_auto = false;
 };
 
 struct GenerationRequest {

@@ -24,6 +24,10 @@ struct RunMetrics {
   int64_t content_chunks = 0;            // TokenChunks with non-empty text
   std::optional<int64_t> prompt_tokens;  // usage.prompt_tokens when sent
   std::optional<int64_t> prefill_ns;     // the local engine's prompt pass (part of TTFT)
+  // Speculative local runs: accepted / drafted tokens, and steps by accepted drafts.
+  std::optional<double> acceptance_rate;
+  int64_t drafted_tokens = 0, accepted_tokens = 0;
+  std::vector<int32_t> accepted_histogram;
   // TPOT = (E2E − TTFT) / (output_tokens − 1), only for output_tokens > 1 (vLLM's).
   std::optional<double> tpot_ns;
   // ITL: gap before every content chunk after the first, one per chunk (vLLM's).

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ts {
 
@@ -37,6 +38,10 @@ struct StreamEvent {
   int64_t prompt_tokens = -1;      // Usage: -1 = not sent
   int64_t completion_tokens = -1;  // Usage: -1 = not sent
   int64_t prefill_ns = -1;         // Usage from the local engine: the prompt pass; -1 = unknown
+  // Usage of a speculative local run: drafted and accepted tokens, and steps by number of
+  // accepted drafts ([n] = steps that accepted n). -1 / empty otherwise.
+  int64_t drafted_tokens = -1, accepted_tokens = -1;
+  std::vector<int32_t> accepted_histogram;
 
   FailureKind failure = FailureKind::None;  // Failed
   int http_status = 0;                      // Failed: 0 when no HTTP status arrived

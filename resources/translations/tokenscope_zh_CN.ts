@@ -551,6 +551,10 @@ Fix: </source>
         <source>The engine failed: </source>
         <translation>推理引擎出错：</translation>
     </message>
+    <message>
+        <source>Speculative sampling cannot start: </source>
+        <translation>推测采样无法启动：</translation>
+    </message>
 </context>
 <context>
     <name>ts::LocalServing</name>
@@ -1368,6 +1372,14 @@ Fix: </source>
         <source>prefill %1</source>
         <translation>预填充 %1</translation>
     </message>
+    <message>
+        <source>Acceptance</source>
+        <translation>接受率</translation>
+    </message>
+    <message>
+        <source>Speculative runs: accepted draft tokens / drafted tokens, then the steps by number of accepted drafts (n:steps).</source>
+        <translation>推测采样运行：被接受的草稿词元数 / 草稿词元数，随后是按接受草稿数统计的步数（n:步数）。</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::ParameterPanel</name>
@@ -1406,6 +1418,46 @@ Fix: </source>
     <message>
         <source>S&amp;ystem</source>
         <translation>系统消息(&amp;Y)</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Self, int4 weights</source>
+        <translation>自身，int4 权重</translation>
+    </message>
+    <message>
+        <source>Self, first 2 layers</source>
+        <translation>自身，前 2 层</translation>
+    </message>
+    <message>
+        <source>Prompt lookup</source>
+        <translation>提示查找</translation>
+    </message>
+    <message>
+        <source>Draft model…</source>
+        <translation>草稿模型…</translation>
+    </message>
+    <message>
+        <source>Speculative sampling (local engine): a draft proposes K tokens, the model checks them in one pass. The output follows the model's own distribution; at temperature 0 it is token for token plain greedy decoding.</source>
+        <translation>推测采样（本地引擎）：草稿提出 K 个词元，模型在一次前向计算中验证它们。输出遵循模型自身的分布；温度为 0 时与普通贪心解码逐词元相同。</translation>
+    </message>
+    <message>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>K grows while every draft is accepted and shrinks when few are.</source>
+        <translation>草稿全部被接受时 K 增大，被接受的很少时 K 减小。</translation>
+    </message>
+    <message>
+        <source>Spec&amp;ulative</source>
+        <translation>推测采样(&amp;U)</translation>
+    </message>
+    <message>
+        <source>draft model file (same vocabulary)</source>
+        <translation>草稿模型文件（词表相同）</translation>
     </message>
 </context>
 <context>

@@ -221,6 +221,29 @@ class TestMainWindow : public QObject {
     QVERIFY(!after.Get("/v1/models"));
   }
 
+  // Speculative sampling from the parameter panel: prompt lookup at temperature 0 gives the
+  // same text as plain greedy decoding, and the strip shows the acceptance.
+  void speculativeLookupKeepsTheGreedyText() {
+    if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
+    QFile f(shared_ + "/aidreams260K/reference/I_dreamed.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject ref = QJsonDocument::fromJson(f.readAll()).object();
+    setLocalProvider(localModel());
+    window_->findChild<QSlider*>("temperatureSlider")->setValue(0);
+    window_->findChild<QSpinBox*>("maxTokensSpin")
+        ->setValue(ref.value("generated_ids").toArray().size());
+    auto* spec = window_->findChild<QComboBox*>("speculativeCombo");
+    spec->setCurrentIndex(spec->findData(QString("lookup")));
+    window_->findChild<QSpinBox*>("draftKSpin")->setValue(4);
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("I dreamed");
+    QVERIFY(shown.wait(30000));
+    QCOMPARE(window_->chatPanel()->lastAssistantText(), ref.value("generated_text").toString());
+    QVERIFY2(label("acceptanceValue").contains("%") && label("acceptanceValue").contains("/"),
+             qPrintable(label("acceptanceValue")));
+    spec->setCurrentIndex(0);  // off again for the other tests
+  }
+
   // Stop during a local generation ends it within a token, keeping the partial answer; a
   // local provider whose file is gone says so.
   void localGenerationStopsAndMissingModelIsExplained() {
