@@ -85,7 +85,7 @@ int runServeCommand(const QStringList& args) {
     return 1;
   }
   const engine::ModelConfig& c = model.value()->config;
-  const int positions = *context > 0 ? *context : std::min(c.context > 0 ? c.context : 2048, 4096);
+  const int positions = *context > 0 ? *context : engine::defaultPositions(c);
   engine::BackendRequest request;
   request.name = p.value("backend").toStdString();
   request.threads = *threads;

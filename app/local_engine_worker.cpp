@@ -2,59 +2,23 @@
 
 #include <algorithm>
 
-#include "app/demo_model.h"
 #include "app/server/local_server.h"
 #include "inference/engine/chat_template.h"
 #include "inference/engine/generator.h"
-#include "inference/engine/open_session.h"
 #include "inference/engine/speculative.h"
-#include "inference/engine/thread_pool.h"
 
 namespace ts {
 
-LocalEngineSpec localSpecFor(const ProviderSettings& provider) {
-  LocalEngineSpec spec;
-  spec.model_path = QString::fromStdString(provider.base_url);
-  return spec;
-}
-
 QString LocalEngineWorker::ensureLoaded(const LocalEngineSpec& spec) {
-  if (model_ && session_ && spec == loaded_spec_) return {};
+  if (engine_.model && engine_.session && spec == loaded_spec_) return {};
   draft_.reset();
   draft_spec_.clear();
-  session_.reset();
-  model_.reset();
-  if (spec.model_path.trimmed().isEmpty())
-    return tr(
-        "This local provider names no model: edit it and give a GGUF file, a Hugging Face "
-        "folder or a llama2.c checkpoint.");
-  if (spec.model_path == demoModelPath())  // the ready default, made at its first use
-    if (const QString error = ensureDemoModel(spec.model_path); !error.isEmpty())
-      return tr("the demo model could not be created: ") + error;
-  engine::LoadOptions options;
-  auto weights = engine::parseWeightFormat(spec.weights.toStdString());
-  auto kv = engine::parseKvFormat(spec.kv.toStdString());
-  if (!weights || !kv) return QString::fromStdString(!weights ? weights.error() : kv.error());
-  options.weights = weights.value();
-  auto loaded = engine::loadModel(spec.model_path.toStdString(), options);
-  if (!loaded) return QString::fromStdString(loaded.error());
-  model_ = loaded.value();
-  tokenizer_ = std::make_unique<engine::Tokenizer>(model_->vocab);
-  const int context =
-      spec.context > 0 ? spec.context
-                       : std::min(model_->config.context > 0 ? model_->config.context : 2048, 4096);
-  engine::BackendRequest request;
-  request.name = spec.backend.toStdString();
-  request.threads = spec.threads > 0 ? spec.threads : engine::ThreadPool::defaultThreads();
-  auto opened = engine::openSession(model_, context, kv.value(), request);
-  if (!opened) {
-    model_.reset();
-    return QString::fromStdString(opened.error());
+  engine_ = {};
+  if (const QString error = loadLocalEngine(spec, engine_); !error.isEmpty()) {
+    engine_ = {};
+    return error;
   }
-  session_ = std::move(opened.value().session);
-  kv_ = kv.value();
-  threads_ = request.threads;
-  backend_note_ = QString::fromStdString(opened.value().note);
+  tokenizer_ = std::make_unique<engine::Tokenizer>(engine_.model->vocab);
   loaded_spec_ = spec;
   return {};
 }
@@ -77,11 +41,11 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   };
   if (const QString error = ensureLoaded(spec); !error.isEmpty())
     return fail(FailureKind::ModelNotFound, tr("The local model cannot run: ") + error, "");
-  if (!backend_note_.isEmpty()) result.warnings << backend_note_;
+  if (!engine_.backend_note.isEmpty()) result.warnings << engine_.backend_note;
   std::vector<engine::ChatMessage> messages;
   for (const auto& m : request.messages) messages.push_back({m.role, m.content});
-  const int context = session_->maxPositions();
-  const bool chat = server::isChatModel(*model_);
+  const int context = engine_.session->maxPositions();
+  const bool chat = server::isChatModel(*engine_.model);
   const std::vector<int> prompt =
       engine::conversationPrompt(*tokenizer_, messages, chat, context - 1);
   if (prompt.empty() || static_cast<int>(prompt.size()) >= context)
@@ -101,8 +65,9 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   if (!request.params.draft.empty()) {  // speculative sampling with the chosen draft
     if (!draft_ || draft_spec_ != request.params.draft) {
       draft_.reset();
-      auto made = engine::makeDraftSource(request.params.draft, model_, engine::LoadOptions{},
-                                          context, kv_, threads_);
+      auto made =
+          engine::makeDraftSource(request.params.draft, engine_.model, engine::LoadOptions{},
+                                  context, engine_.kv, engine_.threads);
       if (!made)
         return fail(
             FailureKind::BadRequest,
@@ -117,7 +82,7 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   engine::GenerationOutcome out;
   try {
     out = engine::generate(
-        *session_, *tokenizer_, prompt, options, [&](const engine::GeneratedToken& t) {
+        *engine_.session, *tokenizer_, prompt, options, [&](const engine::GeneratedToken& t) {
           if (cancel_flag_->load()) return false;
           emitEvent(result, StreamEvent::chunk(monotonicNowNs(), t.text, t.id >= 0 ? 1 : 0));
           return true;

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <memory>
 
+#include "app/local_engine_loader.h"
 #include "inference/engine/decode_session.h"
 #include "inference/engine/kv_cache.h"
 #include "inference/engine/model.h"
@@ -19,19 +20,6 @@
 #include "inference/stream/provider_settings.h"
 
 namespace ts {
-
-// What a local provider runs: the model file or folder (the provider's base_url field)
-// and the engine settings.
-struct LocalEngineSpec {
-  QString model_path;
-  QString weights = "f32";   // f32 | f16 | int8 | int4 | q8_0
-  QString kv = "f32";        // f32 | f16 | int8
-  QString backend = "auto";  // cpu | cuda | auto
-  int threads = 0;           // 0: one per core
-  int context = 0;           // KV positions; 0: the model's context, at most 4096
-  bool operator==(const LocalEngineSpec&) const = default;
-};
-LocalEngineSpec localSpecFor(const ProviderSettings& provider);
 
 class LocalEngineWorker : public QObject {
   Q_OBJECT
@@ -49,12 +37,8 @@ class LocalEngineWorker : public QObject {
 
   std::atomic<bool>* cancel_flag_;
   LocalEngineSpec loaded_spec_;
-  std::shared_ptr<engine::Model> model_;
+  LocalEngine engine_;
   std::unique_ptr<engine::Tokenizer> tokenizer_;
-  std::unique_ptr<engine::DecodeSession> session_;
-  QString backend_note_;  // why CUDA was not used, when it was asked for
-  engine::KvFormat kv_ = engine::KvFormat::F32;
-  int threads_ = 1;
   std::unique_ptr<engine::DraftSource> draft_;  // kept while the draft setting stays the same
   std::string draft_spec_;
 };

@@ -2,46 +2,20 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "app/demo_model.h"
 #include "app/server/local_server.h"
-#include "inference/engine/open_session.h"
-#include "inference/engine/thread_pool.h"
 
 namespace ts {
 namespace {
 
-// A loaded model and its session, or why not (worker thread).
+// The provider's model and session, or why not (on a worker thread).
 struct Loaded {
-  std::shared_ptr<engine::Model> model;
-  std::unique_ptr<engine::DecodeSession> session;
+  LocalEngine engine;
   QString error;
 };
 
 std::shared_ptr<Loaded> load(const LocalEngineSpec& spec) {
   auto out = std::make_shared<Loaded>();
-  if (spec.model_path == demoModelPath())
-    if (const QString e = ensureDemoModel(spec.model_path); !e.isEmpty()) {
-      out->error = e;
-      return out;
-    }
-  engine::LoadOptions options;
-  auto model = engine::loadModel(spec.model_path.toStdString(), options);
-  if (!model) {
-    out->error = QString::fromStdString(model.error());
-    return out;
-  }
-  out->model = model.value();
-  const int context =
-      std::min(out->model->config.context > 0 ? out->model->config.context : 2048, 4096);
-  engine::BackendRequest request;
-  request.name = spec.backend.toStdString();
-  request.threads = engine::ThreadPool::defaultThreads();
-  auto opened = engine::openSession(out->model, context, engine::KvFormat::F32, request);
-  if (!opened) {
-    out->error = QString::fromStdString(opened.error());
-    return out;
-  }
-  out->session = std::move(opened.value().session);
+  out->error = loadLocalEngine(spec, out->engine);
   return out;
 }
 
@@ -66,11 +40,11 @@ void LocalServing::start(const LocalEngineSpec& spec, const QString& model_name)
               return emit failed(tr("The model cannot be served: ") + loaded->error);
             server::ServerOptions options;
             options.model_name = model_name.toStdString();
-            options.chat = server::isChatModel(*loaded->model);
+            options.chat = server::isChatModel(*loaded->engine.model);
             std::vector<std::unique_ptr<engine::DecodeSession>> sessions;
-            sessions.push_back(std::move(loaded->session));
-            server_ =
-                std::make_unique<server::LocalServer>(loaded->model, std::move(sessions), options);
+            sessions.push_back(std::move(loaded->engine.session));
+            server_ = std::make_unique<server::LocalServer>(loaded->engine.model,
+                                                            std::move(sessions), options);
             for (int port = 8080; port < 8100 && port_ < 0; ++port)
               port_ = server_->bind("127.0.0.1", port);
             if (port_ < 0) {

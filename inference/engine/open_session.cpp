@@ -1,9 +1,15 @@
 #include "inference/engine/open_session.h"
 
+#include <algorithm>
+
 #include "inference/engine/backend_loader.h"
 #include "inference/engine/cpu_forward.h"
 
 namespace ts::engine {
+
+int defaultPositions(const ModelConfig& config) {
+  return std::min(config.context > 0 ? config.context : 2048, 4096);
+}
 
 Result<std::string> parseBackend(const std::string& name) {
   if (name == "cpu" || name == "cuda" || name == "auto") return name;

@@ -24,6 +24,10 @@ struct OpenedSession {
   std::string note;     // why CPU runs when CUDA was asked for (empty otherwise)
 };
 
+// KV positions a session gets when the user names none: the model's trained context
+// (2048 when the file does not say), at most 4096.
+int defaultPositions(const ModelConfig& config);
+
 // Checks the name ("expected cpu, cuda or auto").
 Result<std::string> parseBackend(const std::string& name);
 
