@@ -24,14 +24,14 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
   Utf8Stream utf8;
   std::vector<int> history = prompt;
   // Each token as it is produced: false when generation ends here.
-  const auto take = [&](int id) {
+  const auto take = [&](int id, bool drafted) {
     if (id == tokenizer.eos() || (options.chat && id == kBaichuanUserToken)) {
       out.finish = "stop";
       return false;
     }
     out.ids.push_back(id);
     history.push_back(id);
-    GeneratedToken token{id, utf8.push(tokenizer.piece(id))};
+    GeneratedToken token{id, utf8.push(tokenizer.piece(id)), drafted};
     out.text += token.text;
     if (!on_token(token)) {
       out.finish = "cancelled";
@@ -51,7 +51,7 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
     out.prefill_ms = msSince(t0);
     int pos = static_cast<int>(prompt.size());
     for (int step = 0; step < options.max_tokens; ++step) {
-      if (!take(sampler.sample(logits, history))) break;
+      if (!take(sampler.sample(logits, history), false)) break;
       if (step + 1 == options.max_tokens || pos >= session.maxPositions()) break;
       logits = session.forwardBatch({&out.ids.back(), 1}, pos++, false);
     }

@@ -26,8 +26,9 @@ struct GenerateOptions {
 };
 
 struct GeneratedToken {
-  int id = 0;        // -1 for the bytes still held at the end (an incomplete character)
-  std::string text;  // the UTF-8-complete bytes this token releases (may be empty)
+  int id = 0;            // -1 for the bytes still held at the end (an incomplete character)
+  std::string text;      // the UTF-8-complete bytes this token releases (may be empty)
+  bool drafted = false;  // speculative runs: a draft token the target accepted
 };
 
 struct GenerationOutcome {

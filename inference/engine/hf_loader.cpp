@@ -11,6 +11,7 @@
 
 #include "inference/engine/json.h"
 #include "inference/engine/mapped_file.h"
+#include "inference/engine/model_config_readers.h"
 #include "inference/engine/safetensors.h"
 #include "inference/engine/sentencepiece_model.h"
 
@@ -111,8 +112,10 @@ struct Shards {
   }
 };
 
-Result<Shards> openShards(const fs::path& dir) {
-  Shards shards;
+}  // namespace
+
+Result<std::vector<fs::path>> safetensorsFiles(const fs::path& dir) {
+  std::vector<fs::path> files;
   const fs::path index = dir / "model.safetensors.index.json";
   if (fs::exists(index)) {
     auto json = readJson(index);
@@ -134,12 +137,10 @@ Result<Shards> openShards(const fs::path& dir) {
     for (const auto& name : names) {
       if (!fs::exists(dir / name))
         return fail("shard " + name + " named by model.safetensors.index.json is missing");
-      auto ok = shards.add(dir / name);
-      if (!ok) return fail(ok.error());
+      files.push_back(dir / name);
     }
   } else if (fs::exists(dir / "model.safetensors")) {
-    auto ok = shards.add(dir / "model.safetensors");
-    if (!ok) return fail(ok.error());
+    files.push_back(dir / "model.safetensors");
   } else {
     const bool torch =
         fs::exists(dir / "pytorch_model.bin") || fs::exists(dir / "pytorch_model.bin.index.json");
@@ -147,6 +148,17 @@ Result<Shards> openShards(const fs::path& dir) {
                 (torch ? ", found PyTorch .bin weights: convert them to safetensors first"
                        : ", found neither"));
   }
+  return files;
+}
+
+namespace {
+
+Result<Shards> openShards(const fs::path& dir) {
+  auto files = safetensorsFiles(dir);
+  if (!files) return fail(files.error());
+  Shards shards;
+  for (const fs::path& file : files.value())
+    if (auto ok = shards.add(file); !ok) return fail(ok.error());
   shards.index();
   return shards;
 }
@@ -166,13 +178,9 @@ Result<int> configInt(const JsonValue& config, const char* key, std::optional<in
 
 }  // namespace
 
-Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder) {
-  const fs::path dir(folder);
-  if (!fs::exists(dir / "config.json"))
-    return fail("expected a Hugging Face model folder with config.json, found none");
-  auto config_json = readJson(dir / "config.json");
-  if (!config_json) return fail(config_json.error());
-  const JsonValue& cfg = config_json.value();
+namespace {
+
+Result<ModelConfig> configFromHfJson(const JsonValue& cfg, bool* tied) {
   const JsonValue* archs = cfg.find("architectures");
   const std::string arch =
       archs && archs->asArray() && !archs->asArray()->empty() && (*archs->asArray())[0].asString()
@@ -184,8 +192,7 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder) {
         "config.json: architectures: expected BaichuanForCausalLM, BaiChuanForCausalLM or "
         "LlamaForCausalLM, found '" +
         arch + "'");
-  auto model = std::make_shared<Model>();
-  ModelConfig& c = model->config;
+  ModelConfig c;
   c.architecture = baichuan ? "baichuan" : "llama";
   c.source_format = "safetensors";
   for (auto [key, field] :
@@ -220,9 +227,32 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder) {
       return fail("config.json: \"tokenscope_positional\": expected \"alibi\" or \"rope\"");
     c.positional = *name == "alibi" ? Positional::Alibi : Positional::Rope;
   }
-  const bool tied =
-      cfg.find("tie_word_embeddings") && cfg.find("tie_word_embeddings")->asBool().value_or(false);
+  if (tied)
+    *tied = cfg.find("tie_word_embeddings") &&
+            cfg.find("tie_word_embeddings")->asBool().value_or(false);
+  return c;
+}
 
+}  // namespace
+
+Result<ModelConfig> configFromHfFolder(const std::string& folder, bool* tied) {
+  const fs::path dir(folder);
+  if (!fs::exists(dir / "config.json"))
+    return fail("expected a Hugging Face model folder with config.json, found none");
+  auto config_json = readJson(dir / "config.json");
+  if (!config_json) return fail(config_json.error());
+  return configFromHfJson(config_json.value(), tied);
+}
+
+Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder,
+                                            const LoadProgress& progress) {
+  const fs::path dir(folder);
+  bool tied = false;
+  auto config = configFromHfFolder(folder, &tied);
+  if (!config) return fail(config.error());
+  auto model = std::make_shared<Model>();
+  ModelConfig& c = model->config;
+  c = config.value();
   auto shards = openShards(dir);
   if (!shards) return fail(shards.error());
   const Shards& s = shards.value();
@@ -246,6 +276,7 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder) {
   const bool rope = c.positional == Positional::Rope;
   model->layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
+    if (progress && !progress(static_cast<double>(l) / c.n_layers)) return fail(kLoadCancelled);
     LayerWeights& L = model->layers[l];
     const std::string p = "model.layers." + std::to_string(l) + ".";
     WeightBuffer<float> q, k, v;

@@ -10,14 +10,22 @@
 // q / k rows for rotate-half RoPE; they are permuted here to the adjacent-pair order the
 // forward pass (and every GGUF) uses: row 2j + a of a head <- row a * head_dim / 2 + j.
 #pragma once
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "inference/engine/model.h"
 
 namespace ts::engine {
 
-Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder);
+// `progress` is told the share of layers read (false: fail with kLoadCancelled).
+Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder,
+                                            const LoadProgress& progress = {});
+
+// The safetensors files of a folder: the shards model.safetensors.index.json names, or
+// model.safetensors (an error says what was expected: PyTorch .bin weights, nothing).
+Result<std::vector<std::filesystem::path>> safetensorsFiles(const std::filesystem::path& dir);
 
 // Rows of a [heads * head_dim, cols] matrix from rotate-half to adjacent-pair order, and
 // back (the safetensors writer's direction).

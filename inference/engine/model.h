@@ -3,6 +3,7 @@
 // safetensors folders (hf_loader.h) and llama2.c.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,11 +67,18 @@ constexpr int kBaichuan2Vocab = 125696;
 // rounding, so a GGUF converted with normalised rows loads the same.
 void normalizeRows(WeightBuffer<float>& w, int rows, int cols);
 
+// How far a load is, 0..1, reported from the loading thread (or, while quantizing, from
+// one pool thread at a time); returning false cancels the load, which then fails with
+// exactly kLoadCancelled.
+using LoadProgress = std::function<bool(double fraction)>;
+inline constexpr const char* kLoadCancelled = "loading cancelled";
+
 struct LoadOptions {
   std::string tokenizer_path;  // llama2.c: default tok<vocab>.bin / tokenizer.bin beside it
   WeightFormat weights = WeightFormat::F32;
-  int int4_group = 128;  // inputs per int4 scale: 32, 64 or 128
-  bool cache = true;     // quantized weights: use / write the cache beside the model
+  int int4_group = 128;   // inputs per int4 scale: 32, 64 or 128
+  bool cache = true;      // quantized weights: use / write the cache beside the model
+  LoadProgress progress;  // may be empty
 };
 
 // Picks the reader: a folder (or its config.json / a .safetensors file in it) is a Hugging

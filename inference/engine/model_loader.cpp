@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <tuple>
 
@@ -13,6 +14,7 @@
 #include "inference/engine/hf_loader.h"
 #include "inference/engine/mapped_file.h"
 #include "inference/engine/model.h"
+#include "inference/engine/model_config_readers.h"
 #include "inference/engine/quant_cache.h"
 #include "inference/engine/sentencepiece_model.h"
 #include "inference/engine/thread_pool.h"
@@ -90,17 +92,29 @@ Result<QuantMatrix> readMatrix(const GgufFile& g, std::span<const uint8_t> bytes
   return QuantMatrix::fromF32(std::move(w.value()), rows, cols);
 }
 
-Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes,
-                                        const LoadOptions& options) {
-  auto parsed = parseGguf(bytes);
-  if (!parsed) return fail(parsed.error());
-  const GgufFile& g = parsed.value();
+}  // namespace
+
+ModelConfig configFromLlama2c(const Llama2cHeader& h) {
+  return {"llama",      "llama2c",         h.n_layers,        h.dim,           h.n_heads,
+          h.n_kv_heads, h.dim / h.n_heads, h.hidden_dim,      h.vocab_size,    h.seq_len,
+          1e-5f,        10000.f,           h.dim / h.n_heads, Positional::Rope};
+}
+
+std::string hfFolderOf(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (fs::is_directory(path)) return path;
+  const fs::path p(path);
+  if (p.filename() == "config.json" || p.extension() == ".safetensors")
+    return p.parent_path().empty() ? "." : p.parent_path().string();
+  return "";
+}
+
+Result<ModelConfig> configFromGguf(const GgufFile& g) {
   const GgufValue* arch_v = g.find("general.architecture");
   const std::string arch = arch_v && arch_v->asString() ? *arch_v->asString() : "";
   if (arch != "llama" && arch != "baichuan")
     return fail("unsupported architecture: expected 'llama' or 'baichuan', found '" + arch + "'");
-  auto model = std::make_shared<Model>();
-  ModelConfig& c = model->config;
+  ModelConfig c;
   c.architecture = arch;
   c.source_format = "gguf";
   for (auto [key, field] :
@@ -135,10 +149,25 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes,
                   *p->asString() + "'");
     c.positional = *p->asString() == "alibi" ? Positional::Alibi : Positional::Rope;
   }
-  model->vocab = vocabFromGguf(g);
   const auto embd = g.tensor("token_embd.weight");
   if (!embd || embd->dims.size() != 2) return fail("missing tensor 'token_embd.weight'");
   c.vocab = static_cast<int>(embd->dims[1]);
+  return c;
+}
+
+namespace {
+
+Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes, const LoadOptions& options,
+                                        const LoadProgress& progress) {
+  auto parsed = parseGguf(bytes);
+  if (!parsed) return fail(parsed.error());
+  const GgufFile& g = parsed.value();
+  auto config = configFromGguf(g);
+  if (!config) return fail(config.error());
+  auto model = std::make_shared<Model>();
+  ModelConfig& c = model->config;
+  c = config.value();
+  model->vocab = vocabFromGguf(g);
 
   const uint64_t D = c.dim, F = c.ffn_dim, V = c.vocab, Q = c.n_heads * c.head_dim,
                  KV = c.n_kv_heads * c.head_dim;
@@ -160,6 +189,7 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes,
   }
   model->layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
+    if (!progress(static_cast<double>(l) / c.n_layers)) return fail(kLoadCancelled);
     LayerWeights& L = model->layers[l];
     const std::string p = "blk." + std::to_string(l) + ".";
     if (auto e = read(p + "attn_norm.weight", {D}, L.attn_norm)) return *e;
@@ -203,16 +233,6 @@ Result<Vocabulary> llama2cVocabulary(const std::string& path, const std::string&
   return Vocabulary{};
 }
 
-// A folder (or its config.json / a shard) is a Hugging Face model: its folder, else "".
-std::string hfFolderOf(const std::string& path) {
-  namespace fs = std::filesystem;
-  if (fs::is_directory(path)) return path;
-  const fs::path p(path);
-  if (p.filename() == "config.json" || p.extension() == ".safetensors")
-    return p.parent_path().empty() ? "." : p.parent_path().string();
-  return "";
-}
-
 Result<Vocabulary> sentencePieceFile(const std::string& path) {
   auto file = MappedFile::open(path);
   if (!file) return fail(file.error());
@@ -222,16 +242,15 @@ Result<Vocabulary> sentencePieceFile(const std::string& path) {
 }
 
 Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const std::string& path,
-                                           const std::string& tokenizer_path) {
+                                           const std::string& tokenizer_path,
+                                           const LoadProgress& progress) {
   auto parsed = parseLlama2c(bytes);
   if (!parsed) return fail(parsed.error());
   const Llama2cLayout& L = parsed.value();
   const Llama2cHeader& h = L.header;
   auto model = std::make_shared<Model>();
   ModelConfig& c = model->config;
-  c = {"llama",      "llama2c",         h.n_layers,        h.dim,           h.n_heads,
-       h.n_kv_heads, h.dim / h.n_heads, h.hidden_dim,      h.vocab_size,    h.seq_len,
-       1e-5f,        10000.f,           h.dim / h.n_heads, Positional::Rope};
+  c = configFromLlama2c(h);
   const size_t D = c.dim, F = c.ffn_dim, V = c.vocab, KV = c.n_kv_heads * c.head_dim;
   const auto copy = [&](size_t offset, size_t n) {
     return WeightBuffer<float>(L.weights + offset, L.weights + offset + n);
@@ -245,6 +264,7 @@ Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const
   model->classifier = matrix(L.classifier, V, D);
   model->layers.resize(c.n_layers);
   for (size_t l = 0; l < static_cast<size_t>(c.n_layers); ++l) {
+    if (!progress(static_cast<double>(l) / c.n_layers)) return fail(kLoadCancelled);
     LayerWeights& w = model->layers[l];
     w.attn_norm = copy(L.rms_att + l * D, D);
     w.wq = matrix(L.wq + l * D * D, D, D);
@@ -294,24 +314,33 @@ size_t Model::weight_bytes() const {
 
 namespace {
 
+// Maps one phase's own 0..1 onto [from, to] of the whole load; true without a callback.
+LoadProgress phase(const LoadProgress& whole, double from, double to) {
+  return [&whole, from, to](double f) { return !whole || whole(from + (to - from) * f); };
+}
+
 Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadOptions& options) {
   namespace fs = std::filesystem;
   const std::string folder = hfFolderOf(path);
+  const bool quantize = options.weights != WeightFormat::F32;
+  // Reading takes the first half when every matrix is converted afterwards.
+  const LoadProgress reading = phase(options.progress, 0, quantize ? 0.5 : 1.0);
   Result<std::shared_ptr<Model>> model = fail("");
   if (!folder.empty()) {
-    model = loadHfFolder(folder);
+    model = loadHfFolder(folder, reading);
   } else {
     auto file = MappedFile::open(path, MappedFile::Access::Whole);
     if (!file) return fail(file.error());
     const auto bytes = file.value()->bytes();
     model = bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0
-                ? fromGguf(bytes, options)
+                ? fromGguf(bytes, options, reading)
                 : fromLlama2c(bytes, path,
                               fs::path(options.tokenizer_path).extension() == ".model"
                                   ? std::string()  // read below
-                                  : options.tokenizer_path);
+                                  : options.tokenizer_path,
+                              reading);
   }
-  if (!model) return fail(path + ": " + model.error());
+  if (!model) return model.error() == kLoadCancelled ? model : fail(path + ": " + model.error());
   // An explicit sentencepiece tokenizer.model replaces the file's own vocabulary.
   if (const std::string& tok = options.tokenizer_path;
       !tok.empty() && fs::path(tok).extension() == ".model") {
@@ -328,17 +357,25 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
     normalizeRows(head, m.config.vocab, m.config.dim);
     m.classifier = QuantMatrix::fromF32(std::move(head), m.config.vocab, m.config.dim);
   }
-  if (options.weights != WeightFormat::F32) {  // quantize once, at load, on every core
+  if (quantize) {  // once, at load, on every core
     std::vector<QuantMatrix*> matrices = {&m.classifier};
     for (auto& l : m.layers)
       for (QuantMatrix* q : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
         matrices.push_back(q);
+    const LoadProgress converting = phase(options.progress, 0.5, 0.97);
     ThreadPool pool(ThreadPool::defaultThreads());
-    std::atomic<size_t> next{0};
+    std::atomic<size_t> next{0}, done{0};
+    std::atomic<bool> cancelled{false};
+    std::mutex report;  // the callback sees one thread at a time
     pool.parallelFor(pool.threads(), [&](int, int) {
-      for (size_t i; (i = next++) < matrices.size();)
+      for (size_t i; !cancelled && (i = next++) < matrices.size();) {
         *matrices[i] = matrices[i]->converted(options.weights, options.int4_group);
+        const double share = static_cast<double>(++done) / matrices.size();
+        std::lock_guard lock(report);
+        if (!cancelled && !converting(share)) cancelled = true;
+      }
     });
+    if (cancelled) return fail(kLoadCancelled);
   }
   m.weight_format = options.weights;
   return model;
@@ -374,9 +411,11 @@ Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOpti
   const std::string cache = quantized && options.cache ? quantCachePath(path, options) : "";
   std::string previous;  // why an existing cache was not used
   if (!cache.empty()) {
-    auto hit = readQuantCache(cache);
+    auto hit = readQuantCache(cache, options.progress);
+    if (!hit && hit.error() == kLoadCancelled) return hit;
     if (hit) {
       hit.value()->cache_note = "hit: " + cache;
+      if (options.progress) options.progress(1.0);
       return hit;
     }
     if (std::filesystem::exists(cache)) previous = " (replacing " + hit.error() + ")";
@@ -394,6 +433,7 @@ Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOpti
     auto written = writeQuantCache(m, cache);
     m.cache_note = written ? "written: " + cache + previous : "not written: " + written.error();
   }
+  if (options.progress) options.progress(1.0);
   return model;
 }
 

@@ -121,7 +121,8 @@ Result<bool> writeQuantCache(const Model& m, const std::string& path) {
   return writeFileAtomically(path, {w.bytes});
 }
 
-Result<std::shared_ptr<Model>> readQuantCache(const std::string& path) {
+Result<std::shared_ptr<Model>> readQuantCache(const std::string& path,
+                                              const LoadProgress& progress) {
   if (!fs::exists(path)) return fail("no cache file");
   auto file = MappedFile::open(path, MappedFile::Access::Whole);
   if (!file) return fail(file.error());
@@ -172,7 +173,9 @@ Result<std::shared_ptr<Model>> readQuantCache(const std::string& path) {
   if (!head) return bad(head.error());
   model->classifier = std::move(head.value());
   model->layers.resize(c.n_layers);
-  for (auto& l : model->layers) {
+  for (size_t i = 0; i < model->layers.size(); ++i) {
+    if (progress && !progress(static_cast<double>(i) / c.n_layers)) return fail(kLoadCancelled);
+    LayerWeights& l = model->layers[i];
     if (!r.array(l.attn_norm, D) || !r.array(l.ffn_norm, D)) return bad("cut short in a layer");
     for (QuantMatrix* q : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) {
       auto m = QuantMatrix::readFrom(r);

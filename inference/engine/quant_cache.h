@@ -21,7 +21,9 @@ std::string quantCachePath(const std::string& source, const LoadOptions& options
 
 // The cached model, or an error saying why it is unusable (missing, truncated, another
 // format version); a caller then loads the source and writes a new cache.
-Result<std::shared_ptr<Model>> readQuantCache(const std::string& path);
+// `progress` is told the share of layers read (false: fail with kLoadCancelled).
+Result<std::shared_ptr<Model>> readQuantCache(const std::string& path,
+                                              const LoadProgress& progress = {});
 Result<bool> writeQuantCache(const Model& model, const std::string& path);
 
 }  // namespace ts::engine

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "inference/engine/decode_session.h"
@@ -108,8 +109,9 @@ class SpeculativeDecoder {
   SpeculativeDecoder(DecodeSession& target, DraftSource& draft, Sampler& sampler,
                      SpeculativeConfig config);
   // Generates up to max_tokens tokens after `prompt` (at least one token), calling
-  // on_token(token) for each in order; on_token returning false stops (e.g. at the end of
-  // sequence token). Returns the generated tokens.
+  // on_token(token) -- or on_token(token, drafted), drafted = an accepted draft token rather
+  // than one the target sampled -- for each in order; on_token returning false stops (e.g.
+  // at the end of sequence token). Returns the generated tokens.
   template <class OnToken>
   std::vector<int> generate(std::span<const int> prompt, int max_tokens, OnToken on_token);
 
@@ -150,9 +152,16 @@ std::vector<int> SpeculativeDecoder::generate(std::span<const int> prompt, int m
   while (static_cast<int>(out.size()) < max_tokens) {
     const std::vector<int> committed = step(max_tokens - static_cast<int>(out.size()));
     if (committed.empty()) break;  // the KV cache is full
-    for (int token : committed) {
-      out.push_back(token);
-      if (!on_token(token)) return out;
+    // A step commits its accepted drafts first, then the target's own token.
+    const size_t accepted = static_cast<size_t>(stats_.steps.back().accepted);
+    for (size_t i = 0; i < committed.size(); ++i) {
+      out.push_back(committed[i]);
+      bool go_on;
+      if constexpr (std::is_invocable_v<OnToken, int, bool>)
+        go_on = on_token(committed[i], i < accepted);
+      else
+        go_on = on_token(committed[i]);
+      if (!go_on) return out;
     }
   }
   return out;

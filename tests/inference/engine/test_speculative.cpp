@@ -1,6 +1,7 @@
 // Speculative sampling: greedy output identical to plain greedy decoding for every draft
 // source and K; the sampled distribution equal to plain sampling's (chi-squared, with a
 // known-wrong rule that the same test rejects); rolled-back KV caches equal to plain ones.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -198,6 +199,29 @@ int main() {
         check(accepted > drafted / 2,
               name + ": the int4 self-draft agrees with the target on most greedy tokens");
     }
+  }
+
+  // --- Which tokens were accepted drafts: each step's first `accepted`, never the last. ---
+  {
+    const auto target = targets.front().second;
+    auto draft = makeDraft("self-int4", target, nullptr);
+    CpuSession session(target, kContext);
+    Sampler sampler(greedy);
+    SpeculativeDecoder decoder(session, *draft, sampler, {4, false});
+    std::vector<bool> flags;
+    decoder.generate(std::vector<int>{1, 5, 9, 3}, 40, [&](int, bool drafted) {
+      flags.push_back(drafted);
+      return true;
+    });
+    std::vector<bool> expected;
+    for (const SpeculativeStep& step : decoder.stats().steps)
+      for (int i = 0; i <= step.accepted; ++i) expected.push_back(i < step.accepted);
+    expected.resize(flags.size());
+    const auto drafted = std::count(flags.begin(), flags.end(), true);
+    check(flags == expected && drafted == decoder.stats().accepted() && drafted > 0 &&
+              drafted < static_cast<long>(flags.size()),
+          "drafted flags: " + std::to_string(drafted) + " of " + std::to_string(flags.size()) +
+              " tokens were accepted drafts, as the step records say");
   }
 
   // --- Draft sources in isolation. ---
