@@ -32,7 +32,8 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
       window_(window),
       store_(std::move(store)),
       log_dir_(std::move(log_dir)),
-      persist_(persist_providers) {
+      persist_(persist_providers),
+      model_manager_(window) {
   window->setUrlPreview(&previewBaseUrl);
   window->setProviderPresets(ProviderStore::presets().providers);
   connect(window, &ui::MainWindow::sendRequested, this, &ChatController::onSend);
@@ -65,6 +66,8 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   connect(window, &ui::MainWindow::effectiveConfigRequested, this,
           &ChatController::showEffectiveConfig);
   connect(window, &ui::MainWindow::downloadRequested, this, &ChatController::openDownloads);
+  connect(window, &ui::MainWindow::modelManagerRequested, this, &ChatController::openModelManager);
+  connect(&model_manager_, &ModelManager::loaded, this, &ChatController::useLoadedModel);
   connect(window, &ui::MainWindow::serveRequested, this, [this](const ProviderSettings& p) {
     if (p.kind != ProviderKind::LocalEngine) {
       window_->setServing(false);
@@ -106,12 +109,19 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
     else
       window_->showStatus(tr("Exported ") + path + tr(" (the key variable's name, never a key)"));
   });
-  connect(window, &ui::MainWindow::providersEdited, this,
-          [this](const std::vector<ProviderSettings>& providers, int current) {
-            if (!persist_) return;
-            const QString error = store_.save({providers, current});
-            if (!error.isEmpty()) window_->showStatus(tr("Providers not saved: ") + error);
-          });
+  connect(window, &ui::MainWindow::providersEdited, this, &ChatController::saveProviders);
+}
+
+void ChatController::saveProviders(const std::vector<ProviderSettings>& providers, int current) {
+  if (!persist_) return;
+  const QString error = store_.save({providers, current});
+  if (!error.isEmpty()) window_->showStatus(tr("Providers not saved: ") + error);
+}
+
+void ChatController::showAndSaveProviders(const std::vector<ProviderSettings>& providers,
+                                          int current) {
+  window_->setProviders(providers, current);
+  saveProviders(providers, current);
 }
 
 void ChatController::onSend(const ProviderSettings& provider, const GenerationRequest& request) {
@@ -268,10 +278,44 @@ void ChatController::openDownloads() {
     providers.push_back({QFileInfo(path).completeBaseName().toStdString(), path.toStdString(),
                          QFileInfo(path).completeBaseName().toStdString(), "", 60, 0,
                          KeySource::Environment, ProviderKind::LocalEngine});
-    window_->setProviders(providers, static_cast<int>(providers.size()) - 1);
+    showAndSaveProviders(providers, static_cast<int>(providers.size()) - 1);
     window_->showStatus(tr("Added the local provider %1").arg(QFileInfo(path).completeBaseName()));
   });
   dialog->show();
+}
+
+void ChatController::openModelManager() {
+  const auto current = window_->currentProviderSettings();
+  if (!current || current->kind != ProviderKind::LocalEngine) {
+    model_manager_.open();
+    return;
+  }
+  ui::ModelManagerDialog* dialog = model_manager_.open();
+  dialog->setSettings(current->local);
+  dialog->setPath(QString::fromStdString(current->base_url));
+}
+
+void ChatController::useLoadedModel(const QString& path, const LocalEngineSettings& settings) {
+  std::vector<ProviderSettings> providers = window_->providers();
+  auto it = std::find_if(providers.begin(), providers.end(), [&](const ProviderSettings& p) {
+    return p.kind == ProviderKind::LocalEngine && QString::fromStdString(p.base_url) == path;
+  });
+  const QString name = QFileInfo(path).completeBaseName();
+  if (it == providers.end()) {
+    ProviderSettings p{
+        name.toStdString(),     path.toStdString(),       name.toStdString(), "", 60, 0,
+        KeySource::Environment, ProviderKind::LocalEngine};
+    providers.push_back(p);
+    it = std::prev(providers.end());
+  }
+  it->local = settings;
+  showAndSaveProviders(providers, static_cast<int>(it - providers.begin()));
+  window_->showStatus(tr("%1 is loaded: chat, serve or benchmark it (weights %2, KV cache %3, "
+                         "%4 positions).")
+                          .arg(QString::fromStdString(it->name),
+                               QString::fromStdString(settings.weights),
+                               QString::fromStdString(settings.kv))
+                          .arg(settings.context));
 }
 
 void ChatController::onFinished(const RemoteResult& result) {

@@ -5,6 +5,7 @@
 #include "app/chat_session.h"
 #include "app/key_store.h"
 #include "app/local_serving.h"
+#include "app/model_manager.h"
 #include "app/provider_store.h"
 #include "inference/remote/model_list.h"
 #include "ui/api_key_dialog.h"
@@ -23,6 +24,7 @@ class ChatController : public QObject {
                  bool persist_providers, QObject* parent = nullptr);
   ChatSession& session() { return session_; }
   LocalServing& serving() { return serving_; }
+  ModelManager& modelManager() { return model_manager_; }
 
   // Makes a configuration current: its provider is added (or replaced, by name) and
   // selected, its inference values fill the parameter panel, its observability settings
@@ -40,6 +42,9 @@ class ChatController : public QObject {
 
  private:
   void onSend(const ProviderSettings& provider, const GenerationRequest& request);
+  void saveProviders(const std::vector<ProviderSettings>& providers, int current);
+  // For changes made here (not through the window's own editing, which saves by itself).
+  void showAndSaveProviders(const std::vector<ProviderSettings>& providers, int current);
   void onFinished(const RemoteResult& result);
   void runDoctor(const ProviderSettings& provider);
   void editApiKey(const ProviderSettings& provider);
@@ -52,6 +57,11 @@ class ChatController : public QObject {
   // The download dialog, driving a ModelDownload into the models folder; "Use this model"
   // adds a local provider for the file and selects it.
   void openDownloads();
+  // The model manager, on the current local provider's model and settings when there is one.
+  void openModelManager();
+  // A model loaded by the model manager becomes the current provider: the local provider
+  // for that path (its settings replaced), or a new one named after the file.
+  void useLoadedModel(const QString& path, const LocalEngineSettings& settings);
 
   ui::MainWindow* window_;
   ProviderStore store_;
@@ -59,6 +69,7 @@ class ChatController : public QObject {
   bool persist_;
   ChatSession session_;
   LocalServing serving_;
+  ModelManager model_manager_;
   KeyStore key_store_;
   ModelListFetcher models_;
   GenerationRequest last_request_;

@@ -108,7 +108,11 @@ int runChatCommand(const QStringList& args) {
   request.model = text("model", "default_model").toStdString();
   if (p.isSet("system")) request.messages.push_back({"system", p.value("system").toStdString()});
   request.messages.push_back({"user", p.value("prompt").toStdString()});
-  request.params = {*temperature, *top_p, *max_tokens, stream, seed};
+  request.params.temperature = *temperature;
+  request.params.top_p = *top_p;
+  request.params.max_tokens = *max_tokens;
+  request.params.stream = stream;
+  request.params.seed = seed;
 
   RemoteEndpoint endpoint;
   endpoint.provider_name = QString::fromStdString(request.provider);

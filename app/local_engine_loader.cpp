@@ -3,43 +3,72 @@
 #include <QCoreApplication>
 
 #include "app/demo_model.h"
+#include "app/loaded_models.h"
 #include "inference/engine/open_session.h"
 #include "inference/engine/thread_pool.h"
 
 namespace ts {
 
 LocalEngineSpec localSpecFor(const ProviderSettings& provider) {
-  LocalEngineSpec spec;
-  spec.model_path = QString::fromStdString(provider.base_url);
-  return spec;
+  return {QString::fromStdString(provider.base_url), provider.local};
 }
 
-QString loadLocalEngine(const LocalEngineSpec& spec, LocalEngine& out) {
-  if (spec.model_path.trimmed().isEmpty())
-    return QCoreApplication::translate(
+std::shared_ptr<engine::Model> loadLocalModel(const LocalEngineSpec& spec, QString& error,
+                                              const engine::LoadProgress& progress) {
+  if (spec.model_path.trimmed().isEmpty()) {
+    error = QCoreApplication::translate(
         "ts::LocalEngineWorker",
         "This local provider names no model: edit it and give a GGUF file, a Hugging Face "
         "folder or a llama2.c checkpoint.");
+    return nullptr;
+  }
   if (spec.model_path == demoModelPath())  // the ready default, made at its first use
-    if (const QString error = ensureDemoModel(spec.model_path); !error.isEmpty())
-      return QCoreApplication::translate("ts::LocalEngineWorker",
-                                         "the demo model could not be created: ") +
-             error;
-  auto weights = engine::parseWeightFormat(spec.weights.toStdString());
-  auto kv = engine::parseKvFormat(spec.kv.toStdString());
-  if (!weights || !kv) return QString::fromStdString(!weights ? weights.error() : kv.error());
+    if (const QString made = ensureDemoModel(spec.model_path); !made.isEmpty()) {
+      error = QCoreApplication::translate("ts::LocalEngineWorker",
+                                          "the demo model could not be created: ") +
+              made;
+      return nullptr;
+    }
+  const QString weights_name = QString::fromStdString(spec.engine.weights);
+  if (auto shared = LoadedModels::find(spec.model_path, weights_name)) {
+    if (progress) progress(1.0);
+    return shared;
+  }
+  auto weights = engine::parseWeightFormat(spec.engine.weights);
+  if (!weights) {
+    error = QString::fromStdString(weights.error());
+    return nullptr;
+  }
   engine::LoadOptions options;
   options.weights = weights.value();
+  options.progress = progress;
   auto model = engine::loadModel(spec.model_path.toStdString(), options);
-  if (!model) return QString::fromStdString(model.error());
+  if (!model) {
+    error = QString::fromStdString(model.error());
+    return nullptr;
+  }
+  LoadedModels::countLoadFromFile();
+  LoadedModels::add(spec.model_path, weights_name, model.value());
+  return model.value();
+}
+
+QString loadLocalEngine(const LocalEngineSpec& spec, LocalEngine& out,
+                        const engine::LoadProgress& progress) {
+  auto kv = engine::parseKvFormat(spec.engine.kv);
+  if (!kv) return QString::fromStdString(kv.error());
+  QString error;
+  auto model = loadLocalModel(spec, error, progress);
+  if (!model) return error;
   engine::BackendRequest request;
-  request.name = spec.backend.toStdString();
-  request.threads = spec.threads > 0 ? spec.threads : engine::ThreadPool::defaultThreads();
+  request.name = spec.engine.backend;
+  request.threads =
+      spec.engine.threads > 0 ? spec.engine.threads : engine::ThreadPool::defaultThreads();
+  request.cuda.device = spec.engine.device;
   const int positions =
-      spec.context > 0 ? spec.context : engine::defaultPositions(model.value()->config);
-  auto opened = engine::openSession(model.value(), positions, kv.value(), request);
+      spec.engine.context > 0 ? spec.engine.context : engine::defaultPositions(model->config);
+  auto opened = engine::openSession(model, positions, kv.value(), request);
   if (!opened) return QString::fromStdString(opened.error());
-  out.model = model.value();
+  out.model = model;
   out.session = std::move(opened.value().session);
   out.kv = kv.value();
   out.threads = request.threads;

@@ -1,6 +1,7 @@
-// Loading what a local provider runs, for the chat worker and for serving from the app:
-// the model (the demo model is created first when the provider names it) in the chosen
-// weight format, and a decoding session on the chosen backend.
+// Loading what a local provider runs, for the chat worker, serving from the app and the
+// model manager: the model (the demo model is created first when the provider names it)
+// in the chosen weight format -- shared through LoadedModels when it is already loaded --
+// and a decoding session on the chosen backend.
 #pragma once
 #include <QString>
 #include <memory>
@@ -16,11 +17,7 @@ namespace ts {
 // and the engine settings.
 struct LocalEngineSpec {
   QString model_path;
-  QString weights = "f32";   // f32 | f16 | int8 | int4 | q8_0
-  QString kv = "f32";        // f32 | f16 | int8
-  QString backend = "auto";  // cpu | cuda | auto
-  int threads = 0;           // 0: one per core
-  int context = 0;           // KV positions; 0: the model's context, at most 4096
+  LocalEngineSettings engine;
   bool operator==(const LocalEngineSpec&) const = default;
 };
 LocalEngineSpec localSpecFor(const ProviderSettings& provider);
@@ -33,7 +30,14 @@ struct LocalEngine {
   QString backend_note;  // why CUDA was not used, when it was asked for
 };
 
+// The model of `spec` (from LoadedModels, else read from its file and registered there).
+// `progress` as engine::LoadOptions::progress (returning false cancels: the error is then
+// exactly engine::kLoadCancelled). Null with `error` set when it cannot be loaded.
+std::shared_ptr<engine::Model> loadLocalModel(const LocalEngineSpec& spec, QString& error,
+                                              const engine::LoadProgress& progress = {});
+
 // Fills `out`; returns "" or why the model cannot run.
-QString loadLocalEngine(const LocalEngineSpec& spec, LocalEngine& out);
+QString loadLocalEngine(const LocalEngineSpec& spec, LocalEngine& out,
+                        const engine::LoadProgress& progress = {});
 
 }  // namespace ts

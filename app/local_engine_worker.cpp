@@ -84,7 +84,9 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     out = engine::generate(
         *engine_.session, *tokenizer_, prompt, options, [&](const engine::GeneratedToken& t) {
           if (cancel_flag_->load()) return false;
-          emitEvent(result, StreamEvent::chunk(monotonicNowNs(), t.text, t.id >= 0 ? 1 : 0));
+          StreamEvent chunk = StreamEvent::chunk(monotonicNowNs(), t.text, t.id >= 0 ? 1 : 0);
+          chunk.drafted = t.drafted;
+          emitEvent(result, chunk);
           return true;
         });
   } catch (const std::exception& e) {

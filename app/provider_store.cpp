@@ -71,6 +71,18 @@ ProviderList ProviderStore::load(QString* error) const {
     p.key_source = source == "keychain" ? KeySource::Keychain
                    : source == "file"   ? KeySource::PlaintextFile
                                         : KeySource::Environment;
+    if (const QJsonObject e = o.value("engine").toObject(); !e.isEmpty()) {
+      const LocalEngineSettings defaults;
+      const auto text = [&](const char* key, const std::string& fallback) {
+        return e.value(key).toString(QString::fromStdString(fallback)).toStdString();
+      };
+      p.local.weights = text("weights", defaults.weights);
+      p.local.kv = text("kv", defaults.kv);
+      p.local.backend = text("backend", defaults.backend);
+      p.local.device = std::max(0, e.value("device").toInt(0));
+      p.local.threads = std::max(0, e.value("threads").toInt(0));
+      p.local.context = std::max(0, e.value("context").toInt(0));
+    }
     if (!p.name.empty()) list.providers.push_back(p);
   }
   list.current = doc.object().value("current").toInt(0);
@@ -80,16 +92,25 @@ ProviderList ProviderStore::load(QString* error) const {
 
 QString ProviderStore::save(const ProviderList& list) const {
   QJsonArray providers;
-  for (const auto& p : list.providers)
-    providers.append(QJsonObject{{"name", QString::fromStdString(p.name)},
-                                 {"base_url", QString::fromStdString(p.base_url)},
-                                 {"default_model", QString::fromStdString(p.default_model)},
-                                 {"api_key_env", QString::fromStdString(p.api_key_env)},
-                                 {"timeout_seconds", p.timeout_seconds},
-                                 {"max_retries", p.max_retries},
-                                 {"key_source", keySourceName(p.key_source)},
-                                 {"kind", p.kind == ProviderKind::LocalEngine ? "local" : "remote"},
-                                 {"id", QString::fromStdString(p.id)}});
+  for (const auto& p : list.providers) {
+    QJsonObject o{{"name", QString::fromStdString(p.name)},
+                  {"base_url", QString::fromStdString(p.base_url)},
+                  {"default_model", QString::fromStdString(p.default_model)},
+                  {"api_key_env", QString::fromStdString(p.api_key_env)},
+                  {"timeout_seconds", p.timeout_seconds},
+                  {"max_retries", p.max_retries},
+                  {"key_source", keySourceName(p.key_source)},
+                  {"kind", p.kind == ProviderKind::LocalEngine ? "local" : "remote"},
+                  {"id", QString::fromStdString(p.id)}};
+    if (p.kind == ProviderKind::LocalEngine)
+      o.insert("engine", QJsonObject{{"weights", QString::fromStdString(p.local.weights)},
+                                     {"kv", QString::fromStdString(p.local.kv)},
+                                     {"backend", QString::fromStdString(p.local.backend)},
+                                     {"device", p.local.device},
+                                     {"threads", p.local.threads},
+                                     {"context", p.local.context}});
+    providers.append(o);
+  }
   QDir().mkpath(QFileInfo(path_).absolutePath());
   QSaveFile file(path_);
   if (!file.open(QIODevice::WriteOnly))

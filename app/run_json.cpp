@@ -76,6 +76,7 @@ QJsonArray eventsJson(const RecordedRun& run) {
       case EventKind::TokenChunk:
         o.insert("text", QString::fromStdString(e.text));
         if (e.n_tokens > 0) o.insert("n_tokens", e.n_tokens);
+        if (e.drafted) o.insert("drafted", true);
         break;
       case EventKind::Usage:
         o.insert("prompt_tokens", static_cast<qint64>(e.prompt_tokens));

@@ -22,6 +22,18 @@ QTextCharFormat bodyFormat() {
   return QTextCharFormat();
 }
 
+// Accepted draft tokens carry this property whether or not they are marked, so the
+// toggle can mark or unmark them afterwards.
+constexpr int kDraftedProperty = QTextFormat::UserProperty + 1;
+const QColor kDraftedBackground(0xd5, 0xf5, 0xe3);  // pale green: the draft got it right
+
+QTextCharFormat draftedFormat(bool marked) {
+  QTextCharFormat f;
+  f.setProperty(kDraftedProperty, true);
+  if (marked) f.setBackground(kDraftedBackground);
+  return f;
+}
+
 QTextCharFormat noteFormat(bool is_error) {
   QTextCharFormat f;
   f.setForeground(is_error ? QColor(0xc0, 0x39, 0x2b) : QColor(0x7f, 0x8c, 0x8d));
@@ -117,14 +129,14 @@ void ChatPanel::beginAssistantMessage(const QString& label) {
   newParagraph(transcript_->document(), QString(), bodyFormat());
 }
 
-void ChatPanel::appendAssistantText(const QString& text) {
+void ChatPanel::appendAssistantText(const QString& text, bool drafted) {
   if (text.isEmpty()) return;
   last_answer_ += text;
   QScrollBar* bar = transcript_->verticalScrollBar();
   const bool follow = bar->value() >= bar->maximum() - 4;  // keep following unless scrolled up
   QTextCursor c(transcript_->document());
   c.movePosition(QTextCursor::End);
-  c.insertText(text, bodyFormat());
+  c.insertText(text, drafted ? draftedFormat(mark_drafted_) : bodyFormat());
   if (follow) bar->setValue(bar->maximum());
 }
 
@@ -141,6 +153,32 @@ void ChatPanel::clearTranscript() {
 
 QString ChatPanel::transcriptText() const {
   return transcript_->toPlainText();
+}
+
+void ChatPanel::setMarkDrafted(bool on) {
+  mark_drafted_ = on;
+  QTextDocument* doc = transcript_->document();
+  QList<QPair<int, int>> ranges;  // (position, length): collected first, formats change below
+  for (QTextBlock block = doc->begin(); block.isValid(); block = block.next())
+    for (auto it = block.begin(); !it.atEnd(); ++it)
+      if (it.fragment().charFormat().property(kDraftedProperty).toBool())
+        ranges.append({it.fragment().position(), it.fragment().length()});
+  for (const auto& [position, length] : ranges) {
+    QTextCursor c(doc);
+    c.setPosition(position);
+    c.setPosition(position + length, QTextCursor::KeepAnchor);
+    c.setCharFormat(draftedFormat(on));
+  }
+}
+
+QString ChatPanel::draftedText() const {
+  QString out;
+  const QTextDocument* doc = transcript_->document();
+  for (QTextBlock block = doc->begin(); block.isValid(); block = block.next())
+    for (auto it = block.begin(); !it.atEnd(); ++it)
+      if (it.fragment().charFormat().property(kDraftedProperty).toBool())
+        out += it.fragment().text();
+  return out;
 }
 
 }  // namespace ts::ui

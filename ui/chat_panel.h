@@ -22,11 +22,17 @@ class ChatPanel : public QWidget {
 
   void appendUserMessage(const QString& text);
   void beginAssistantMessage(const QString& label);
-  void appendAssistantText(const QString& text);  // streamed pieces, batched by the caller
+  // Streamed pieces, batched by the caller; `drafted`: accepted speculative draft tokens.
+  void appendAssistantText(const QString& text, bool drafted = false);
   void endAssistantMessage(const QString& note, bool is_error);
   void clearTranscript();
   QString lastAssistantText() const { return last_answer_; }
   QString transcriptText() const;
+  // Shows accepted draft tokens on a highlight (every answer so far, and those to come).
+  void setMarkDrafted(bool on);
+  bool marksDrafted() const { return mark_drafted_; }
+  // The text of the transcript's accepted draft tokens, in order (for tests and copying).
+  QString draftedText() const;
 
  signals:
   void sendClicked();
@@ -38,6 +44,7 @@ class ChatPanel : public QWidget {
   QPushButton* send_;
   QPushButton* stop_;
   QString last_answer_;
+  bool mark_drafted_ = false;
 };
 
 }  // namespace ts::ui

@@ -18,4 +18,20 @@ QString formatRate(std::optional<double> per_second, const char* unit) {
   return QString::number(*per_second, 'f', decimals) + " " + unit;
 }
 
+QString formatBytes(uint64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (b < 1024) return QString::number(bytes) + " B";
+  if (b < 1024.0 * 1024) return QString::number(b / 1024, 'f', 1) + " KiB";
+  if (b < 1024.0 * 1024 * 1024) return QString::number(b / (1024.0 * 1024), 'f', 1) + " MiB";
+  return QString::number(b / (1024.0 * 1024 * 1024), 'f', 2) + " GiB";
+}
+
+QString formatCount(uint64_t n) {
+  const double x = static_cast<double>(n);
+  if (x < 1e3) return QString::number(n);
+  if (x < 1e6) return QString::number(x / 1e3, 'f', 1) + " K";
+  if (x < 1e9) return QString::number(x / 1e6, 'f', 1) + " M";
+  return QString::number(x / 1e9, 'f', 2) + " B";
+}
+
 }  // namespace ts::ui

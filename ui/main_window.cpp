@@ -134,6 +134,10 @@ void MainWindow::buildMenus() {
   provider->addSeparator();
   provider->addAction(tr("Connection &doctor…"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
                       &MainWindow::requestDoctor);
+  provider
+      ->addAction(tr("Open a &local model…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
+                  &MainWindow::modelManagerRequested)
+      ->setObjectName("openLocalModelAction");
   provider->addAction(tr("Do&wnload a model…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D),
                       this, &MainWindow::downloadRequested);
   serve_action_ = provider->addAction(tr("&Serve the local model (OpenAI-compatible)"));
@@ -149,6 +153,14 @@ void MainWindow::buildMenus() {
                   [this] { parameters_->focusFirstField(); });
   view->addAction(tr("Focus &message"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
                   [this] { chat_->focusInput(); });
+  QAction* mark = view->addAction(tr("Mark accepted &draft tokens"));
+  mark->setObjectName("markDraftedAction");
+  mark->setCheckable(true);
+  mark->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+  mark->setToolTip(
+      tr("Speculative runs: tokens the draft proposed and the target accepted are "
+         "shown on green; the rest the target produced itself"));
+  connect(mark, &QAction::toggled, chat_, &ChatPanel::setMarkDrafted);
   view->addSeparator();
   view->addAction(tr("&Effective configuration…"), this, &MainWindow::effectiveConfigRequested);
   QMenu* language = view->addMenu(tr("&Language"));
@@ -357,7 +369,13 @@ void MainWindow::setServing(bool serving) {
 void MainWindow::onStreamEvent(const StreamEvent& event) {
   if (!running_) return;
   recorder_.record(event);
-  if (event.kind == EventKind::TokenChunk) pending_text_ += QString::fromStdString(event.text);
+  if (event.kind == EventKind::TokenChunk) {
+    const QString text = QString::fromStdString(event.text);
+    if (!pending_text_.isEmpty() && pending_text_.back().second == event.drafted)
+      pending_text_.back().first += text;
+    else
+      pending_text_.append({text, event.drafted});
+  }
   if (event.kind == EventKind::Finished || event.kind == EventKind::Failed) {
     frame_timer_.stop();
     flushFrame();
@@ -368,7 +386,7 @@ void MainWindow::onStreamEvent(const StreamEvent& event) {
 }
 
 void MainWindow::flushFrame() {
-  chat_->appendAssistantText(pending_text_);
+  for (const auto& [text, drafted] : pending_text_) chat_->appendAssistantText(text, drafted);
   pending_text_.clear();
   const bool final_frame = recorder_.hasTerminal();
   if (!final_frame && chart_clock_.isValid() && chart_clock_.elapsed() < kChartMs) {

@@ -78,6 +78,7 @@ class MainWindow : public QMainWindow {
   void exportConfigRequested(const QString& path);
   void effectiveConfigRequested();
   void downloadRequested();
+  void modelManagerRequested();  // Provider → Open a local model…
   void serveRequested(const ts::ProviderSettings& provider);
   void stopServingRequested();
   void languageChosen(const QString& code);
@@ -104,9 +105,9 @@ class MainWindow : public QMainWindow {
   MetricsStrip* metrics_;
   LatencyChart* chart_;
 
-  std::vector<ChatMessage> history_;  // the conversation so far, sent with each message
-  RunRecorder recorder_;              // the run being displayed
-  QString pending_text_;              // arrived since the last frame
+  std::vector<ChatMessage> history_;          // the conversation so far, sent with each message
+  RunRecorder recorder_;                      // the run being displayed
+  QList<QPair<QString, bool>> pending_text_;  // (text, drafted) arrived since the last frame
   QTimer frame_timer_;
   QElapsedTimer chart_clock_;  // since the chart and metrics were last refreshed
   bool running_ = false;

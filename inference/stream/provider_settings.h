@@ -18,6 +18,18 @@ enum class ProviderKind : uint8_t {
   LocalEngine,  // the in-process engine (arrives with the local-engine work)
 };
 
+// How the in-process engine runs a LocalEngine provider's model (base_url names the GGUF
+// file, Hugging Face folder or llama2.c checkpoint).
+struct LocalEngineSettings {
+  std::string weights = "f32";   // runtime weight format: f32 | f16 | int8 | int4 | q8_0
+  std::string kv = "f32";        // KV cache: f32 | f16 | int8
+  std::string backend = "auto";  // cpu | cuda | auto (CUDA when usable, else CPU)
+  int device = 0;                // CUDA device index
+  int threads = 0;               // CPU threads; 0: one per core
+  int context = 0;               // KV positions; 0: the model's context, at most 4096
+  bool operator==(const LocalEngineSettings&) const = default;
+};
+
 struct ProviderSettings {
   ProviderSettings() = default;
   ProviderSettings(std::string name_, std::string base_url_, std::string default_model_,
@@ -43,6 +55,7 @@ struct ProviderSettings {
   KeySource key_source = KeySource::Environment;
   ProviderKind kind = ProviderKind::Remote;
   std::string id;  // stable across renames; names the keychain entry. Empty: not yet assigned
+  LocalEngineSettings local;  // LocalEngine providers only
 
   bool operator==(const ProviderSettings&) const = default;
 };

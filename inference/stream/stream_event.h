@@ -34,6 +34,7 @@ struct StreamEvent {
   std::string text;      // TokenChunk: content delta; Finished: finish reason;
                          // Failed: the user-facing message
   int32_t n_tokens = 0;  // TokenChunk: tokens in this chunk, 0 = unknown (remote)
+  bool drafted = false;  // TokenChunk from the local engine: an accepted speculative draft
 
   int64_t prompt_tokens = -1;      // Usage: -1 = not sent
   int64_t completion_tokens = -1;  // Usage: -1 = not sent

@@ -326,6 +326,10 @@ Fix: </source>
         <source>Stopped serving the local model.</source>
         <translation>已停止本地模型服务。</translation>
     </message>
+    <message>
+        <source>%1 is loaded: chat, serve or benchmark it (weights %2, KV cache %3, %4 positions).</source>
+        <translation>%1 已加载：可以对话、提供服务或做基准测试（权重 %2，KV 缓存 %3，%4 个位置）。</translation>
+    </message>
 </context>
 <context>
     <name>ts::ConnectionDoctor</name>
@@ -643,6 +647,133 @@ Fix: </source>
     <message>
         <source>GET %1 listed no models; type a model id</source>
         <translation>GET %1 未列出任何模型;请输入模型 ID</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ModelManager</name>
+    <message>
+        <source>Automatic (CUDA)</source>
+        <translation>自动（CUDA）</translation>
+    </message>
+    <message>
+        <source>Automatic (CPU: no usable CUDA device)</source>
+        <translation>自动（CPU：没有可用的 CUDA 设备）</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>CUDA %1: %2 (%3)</source>
+        <translation>CUDA %1：%2（%3）</translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <source> (Baichuan2, NormHead)</source>
+        <translation>（Baichuan2，NormHead）</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>Width</source>
+        <translation>宽度</translation>
+    </message>
+    <message>
+        <source>%1 (FFN %2)</source>
+        <translation>%1（FFN %2）</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>注意力头</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 个，每个 %2 维</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3 KV heads (grouped-query)</source>
+        <translation>%1 个，每个 %2 维，%3 个 KV 头（分组查询）</translation>
+    </message>
+    <message>
+        <source>Vocabulary</source>
+        <translation>词表</translation>
+    </message>
+    <message>
+        <source>%1 tokens</source>
+        <translation>%1 个词元</translation>
+    </message>
+    <message>
+        <source>%1 tokens; no tokenizer: %2</source>
+        <translation>%1 个词元；没有分词器：%2</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>上下文长度</translation>
+    </message>
+    <message>
+        <source>not stated</source>
+        <translation>未注明</translation>
+    </message>
+    <message>
+        <source>Positions</source>
+        <translation>位置编码</translation>
+    </message>
+    <message>
+        <source>Stored weights</source>
+        <translation>存储的权重</translation>
+    </message>
+    <message>
+        <source>On disk</source>
+        <translation>磁盘占用</translation>
+    </message>
+    <message>
+        <source>Needs %1: weights %2 + KV cache %3</source>
+        <translation>需要 %1：权重 %2 + KV 缓存 %3</translation>
+    </message>
+    <message>
+        <source> + workspace %1</source>
+        <translation> + 工作区 %1</translation>
+    </message>
+    <message>
+        <source> on the device, which has %1 free.</source>
+        <translation>（设备上），设备当前空闲 %1。</translation>
+    </message>
+    <message>
+        <source> on the device.</source>
+        <translation>（设备上）。</translation>
+    </message>
+    <message>
+        <source>; this machine has %1 available.</source>
+        <translation>；本机可用内存 %1。</translation>
+    </message>
+    <message>
+        <source> Converting from the stored weights needs up to %1 while loading (not when the converted cache exists).</source>
+        <translation> 从存储的权重转换时，加载过程中最多需要 %1（已有转换缓存时不需要）。</translation>
+    </message>
+    <message>
+        <source> It does not fit: choose int4 or int8 weights, an int8 KV cache or a shorter context.</source>
+        <translation> 内存不够：请选择 int4 或 int8 权重、int8 KV 缓存或更短的上下文。</translation>
+    </message>
+    <message>
+        <source>Loaded %1 in %2 s (%3 weights, %4 in memory); it is now the current provider.</source>
+        <translation>已加载 %1，用时 %2 秒（%3 权重，占用内存 %4）；它现在是当前提供方。</translation>
     </message>
 </context>
 <context>
@@ -1297,6 +1428,18 @@ Fix: </source>
         <source>&amp;Serve the local model (OpenAI-compatible)</source>
         <translation>以 OpenAI 兼容接口提供本地模型(&amp;S)</translation>
     </message>
+    <message>
+        <source>Open a &amp;local model…</source>
+        <translation>打开本地模型(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Mark accepted &amp;draft tokens</source>
+        <translation>标记被接受的草稿词元(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Speculative runs: tokens the draft proposed and the target accepted are shown on green; the rest the target produced itself</source>
+        <translation>推测采样：草稿模型提出且被目标模型接受的词元以绿色底显示；其余词元由目标模型自己生成</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::MetricsStrip</name>
@@ -1379,6 +1522,137 @@ Fix: </source>
     <message>
         <source>Speculative runs: accepted draft tokens / drafted tokens, then the steps by number of accepted drafts (n:steps).</source>
         <translation>推测采样运行：被接受的草稿词元数 / 草稿词元数，随后是按接受草稿数统计的步数（n:步数）。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::ModelManagerDialog</name>
+    <message>
+        <source>Open a local model</source>
+        <translation>打开本地模型</translation>
+    </message>
+    <message>
+        <source>Recent models:</source>
+        <translation>最近的模型：</translation>
+    </message>
+    <message>
+        <source>A .gguf file, a Hugging Face folder or a llama2.c .bin</source>
+        <translation>.gguf 文件、Hugging Face 文件夹或 llama2.c 的 .bin</translation>
+    </message>
+    <message>
+        <source>Open &amp;file…</source>
+        <translation>打开文件(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Open f&amp;older…</source>
+        <translation>打开文件夹(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Choose a model to see what it is.</source>
+        <translation>选择一个模型以查看其信息。</translation>
+    </message>
+    <message>
+        <source>&amp;Backend</source>
+        <translation>后端(&amp;B)</translation>
+    </message>
+    <message>
+        <source>CPU threads for the matrix products (one per core is usually best)</source>
+        <translation>矩阵乘法使用的 CPU 线程数（通常每个核心一个最好）</translation>
+    </message>
+    <message>
+        <source>CPU &amp;threads</source>
+        <translation>CPU 线程(&amp;T)</translation>
+    </message>
+    <message>
+        <source>f32 (exact)</source>
+        <translation>f32（精确）</translation>
+    </message>
+    <message>
+        <source>f16 (half the memory)</source>
+        <translation>f16（内存减半）</translation>
+    </message>
+    <message>
+        <source>int8, per output channel</source>
+        <translation>int8，按输出通道</translation>
+    </message>
+    <message>
+        <source>int4, groups of 128</source>
+        <translation>int4，每组 128</translation>
+    </message>
+    <message>
+        <source>q8_0, blocks of 32</source>
+        <translation>q8_0，每块 32</translation>
+    </message>
+    <message>
+        <source>Weights are converted once at load and kept in a cache beside the model, so the next load of the same format is fast.</source>
+        <translation>权重在加载时转换一次并缓存在模型旁边，下次以相同格式加载会很快。</translation>
+    </message>
+    <message>
+        <source>&amp;Weights</source>
+        <translation>权重(&amp;W)</translation>
+    </message>
+    <message>
+        <source>f32</source>
+        <translation>f32</translation>
+    </message>
+    <message>
+        <source>f16</source>
+        <translation>f16</translation>
+    </message>
+    <message>
+        <source>int8 (one scale per row)</source>
+        <translation>int8（每行一个缩放因子）</translation>
+    </message>
+    <message>
+        <source>&amp;KV cache</source>
+        <translation>KV 缓存(&amp;K)</translation>
+    </message>
+    <message>
+        <source> positions</source>
+        <translation> 个位置</translation>
+    </message>
+    <message>
+        <source>Prompt + answer tokens the KV cache holds (at most the model's trained context)</source>
+        <translation>KV 缓存可容纳的提示与回答词元数（不超过模型训练时的上下文长度）</translation>
+    </message>
+    <message>
+        <source>&amp;Context</source>
+        <translation>上下文(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Load</source>
+        <translation>加载(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Cancel loading</source>
+        <translation>取消加载</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>This is not a model TokenScope can open: %1</source>
+        <translation>TokenScope 无法打开此模型：%1</translation>
+    </message>
+    <message>
+        <source>Loading cancelled; nothing was changed.</source>
+        <translation>已取消加载；没有做任何更改。</translation>
+    </message>
+    <message>
+        <source>Open a model file</source>
+        <translation>打开模型文件</translation>
+    </message>
+    <message>
+        <source>Models (*.gguf *.bin *.safetensors);;All files (*)</source>
+        <translation>模型 (*.gguf *.bin *.safetensors);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Open a Hugging Face model folder (config.json, *.safetensors)</source>
+        <translation>打开 Hugging Face 模型文件夹（config.json、*.safetensors）</translation>
     </message>
 </context>
 <context>

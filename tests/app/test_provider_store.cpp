@@ -34,6 +34,32 @@ class TestProviderStore : public QObject {
     QCOMPARE(back.providers[1].key_source, KeySource::Keychain);
     QCOMPARE(back.current, 1);
   }
+  // A local provider keeps how the engine runs it (weights, KV cache, backend, device,
+  // threads, context); a file from before these settings loads with the defaults.
+  void localEngineSettingsSurviveARestart() {
+    QTemporaryDir dir;
+    ProviderStore store(dir.filePath("providers.json"));
+    ProviderSettings local{"Tiny",
+                           "/models/tiny.gguf",
+                           "tiny",
+                           "",
+                           60,
+                           0,
+                           KeySource::Environment,
+                           ProviderKind::LocalEngine,
+                           "id-t"};
+    local.local = {"int4", "int8", "cuda", 1, 6, 1024};
+    QCOMPARE(store.save({{local}, 0}), QString());
+    const ProviderList back = store.load();
+    QVERIFY(back.providers.at(0) == local);
+    QVERIFY(back.providers.at(0).local.weights == "int4" && back.providers.at(0).local.device == 1);
+    QFile old(dir.filePath("old.json"));
+    QVERIFY(old.open(QIODevice::WriteOnly));
+    old.write(R"({"providers": [{"name": "Old", "base_url": "/m.gguf", "kind": "local"}]})");
+    old.close();
+    const ProviderList before = ProviderStore(dir.filePath("old.json")).load();
+    QVERIFY(before.providers.at(0).local == LocalEngineSettings{});
+  }
   void presetsAreTheThreeKinds() {
     const auto presets = ProviderStore::presets().providers;
     QCOMPARE(presets.size(), size_t{3});

@@ -22,6 +22,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
+#include <QTextBrowser>
 
 #include <QAction>
 #include <QComboBox>
@@ -29,6 +31,7 @@
 #include <QTableWidget>
 #include "app/chat_controller.h"
 #include "app/config/config_files.h"
+#include "app/loaded_models.h"
 #include "app/model_paths.h"
 #include "tests/support/hub_mirror.h"
 #include "tests/support/openai_test_server.h"
@@ -36,6 +39,7 @@
 #include "ui/download_dialog.h"
 #include "ui/latency_chart.h"
 #include "ui/main_window.h"
+#include "ui/model_manager_dialog.h"
 #include "ui/providers_dialog.h"
 #include "ui/table_dialog.h"
 
@@ -69,7 +73,10 @@ class TestMainWindow : public QObject {
   }
 
  private slots:
-  void initTestCase() { QVERIFY(server_.start() > 0); }
+  void initTestCase() {
+    qputenv("TOKENSCOPE_CONFIG_DIR", dir_.filePath("config").toUtf8());  // ui.ini: recent models
+    QVERIFY(server_.start() > 0);
+  }
   void cleanupTestCase() { server_.stop(); }
   void init() {
     window_ = std::make_unique<ui::MainWindow>();
@@ -242,6 +249,114 @@ class TestMainWindow : public QObject {
     QVERIFY2(label("acceptanceValue").contains("%") && label("acceptanceValue").contains("/"),
              qPrintable(label("acceptanceValue")));
     spec->setCurrentIndex(0);  // off again for the other tests
+  }
+
+  // Speculative runs mark which tokens were accepted drafts: the chunks flagged drafted are
+  // exactly the accepted count, and View → Mark accepted draft tokens paints those (and only
+  // those) on green, and unpaints them again.
+  void acceptedDraftTokensCanBeMarked() {
+    if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
+    setLocalProvider(localModel());
+    window_->findChild<QSlider*>("temperatureSlider")->setValue(0);
+    window_->findChild<QSpinBox*>("maxTokensSpin")->setValue(60);
+    auto* spec = window_->findChild<QComboBox*>("speculativeCombo");
+    spec->setCurrentIndex(spec->findData(QString("self-int4")));
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("I dreamed");
+    QVERIFY(shown.wait(30000));
+    spec->setCurrentIndex(0);
+    int drafted = 0;
+    int64_t accepted = -1;
+    QString drafted_text;
+    for (const StreamEvent& e : window_->currentRun().events) {
+      if (e.kind == EventKind::TokenChunk && e.drafted) {
+        ++drafted;
+        drafted_text += QString::fromStdString(e.text);
+      }
+      if (e.kind == EventKind::Usage) accepted = e.accepted_tokens;
+    }
+    QVERIFY2(drafted > 0 && drafted == accepted,
+             qPrintable(QString("%1 drafted chunks, %2 accepted").arg(drafted).arg(accepted)));
+    QCOMPARE(window_->chatPanel()->draftedText(), drafted_text);
+    const auto painted = [this] {
+      QString out;
+      const QTextDocument* doc = window_->findChild<QTextBrowser*>("transcript")->document();
+      for (QTextBlock b = doc->begin(); b.isValid(); b = b.next())
+        for (auto it = b.begin(); !it.atEnd(); ++it)
+          if (it.fragment().charFormat().background().style() != Qt::NoBrush)
+            out += it.fragment().text();
+      return out;
+    };
+    QVERIFY(painted().isEmpty());
+    auto* mark = window_->findChild<QAction*>("markDraftedAction");
+    mark->trigger();
+    QCOMPARE(painted(), drafted_text);
+    QVERIFY(drafted_text.size() < window_->chatPanel()->lastAssistantText().size());
+    mark->trigger();
+    QVERIFY(painted().isEmpty());
+  }
+
+  // Provider → Open a local model: the facts of the file before loading, the memory the
+  // settings take, Cancel during the load changes nothing, a finished load becomes the
+  // current provider with its settings, is remembered, and the chat uses that very copy.
+  void modelManagerInspectsLoadsAndCancels() {
+    const QString model = shared_ + "/baichuan-tiny-rope/baichuan-tiny-rope-32L-f32.gguf";
+    if (!QFile::exists(model)) QSKIP("the shared fixtures are absent");
+    setProvider();
+    window_->findChild<QAction*>("openLocalModelAction")->trigger();
+    ui::ModelManagerDialog* dialog = controller_->modelManager().dialog();
+    QVERIFY(dialog && dialog->isVisible());
+    dialog->setPath(model);
+    const QString facts = dialog->findChild<QLabel*>("modelFacts")->text();
+    for (const char* part : {"baichuan", "<td>32</td>", "4096 tokens", "F32 × "})
+      QVERIFY2(facts.contains(part), qPrintable(part + QString(" not in ") + facts));
+    QCOMPARE(dialog->findChild<QSpinBox*>("contextSpin")->value(), 4096);
+    auto* weights = dialog->findChild<QComboBox*>("weightsCombo");
+    weights->setCurrentIndex(weights->findData(QString("int8")));
+    dialog->findChild<QSpinBox*>("contextSpin")->setValue(512);
+    const QString estimate = dialog->findChild<QLabel*>("memoryEstimate")->text();
+    QVERIFY2(estimate.contains("weights") && estimate.contains("KV cache") &&
+                 estimate.contains("available"),
+             qPrintable(estimate));
+    auto* load = dialog->findChild<QPushButton*>("loadButton");
+    auto* cancel = dialog->findChild<QPushButton*>("cancelLoadButton");
+    auto* status = dialog->findChild<QLabel*>("loadStatus");
+    QVERIFY(load->isEnabled() && !cancel->isEnabled());
+
+    // Cancel before the load's result reaches the window: nothing changes.
+    const int loads = LoadedModels::loadsFromFiles();
+    QTest::mouseClick(load, Qt::LeftButton);
+    QVERIFY(cancel->isEnabled() && !load->isEnabled());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().contains("cancelled"), 20000);
+    QCOMPARE(window_->providers().size(), size_t{1});
+    QCOMPARE(window_->providers()[0].kind, ProviderKind::Remote);
+    QVERIFY(load->isEnabled());
+
+    QTest::mouseClick(load, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith("Loaded"), 20000);
+    QCOMPARE(dialog->findChild<QProgressBar*>("loadProgress")->value(), 1000);
+    const auto current = window_->currentProviderSettings();
+    QVERIFY(current && current->kind == ProviderKind::LocalEngine);
+    QCOMPARE(current->base_url, model.toStdString());
+    QCOMPARE(current->local.weights, std::string("int8"));
+    QCOMPARE(current->local.context, 512);
+    QCOMPARE(ModelManager::recentModels().value(0), model);
+    QCOMPARE(dialog->findChild<QListWidget*>("recentModels")->count(), 1);
+    const int after_load = LoadedModels::loadsFromFiles();
+    QVERIFY(after_load > loads);
+    // The provider and its engine settings are saved.
+    const ProviderList saved = ProviderStore(dir_.filePath("providers.json")).load();
+    QCOMPARE(saved.providers.at(saved.current).local.weights, std::string("int8"));
+
+    dialog->close();
+    window_->findChild<QSlider*>("temperatureSlider")->setValue(0);
+    window_->findChild<QSpinBox*>("maxTokensSpin")->setValue(8);
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("hello");
+    QVERIFY(shown.wait(30000));
+    QCOMPARE(window_->currentRun().terminal()->text, std::string("length"));
+    QCOMPARE(LoadedModels::loadsFromFiles(), after_load);  // the chat used the loaded copy
   }
 
   // Stop during a local generation ends it within a token, keeping the partial answer; a

@@ -1,0 +1,82 @@
+// Open a local model (a GGUF file, a Hugging Face folder or a llama2.c checkpoint), see
+// what it is before loading it, choose how it runs -- backend (CPU with a thread count, or
+// a CUDA device), runtime weight format, KV cache format, context length -- with the memory
+// that takes, then load it with a progress bar and Cancel. Recent models on the left.
+// Widgets only: the app inspects, estimates and loads (app/model_manager.h) and feeds the
+// results back through the slots.
+#pragma once
+#include <QDialog>
+#include <QList>
+#include <QPair>
+#include <QStringList>
+
+#include "inference/stream/provider_settings.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace ts::ui {
+
+class ModelManagerDialog : public QDialog {
+  Q_OBJECT
+ public:
+  struct Backend {
+    QString label;  // "CPU", "CUDA 0: NVIDIA H200 (139 GiB)", ...
+    QString name;   // auto | cpu | cuda
+    int device = 0;
+  };
+  explicit ModelManagerDialog(QWidget* parent = nullptr);
+
+  void setRecent(const QStringList& paths);
+  void setBackends(const QList<Backend>& backends);
+  // Shows `path` and asks the app for its facts (inspectRequested).
+  void setPath(const QString& path);
+  QString path() const;
+  LocalEngineSettings settings() const;
+  void setSettings(const LocalEngineSettings& settings);
+  bool isLoading() const { return loading_; }
+
+ public slots:
+  // (label, value) rows; `trained_context` bounds the context choice (0: unknown).
+  void showFacts(const QList<QPair<QString, QString>>& rows, int trained_context);
+  void showInspectError(const QString& message);
+  void showEstimate(const QString& text, bool fits);
+  void onLoadProgress(double fraction);
+  void onLoaded(const QString& message);
+  void onLoadFailed(const QString& message, bool cancelled);
+
+ signals:
+  void inspectRequested(const QString& path);
+  void estimateRequested(const QString& path, const ts::LocalEngineSettings& settings);
+  void loadRequested(const QString& path, const ts::LocalEngineSettings& settings);
+  void cancelRequested();
+
+ private:
+  void browseFile();
+  void browseFolder();
+  void settingsChanged();
+  void setLoading(bool loading);
+
+  QListWidget* recent_;
+  QLineEdit* path_;
+  QLabel* facts_;
+  QComboBox* backend_;
+  QSpinBox* threads_;
+  QComboBox* weights_;
+  QComboBox* kv_;
+  QSpinBox* context_;
+  QLabel* estimate_;
+  QProgressBar* bar_;
+  QLabel* status_;
+  QPushButton* load_;
+  QPushButton* cancel_;
+  bool inspected_ = false;  // the path's facts are shown (else Load stays disabled)
+  bool loading_ = false;
+};
+
+}  // namespace ts::ui
