@@ -40,6 +40,12 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   connect(window, &ui::MainWindow::stopRequested, &session_, &ChatSession::cancel);
   connect(&session_, &ChatSession::eventReady, window, &ui::MainWindow::onStreamEvent);
   connect(&session_, &ChatSession::runFinished, this, &ChatController::onFinished);
+  connect(&session_, &ChatSession::localLoadProgress, this, [this](int percent) {
+    const auto p = window_->currentProviderSettings();
+    const QString name = p ? QString::fromStdString(p->name) : QString();
+    window_->showStatus(percent < 100 ? tr("Loading %1… %2% (Stop cancels)").arg(name).arg(percent)
+                                      : tr("Loaded %1.").arg(name));
+  });
   connect(window, &ui::MainWindow::doctorRequested, this, &ChatController::runDoctor);
   connect(window, &ui::MainWindow::apiKeyRequested, this, &ChatController::editApiKey);
   connect(window, &ui::MainWindow::modelsRequested, this, &ChatController::refreshModels);

@@ -36,6 +36,8 @@ ChatSession::ChatSession(QObject* parent) : QObject(parent) {
           Qt::QueuedConnection);
   connect(local_, &LocalEngineWorker::runFinished, this, &ChatSession::runFinished,
           Qt::QueuedConnection);
+  connect(local_, &LocalEngineWorker::loadProgress, this, &ChatSession::localLoadProgress,
+          Qt::QueuedConnection);
   thread_.setObjectName("generation");
   thread_.start();
 }

@@ -41,6 +41,7 @@ class ChatSession : public QObject {
  signals:
   void eventReady(const ts::StreamEvent& event);
   void runFinished(const ts::RemoteResult& result);
+  void localLoadProgress(int percent);  // a local provider's model loading, 0..100
 
  private:
   QThread thread_;

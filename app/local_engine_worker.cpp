@@ -14,7 +14,13 @@ QString LocalEngineWorker::ensureLoaded(const LocalEngineSpec& spec) {
   draft_.reset();
   draft_spec_.clear();
   engine_ = {};
-  if (const QString error = loadLocalEngine(spec, engine_); !error.isEmpty()) {
+  int last_percent = -1;
+  const auto progress = [&](double fraction) {  // Stop cancels a load as well
+    const int percent = static_cast<int>(fraction * 100);
+    if (percent != last_percent) emit loadProgress(last_percent = percent);
+    return !cancel_flag_->load();
+  };
+  if (const QString error = loadLocalEngine(spec, engine_, progress); !error.isEmpty()) {
     engine_ = {};
     return error;
   }
@@ -39,8 +45,15 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
               StreamEvent::failed(monotonicNowNs(), kind, 0, message.toStdString(), partial));
     emit runFinished(result);
   };
-  if (const QString error = ensureLoaded(spec); !error.isEmpty())
+  if (const QString error = ensureLoaded(spec); !error.isEmpty()) {
+    if (error == engine::kLoadCancelled) {  // Stop while loading: a cancelled, empty run
+      result.cancelled = true;
+      emitEvent(result, StreamEvent::finished(monotonicNowNs(), "cancelled"));
+      emit runFinished(result);
+      return;
+    }
     return fail(FailureKind::ModelNotFound, tr("The local model cannot run: ") + error, "");
+  }
   if (!engine_.backend_note.isEmpty()) result.warnings << engine_.backend_note;
   std::vector<engine::ChatMessage> messages;
   for (const auto& m : request.messages) messages.push_back({m.role, m.content});

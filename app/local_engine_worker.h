@@ -2,8 +2,9 @@
 // request becomes the same StreamEvents (Started, a TokenChunk per token with n_tokens 1,
 // Usage with the prompt and completion tokens, Finished or Failed) and the same
 // RemoteResult, so the chat view, charts, metrics and run log treat both alike. The model
-// is loaded on first use and kept while the provider's settings stay the same. Stop is
-// checked before every token: it takes effect within one token.
+// is loaded on first use (reporting loadProgress; Stop cancels the load) and kept while the
+// provider's settings stay the same. Stop is checked before every token: it takes effect
+// within one token.
 #pragma once
 #include <QObject>
 #include <QString>
@@ -30,6 +31,7 @@ class LocalEngineWorker : public QObject {
  signals:
   void eventReady(const ts::StreamEvent& event);
   void runFinished(const ts::RemoteResult& result);
+  void loadProgress(int percent);  // while the model loads at a run's start
 
  private:
   QString ensureLoaded(const LocalEngineSpec& spec);  // "" or why the model cannot run

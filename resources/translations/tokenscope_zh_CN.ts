@@ -330,6 +330,14 @@ Fix: </source>
         <source>%1 is loaded: chat, serve or benchmark it (weights %2, KV cache %3, %4 positions).</source>
         <translation>%1 已加载：可以对话、提供服务或做基准测试（权重 %2，KV 缓存 %3，%4 个位置）。</translation>
     </message>
+    <message>
+        <source>Loading %1… %2% (Stop cancels)</source>
+        <translation>正在加载 %1… %2%（“停止”可取消）</translation>
+    </message>
+    <message>
+        <source>Loaded %1.</source>
+        <translation>已加载 %1。</translation>
+    </message>
 </context>
 <context>
     <name>ts::ConnectionDoctor</name>

@@ -10,6 +10,8 @@
 
 #include "app/chat_session.h"
 #include "app/demo_model.h"
+#include "app/loaded_models.h"
+#include "app/local_engine_worker.h"
 #include "inference/engine/model.h"
 #include "inference/engine/tokenizer.h"
 
@@ -74,6 +76,49 @@ class TestDemoModel : public QObject {
     int tokens = 0;
     for (const StreamEvent& e : events) tokens += e.kind == EventKind::TokenChunk ? e.n_tokens : 0;
     QVERIFY2(tokens > 0 && tokens <= 12, qPrintable(QString::number(tokens)));
+  }
+
+  // Stop while a local provider's model is still loading cancels the load: the run ends
+  // "cancelled" without an error, and nothing is kept loaded. A second provider with the
+  // same file and weight format then shares the model the first one loaded.
+  void stopWhileLoadingCancelsTheLoadAndLoadedModelsAreShared() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("demo.gguf");
+    QCOMPARE(ensureDemoModel(path), QString());
+    LocalEngineSpec spec{path, {}};
+    spec.engine.weights = "q8_0";
+    GenerationRequest request;
+    request.messages = {{"user", "Hello"}};
+    request.params.max_tokens = 4;
+    request.params.temperature = 0;
+    std::atomic<bool> stop{true};  // Stop already pressed when the load begins
+    LocalEngineWorker worker(&stop);
+    QSignalSpy progress(&worker, &LocalEngineWorker::loadProgress);
+    QSignalSpy finished(&worker, &LocalEngineWorker::runFinished);
+    const int loads = LoadedModels::loadsFromFiles();
+    worker.start(spec, request);
+    QCOMPARE(finished.count(), 1);
+    const auto result = finished.at(0).at(0).value<RemoteResult>();
+    QVERIFY(result.cancelled);
+    QCOMPARE(result.run.events.back().kind, EventKind::Finished);
+    QCOMPARE(result.run.events.back().text, std::string("cancelled"));
+    QVERIFY(progress.count() >= 1);
+    QCOMPARE(LoadedModels::loadsFromFiles(), loads);
+    QVERIFY(!LoadedModels::find(path, "q8_0"));
+
+    stop = false;
+    worker.start(spec, request);
+    QCOMPARE(finished.count(), 2);
+    QCOMPARE(finished.at(1).at(0).value<RemoteResult>().run.events.back().text,
+             std::string("length"));
+    QCOMPARE(LoadedModels::loadsFromFiles(), loads + 1);
+    std::atomic<bool> no{false};
+    LocalEngineWorker other(&no);  // e.g. serving from the app: the same copy
+    QSignalSpy other_done(&other, &LocalEngineWorker::runFinished);
+    other.start(spec, request);
+    QCOMPARE(other_done.count(), 1);
+    QCOMPARE(LoadedModels::loadsFromFiles(), loads + 1);
+    QVERIFY(LoadedModels::find(path, "q8_0"));
   }
 
   void aDownloadedModelIsPreferred() {

@@ -357,6 +357,13 @@ class TestMainWindow : public QObject {
     QVERIFY(shown.wait(30000));
     QCOMPARE(window_->currentRun().terminal()->text, std::string("length"));
     QCOMPARE(LoadedModels::loadsFromFiles(), after_load);  // the chat used the loaded copy
+    // Serving it to other tools shares the same copy too.
+    auto* serve = window_->findChild<QAction*>("serveAction");
+    serve->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(controller_->serving().isServing(), 15000);
+    QCOMPARE(LoadedModels::loadsFromFiles(), after_load);
+    serve->trigger();
+    QVERIFY(!controller_->serving().isServing());
   }
 
   // Stop during a local generation ends it within a token, keeping the partial answer; a
