@@ -13,6 +13,7 @@
 #include <QUuid>
 #include <QVBoxLayout>
 
+#include "ui/acceptance_chart.h"
 #include "ui/chat_panel.h"
 #include "ui/latency_chart.h"
 #include "ui/metrics_strip.h"
@@ -34,6 +35,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   metrics_ = new MetricsStrip(this);
   parameters_ = new ParameterPanel(this);
   chart_ = new LatencyChart(this);
+  acceptance_ = new AcceptanceChart(this);
 
   auto* left = new QWidget(this);
   auto* left_layout = new QVBoxLayout(left);
@@ -43,6 +45,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* right = new QSplitter(Qt::Vertical, this);
   right->addWidget(parameters_);
   right->addWidget(chart_);
+  right->addWidget(acceptance_);
   right->setStretchFactor(1, 1);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(left);
@@ -340,6 +343,7 @@ void MainWindow::send() {
   recorder_.clear();
   pending_text_.clear();
   chart_->reset();
+  acceptance_->reset();
   metrics_->clear();
   chart_clock_.invalidate();
   running_ = true;
@@ -358,6 +362,7 @@ void MainWindow::newChat() {
   history_.clear();
   chat_->clearTranscript();
   chart_->reset();
+  acceptance_->reset();
   metrics_->clear();
   chat_->focusInput();
 }
@@ -400,6 +405,7 @@ void MainWindow::flushFrame() {
 
 void MainWindow::finishRun(const StreamEvent& end) {
   running_ = false;
+  acceptance_->showHistogram(computeMetrics(recorder_.run()).accepted_histogram);
   chat_->setBusy(false);
   const QString answer = chat_->lastAssistantText();
   if (!answer.isEmpty()) history_.push_back({"assistant", answer.toStdString()});

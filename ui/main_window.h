@@ -21,6 +21,7 @@ class QLineEdit;
 namespace ts::ui {
 
 class ChatPanel;
+class AcceptanceChart;
 class LatencyChart;
 class MetricsStrip;
 class ParameterPanel;
@@ -54,6 +55,7 @@ class MainWindow : public QMainWindow {
   ParameterPanel* parameterPanel() const { return parameters_; }
   MetricsStrip* metricsStrip() const { return metrics_; }
   LatencyChart* latencyChart() const { return chart_; }
+  AcceptanceChart* acceptanceChart() const { return acceptance_; }
   const RecordedRun& currentRun() const { return recorder_.run(); }
   bool isRunning() const { return running_; }
 
@@ -104,6 +106,7 @@ class MainWindow : public QMainWindow {
   ParameterPanel* parameters_;
   MetricsStrip* metrics_;
   LatencyChart* chart_;
+  AcceptanceChart* acceptance_;  // speculative runs only
 
   std::vector<ChatMessage> history_;          // the conversation so far, sent with each message
   RunRecorder recorder_;                      // the run being displayed

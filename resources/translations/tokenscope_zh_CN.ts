@@ -1047,6 +1047,25 @@ Fix: </source>
     </message>
 </context>
 <context>
+    <name>ts::ui::AcceptanceChart</name>
+    <message>
+        <source>Accepted drafts per step</source>
+        <translation>每步被接受的草稿词元数</translation>
+    </message>
+    <message>
+        <source>steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>drafted tokens the target accepted</source>
+        <translation>目标模型接受的草稿词元数</translation>
+    </message>
+    <message>
+        <source>Each speculative step drafts K tokens and the target verifies them in one pass: a bar is the number of steps that kept n of the drafts (every step also adds one token of the target's own).</source>
+        <translation>每个推测步骤先起草 K 个词元，目标模型一次前向即可验证：每根柱子表示保留了 n 个草稿词元的步数（每一步还会加入一个目标模型自己生成的词元）。</translation>
+    </message>
+</context>
+<context>
     <name>ts::ui::ApiKeyDialog</name>
     <message>
         <source>API key — </source>

@@ -35,6 +35,7 @@
 #include "app/model_paths.h"
 #include "tests/support/hub_mirror.h"
 #include "tests/support/openai_test_server.h"
+#include "ui/acceptance_chart.h"
 #include "ui/chat_panel.h"
 #include "ui/download_dialog.h"
 #include "ui/latency_chart.h"
@@ -112,6 +113,7 @@ class TestMainWindow : public QObject {
     QVERIFY(label("decodeRateValue").endsWith("tok/s"));
     QCOMPARE(label("outputTokensValue"), QString("30 (usage)"));
     QVERIFY(label("itlValue").contains(" / "));
+    QVERIFY(!window_->acceptanceChart()->isVisible());  // no speculative sampling here
     QCOMPARE(window_->latencyChart()->pointCount(), 29);
     QVERIFY(window_->findChild<QPushButton*>("sendButton")->isEnabled());
     // The request carried the panel's parameters, and the run was logged.
@@ -248,6 +250,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(window_->chatPanel()->lastAssistantText(), ref.value("generated_text").toString());
     QVERIFY2(label("acceptanceValue").contains("%") && label("acceptanceValue").contains("/"),
              qPrintable(label("acceptanceValue")));
+    QVERIFY(window_->acceptanceChart()->isVisible());
     spec->setCurrentIndex(0);  // off again for the other tests
   }
 
@@ -278,6 +281,16 @@ class TestMainWindow : public QObject {
     QVERIFY2(drafted > 0 && drafted == accepted,
              qPrintable(QString("%1 drafted chunks, %2 accepted").arg(drafted).arg(accepted)));
     QCOMPARE(window_->chatPanel()->draftedText(), drafted_text);
+    // The accepted-length histogram chart shows the same steps as the usage record.
+    QVERIFY(window_->acceptanceChart()->isVisible());
+    QList<qreal> bars;
+    qreal accepted_from_bars = 0;
+    for (const StreamEvent& e : window_->currentRun().events)
+      if (e.kind == EventKind::Usage)
+        for (int32_t n : e.accepted_histogram) bars << n;
+    QCOMPARE(window_->acceptanceChart()->bars(), bars);
+    for (int n = 0; n < bars.size(); ++n) accepted_from_bars += n * bars[n];
+    QCOMPARE(accepted_from_bars, static_cast<qreal>(accepted));
     const auto painted = [this] {
       QString out;
       const QTextDocument* doc = window_->findChild<QTextBrowser*>("transcript")->document();
