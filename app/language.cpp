@@ -6,15 +6,9 @@
 #include <QSettings>
 #include <QTranslator>
 
-#include "app/config/effective_config.h"
+#include "app/ui_settings.h"
 
 namespace ts {
-namespace {
-QSettings uiSettings() {
-  return QSettings(config::configDirectory() + "/ui.ini", QSettings::IniFormat);
-}
-}  // namespace
-
 QString chosenLanguage() {
   const QString env = qEnvironmentVariable("TOKENSCOPE_LANGUAGE");
   if (!env.isEmpty()) return env;

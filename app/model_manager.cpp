@@ -8,8 +8,8 @@
 #include <QSettings>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "app/config/effective_config.h"
 #include "app/local_engine_loader.h"
+#include "app/ui_settings.h"
 #include "inference/engine/backend_loader.h"
 #include "inference/engine/cuda_session.h"
 #include "inference/engine/model_info.h"
@@ -20,10 +20,6 @@ namespace ts {
 namespace {
 
 constexpr int kRecentModels = 10;
-
-QSettings uiSettings() {
-  return QSettings(config::configDirectory() + "/ui.ini", QSettings::IniFormat);
-}
 
 // MemAvailable of /proc/meminfo in bytes (0 when unknown).
 uint64_t availableHostMemory() {
