@@ -67,11 +67,9 @@ QJsonObject runResultJson(const RecordedRun& run, const RunMetrics& m) {
   return out;
 }
 
-QJsonArray eventsJson(const RecordedRun& run) {
-  QJsonArray events;
-  for (const auto& e : run.events) {
-    QJsonObject o{{"kind", eventKindName(e.kind)},
-                  {"t_ns", static_cast<qint64>(e.t_ns - run.start_ns)}};
+QJsonObject eventJson(const StreamEvent& e, int64_t start_ns) {
+  QJsonObject o{{"kind", eventKindName(e.kind)}, {"t_ns", static_cast<qint64>(e.t_ns - start_ns)}};
+  {
     switch (e.kind) {
       case EventKind::TokenChunk:
         o.insert("text", QString::fromStdString(e.text));
@@ -82,6 +80,13 @@ QJsonArray eventsJson(const RecordedRun& run) {
         o.insert("prompt_tokens", static_cast<qint64>(e.prompt_tokens));
         o.insert("completion_tokens", static_cast<qint64>(e.completion_tokens));
         if (e.prefill_ns >= 0) o.insert("prefill_ns", static_cast<qint64>(e.prefill_ns));
+        if (e.drafted_tokens >= 0) {
+          o.insert("drafted_tokens", static_cast<qint64>(e.drafted_tokens));
+          o.insert("accepted_tokens", static_cast<qint64>(e.accepted_tokens));
+          QJsonArray histogram;
+          for (int32_t n : e.accepted_histogram) histogram.append(n);
+          o.insert("accepted_histogram", histogram);
+        }
         break;
       case EventKind::Finished:
         o.insert("reason", QString::fromStdString(e.text));
@@ -94,8 +99,13 @@ QJsonArray eventsJson(const RecordedRun& run) {
       case EventKind::Started:
         break;
     }
-    events.append(o);
   }
+  return o;
+}
+
+QJsonArray eventsJson(const RecordedRun& run) {
+  QJsonArray events;
+  for (const auto& e : run.events) events.append(eventJson(e, run.start_ns));
   return events;
 }
 
@@ -109,10 +119,71 @@ QJsonObject requestJson(const GenerationRequest& request) {
                      {"max_tokens", request.params.max_tokens},
                      {"stream", request.params.stream}};
   if (request.params.seed) params.insert("seed", static_cast<qint64>(*request.params.seed));
+  if (!request.params.draft.empty()) {
+    params.insert("draft", QString::fromStdString(request.params.draft));
+    params.insert("draft_k", request.params.draft_k);
+    params.insert("draft_auto", request.params.draft_auto);
+  }
   return QJsonObject{{"provider", QString::fromStdString(request.provider)},
                      {"model", QString::fromStdString(request.model)},
                      {"messages", messages},
                      {"parameters", params}};
+}
+
+std::optional<StreamEvent> eventFromJson(const QJsonObject& o, int64_t start_ns) {
+  const QString kind = o.value("kind").toString();
+  if (!o.value("t_ns").isDouble()) return std::nullopt;
+  const int64_t t = start_ns + static_cast<int64_t>(o.value("t_ns").toDouble());
+  const auto text = [&](const char* key) { return o.value(key).toString().toStdString(); };
+  const auto integer = [&](const char* key, int64_t fallback) {
+    return o.value(key).isDouble() ? static_cast<int64_t>(o.value(key).toDouble()) : fallback;
+  };
+  if (kind == "started") return StreamEvent::started(t);
+  if (kind == "token-chunk") {
+    StreamEvent e =
+        StreamEvent::chunk(t, text("text"), static_cast<int32_t>(integer("n_tokens", 0)));
+    e.drafted = o.value("drafted").toBool();
+    return e;
+  }
+  if (kind == "usage") {
+    StreamEvent e =
+        StreamEvent::usage(t, integer("prompt_tokens", -1), integer("completion_tokens", -1));
+    e.prefill_ns = integer("prefill_ns", -1);
+    e.drafted_tokens = integer("drafted_tokens", -1);
+    e.accepted_tokens = integer("accepted_tokens", -1);
+    for (const QJsonValue& n : o.value("accepted_histogram").toArray())
+      e.accepted_histogram.push_back(n.toInt());
+    return e;
+  }
+  if (kind == "finished") return StreamEvent::finished(t, text("reason"));
+  if (kind == "failed") {
+    FailureKind failure = FailureKind::Protocol;
+    for (int k = 0; k <= static_cast<int>(FailureKind::Protocol); ++k)
+      if (o.value("failure").toString() == failureKindName(static_cast<FailureKind>(k)))
+        failure = static_cast<FailureKind>(k);
+    return StreamEvent::failed(t, failure, static_cast<int>(integer("http_status", 0)),
+                               text("message"), "");
+  }
+  return std::nullopt;
+}
+
+GenerationRequest requestFromJson(const QJsonObject& o) {
+  GenerationRequest r;
+  r.provider = o.value("provider").toString().toStdString();
+  r.model = o.value("model").toString().toStdString();
+  for (const QJsonValue& m : o.value("messages").toArray())
+    r.messages.push_back({m.toObject().value("role").toString().toStdString(),
+                          m.toObject().value("content").toString().toStdString()});
+  const QJsonObject p = o.value("parameters").toObject();
+  r.params.temperature = p.value("temperature").toDouble(r.params.temperature);
+  r.params.top_p = p.value("top_p").toDouble(r.params.top_p);
+  r.params.max_tokens = p.value("max_tokens").toInt(r.params.max_tokens);
+  r.params.stream = p.value("stream").toBool(r.params.stream);
+  if (p.value("seed").isDouble()) r.params.seed = static_cast<int64_t>(p.value("seed").toDouble());
+  r.params.draft = p.value("draft").toString().toStdString();
+  r.params.draft_k = p.value("draft_k").toInt(r.params.draft_k);
+  r.params.draft_auto = p.value("draft_auto").toBool(r.params.draft_auto);
+  return r;
 }
 
 }  // namespace ts

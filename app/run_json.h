@@ -1,6 +1,8 @@
 // A finished run as JSON: the CLI's output object and the run log's line share it.
 #pragma once
+#include <QJsonArray>
 #include <QJsonObject>
+#include <optional>
 #include <QStringList>
 
 #include "inference/stream/generation_request.h"
@@ -16,7 +18,14 @@ QJsonObject runResultJson(const RecordedRun& run, const RunMetrics& metrics);
 // Every event with its time relative to the request start (ns), so a run can be
 // rebuilt from a log line.
 QJsonArray eventsJson(const RecordedRun& run);
+QJsonObject eventJson(const StreamEvent& event, int64_t start_ns);  // one element of it
 
 QJsonObject requestJson(const GenerationRequest& request);
+
+// The inverses, for the run store and for importing run logs: an event of eventsJson()
+// (t_ns relative to `start_ns`), nullopt for an unknown kind or a missing time; a request
+// of requestJson() (missing fields keep their defaults).
+std::optional<StreamEvent> eventFromJson(const QJsonObject& event, int64_t start_ns);
+GenerationRequest requestFromJson(const QJsonObject& request);
 
 }  // namespace ts
