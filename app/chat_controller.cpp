@@ -33,13 +33,15 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
       store_(std::move(store)),
       log_dir_(std::move(log_dir)),
       persist_(persist_providers),
-      model_manager_(window) {
+      model_manager_(window),
+      history_(window) {
   window->setUrlPreview(&previewBaseUrl);
   window->setProviderPresets(ProviderStore::presets().providers);
   connect(window, &ui::MainWindow::sendRequested, this, &ChatController::onSend);
   connect(window, &ui::MainWindow::stopRequested, &session_, &ChatSession::cancel);
   connect(&session_, &ChatSession::eventReady, window, &ui::MainWindow::onStreamEvent);
   connect(&session_, &ChatSession::runFinished, this, &ChatController::onFinished);
+  connect(&session_, &ChatSession::eventReady, this, &ChatController::recordEvent);
   connect(&session_, &ChatSession::localLoadProgress, this, [this](int percent) {
     const auto p = window_->currentProviderSettings();
     const QString name = p ? QString::fromStdString(p->name) : QString();
@@ -74,6 +76,7 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   connect(window, &ui::MainWindow::downloadRequested, this, &ChatController::openDownloads);
   connect(window, &ui::MainWindow::modelManagerRequested, this, &ChatController::openModelManager);
   connect(&model_manager_, &ModelManager::loaded, this, &ChatController::useLoadedModel);
+  connect(window, &ui::MainWindow::historyRequested, &history_, &HistoryController::open);
   connect(window, &ui::MainWindow::serveRequested, this, [this](const ProviderSettings& p) {
     if (p.kind != ProviderKind::LocalEngine) {
       window_->setServing(false);
@@ -130,8 +133,55 @@ void ChatController::showAndSaveProviders(const std::vector<ProviderSettings>& p
   saveProviders(providers, current);
 }
 
+void ChatController::setRunStore(std::unique_ptr<RunStore> store) {
+  runs_ = std::move(store);
+  if (!runs_->isOpen()) {
+    window_->showStatus(tr("Runs are not being recorded: ") + runs_->error());
+    runs_.reset();
+    return;
+  }
+  history_.setStore(runs_.get());
+  if (const int n = runs_->markInterrupted(); n > 0)
+    window_->showStatus(
+        tr("%n run(s) of an earlier session ended without finishing; they are "
+           "kept as interrupted, with their partial answers.",
+           nullptr, n));
+}
+
+void ChatController::beginRecording(const ProviderSettings& provider,
+                                    const GenerationRequest& request) {
+  recording_.reset();
+  recorded_ = {};
+  if (!runs_) return;
+  RunContext context{QString::fromStdString(provider.name),
+                     QString::fromStdString(provider.base_url),
+                     QString::fromStdString(request.model)};
+  if (provider.kind == ProviderKind::LocalEngine) {
+    context.backend = QString::fromStdString(provider.local.backend);
+    context.weights = QString::fromStdString(provider.local.weights);
+    context.kv = QString::fromStdString(provider.local.kv);
+    if (!request.params.draft.empty())
+      context.speculative =
+          QString::fromStdString(request.params.draft) + ", K " +
+          (request.params.draft_auto ? QString("auto") : QString::number(request.params.draft_k));
+  }
+  recording_ = std::make_unique<RunStoreWriter>(*runs_, request, context);
+  if (recording_->id() < 0) {
+    window_->showStatus(tr("Run not recorded: ") + runs_->error());
+    recording_.reset();
+  }
+}
+
+void ChatController::recordEvent(const StreamEvent& event) {
+  if (!recording_) return;
+  if (event.kind == EventKind::Started) recorded_.start_ns = event.t_ns;
+  recorded_.events.push_back(event);
+  recording_->update(recorded_);
+}
+
 void ChatController::onSend(const ProviderSettings& provider, const GenerationRequest& request) {
   last_request_ = request;
+  beginRecording(provider, request);
   if (provider.kind == ProviderKind::LocalEngine) {
     last_root_ = QString::fromStdString(provider.base_url);  // the model path, for the log
     session_.startLocal(localSpecFor(provider), request);
@@ -190,8 +240,14 @@ void ChatController::refreshModels(const ProviderSettings& provider) {
 
 void ChatController::failBeforeStart(const QString& message) {
   const int64_t now = monotonicNowNs();
-  window_->onStreamEvent(StreamEvent::started(now));
-  window_->onStreamEvent(StreamEvent::failed(now, FailureKind::Auth, 0, message.toStdString(), {}));
+  for (const StreamEvent& e :
+       {StreamEvent::started(now),
+        StreamEvent::failed(now, FailureKind::Auth, 0, message.toStdString(), {})}) {
+    recordEvent(e);
+    window_->onStreamEvent(e);
+  }
+  if (recording_) recording_->finish(recorded_);
+  recording_.reset();
 }
 
 void ChatController::editApiKey(const ProviderSettings& provider) {
@@ -326,9 +382,16 @@ void ChatController::useLoadedModel(const QString& path, const LocalEngineSettin
 
 void ChatController::onFinished(const RemoteResult& result) {
   window_->onRunWarnings(result.warnings);
+  QByteArray line;
   const QString error =
       appendRunLog(log_dir_, last_request_, result.run,
-                   {last_root_, result.final_url, result.attempts, result.warnings});
+                   {last_root_, result.final_url, result.attempts, result.warnings}, &line);
+  if (recording_) {
+    recording_->finish(result.run);
+    if (error.isEmpty()) runs_->setImportKey(recording_->id(), line);  // one run, not two
+    history_.refresh();
+  }
+  recording_.reset();
   if (!error.isEmpty()) window_->showStatus(tr("Run not logged: ") + error);
   emit runLogged(error);
 }

@@ -3,10 +3,12 @@
 #include <QObject>
 
 #include "app/chat_session.h"
+#include "app/history_controller.h"
 #include "app/key_store.h"
 #include "app/local_serving.h"
 #include "app/model_manager.h"
 #include "app/provider_store.h"
+#include "app/store/run_store.h"
 #include "inference/remote/model_list.h"
 #include "ui/api_key_dialog.h"
 #include "ui/main_window.h"
@@ -25,6 +27,11 @@ class ChatController : public QObject {
   ChatSession& session() { return session_; }
   LocalServing& serving() { return serving_; }
   ModelManager& modelManager() { return model_manager_; }
+  // Where every run is recorded as it streams (none: runs go to the run log only). Runs a
+  // killed process left "running" are marked interrupted here.
+  void setRunStore(std::unique_ptr<RunStore> store);
+  RunStore* runStore() const { return runs_.get(); }
+  HistoryController& history() { return history_; }
 
   // Makes a configuration current: its provider is added (or replaced, by name) and
   // selected, its inference values fill the parameter panel, its observability settings
@@ -52,6 +59,8 @@ class ChatController : public QObject {
   // Fills in a key from the keychain or the key file (asynchronously), then starts.
   void startWithKey(const ProviderSettings& provider, const GenerationRequest& request);
   void failBeforeStart(const QString& message);
+  void beginRecording(const ProviderSettings& provider, const GenerationRequest& request);
+  void recordEvent(const StreamEvent& event);
   void refreshModels(const ProviderSettings& provider);
   void showEffectiveConfig();
   // The download dialog, driving a ModelDownload into the models folder; "Use this model"
@@ -70,6 +79,7 @@ class ChatController : public QObject {
   ChatSession session_;
   LocalServing serving_;
   ModelManager model_manager_;
+  HistoryController history_;
   KeyStore key_store_;
   ModelListFetcher models_;
   GenerationRequest last_request_;
@@ -78,6 +88,9 @@ class ChatController : public QObject {
   bool log_ttft_ = true;
   bool log_tpot_ = true;
   QString download_hub_ = "https://huggingface.co";
+  std::unique_ptr<RunStore> runs_;
+  std::unique_ptr<RunStoreWriter> recording_;  // the run streaming now
+  RecordedRun recorded_;
 };
 
 }  // namespace ts

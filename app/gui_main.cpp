@@ -3,6 +3,7 @@
 //   --send TEXT        send a message once the window is up
 //   --screenshot PNG   after that run ends, save the window to PNG and quit
 //   --log-dir DIR      where runs are appended (default ./logs/infer)
+//   --store FILE       the run store (default <app data>/runs.sqlite)
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -45,6 +46,11 @@ int main(int argc, char** argv) {
         "PNG"},
        {"log-dir", QCoreApplication::translate("main", "Directory for the JSON-lines run log."),
         "DIR"},
+       {"store",
+        QCoreApplication::translate("main",
+                                    "The SQLite run store (default: runs.sqlite in the app's "
+                                    "data folder)."),
+        "FILE"},
        {"config",
         QCoreApplication::translate("main", "Configuration file (settings.json or config.toml)."),
         "FILE"}});
@@ -76,6 +82,8 @@ int main(int argc, char** argv) {
   ts::ChatController controller(&window, store,
                                 p.isSet("log-dir") ? p.value("log-dir") : ts::defaultLogDir(),
                                 !from_command_line);
+  controller.setRunStore(std::make_unique<ts::RunStore>(
+      p.isSet("store") ? p.value("store") : ts::RunStore::defaultPath()));
   if (configured) controller.applyConfig(config, p.isSet("log-dir"));
   if (from_command_line) {
     std::vector<ts::ProviderSettings> providers = window.providers();

@@ -2,8 +2,8 @@
 #pragma once
 #include <QJsonArray>
 #include <QJsonObject>
-#include <optional>
 #include <QStringList>
+#include <optional>
 
 #include "inference/stream/generation_request.h"
 #include "inference/stream/metrics.h"

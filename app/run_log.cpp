@@ -17,7 +17,8 @@ QString defaultLogDir() {
 }
 
 QString appendRunLog(const QString& log_dir, const GenerationRequest& request,
-                     const RecordedRun& run, const RunLogContext& context) {
+                     const RecordedRun& run, const RunLogContext& context,
+                     QByteArray* written_line) {
   if (!QDir().mkpath(log_dir)) return QString("cannot create the log directory %1").arg(log_dir);
   const QDateTime now = QDateTime::currentDateTimeUtc();
   QJsonObject result = runResultJson(run, computeMetrics(run));
@@ -32,6 +33,7 @@ QString appendRunLog(const QString& log_dir, const GenerationRequest& request,
                    {"result", result},
                    {"events", eventsJson(run)}};
   QByteArray bytes = QJsonDocument(line).toJson(QJsonDocument::Compact);
+  if (written_line) *written_line = bytes;
   bytes.append('\n');
   const QString path =
       QDir(log_dir).filePath(QString("runs-%1.jsonl").arg(now.toString("yyyy-MM-dd")));

@@ -20,8 +20,11 @@ struct RunLogContext {
 };
 
 // Returns an empty string on success, else what went wrong (the caller shows it).
+// `written_line`: the line as written (without its newline), e.g. for the run store's
+// import key, so importing this log later does not add the run twice.
 QString appendRunLog(const QString& log_dir, const GenerationRequest& request,
-                     const RecordedRun& run, const RunLogContext& context);
+                     const RecordedRun& run, const RunLogContext& context,
+                     QByteArray* written_line = nullptr);
 
 QString defaultLogDir();  // "./logs/infer"
 

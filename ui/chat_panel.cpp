@@ -106,6 +106,9 @@ ChatPanel::ChatPanel(QWidget* parent) : QWidget(parent) {
 QString ChatPanel::inputText() const {
   return input_->toPlainText().trimmed();
 }
+void ChatPanel::setInputText(const QString& text) {
+  input_->setPlainText(text);
+}
 void ChatPanel::clearInput() {
   input_->clear();
 }

@@ -17,6 +17,7 @@ class ChatPanel : public QWidget {
 
   QString inputText() const;
   void clearInput();
+  void setInputText(const QString& text);
   void focusInput();
   void setBusy(bool busy);  // Send disabled / Stop enabled while a run streams
 

@@ -156,6 +156,9 @@ void MainWindow::buildMenus() {
                   [this] { parameters_->focusFirstField(); });
   view->addAction(tr("Focus &message"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
                   [this] { chat_->focusInput(); });
+  view->addAction(tr("Run &history…"), QKeySequence(Qt::CTRL | Qt::Key_H), this,
+                  &MainWindow::historyRequested)
+      ->setObjectName("historyAction");
   QAction* mark = view->addAction(tr("Mark accepted &draft tokens"));
   mark->setObjectName("markDraftedAction");
   mark->setCheckable(true);
@@ -204,6 +207,34 @@ void MainWindow::refreshProviderCombo(int current) {
 int MainWindow::currentProvider() const {
   return provider_combo_->currentIndex();
 }
+QString MainWindow::runAgain(const QString& provider, const GenerationRequest& request) {
+  if (running_) return tr("A run is in progress: stop it first.");
+  const auto it = std::find_if(providers_.begin(), providers_.end(), [&](const auto& p) {
+    return QString::fromStdString(p.name) == provider;
+  });
+  if (it == providers_.end())
+    return tr("The provider '%1' no longer exists: add it again to rerun this.").arg(provider);
+  std::vector<ChatMessage> turns = request.messages;
+  QString system;
+  if (!turns.empty() && turns.front().role == "system") {
+    system = QString::fromStdString(turns.front().content);
+    turns.erase(turns.begin());
+  }
+  if (turns.empty() || turns.back().role != "user")
+    return tr("That run has no user message to send again.");
+  const QString last = QString::fromStdString(turns.back().content);
+  turns.pop_back();
+  provider_combo_->setCurrentIndex(static_cast<int>(it - providers_.begin()));
+  setModel(QString::fromStdString(request.model));
+  parameters_->setParams(request.params);
+  parameters_->setSystemPrompt(system);
+  newChat();
+  history_ = turns;
+  chat_->setInputText(last);
+  send();
+  return {};
+}
+
 void MainWindow::setModel(const QString& model) {
   model_combo_->setEditText(model);
 }

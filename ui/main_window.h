@@ -42,6 +42,10 @@ class MainWindow : public QMainWindow {
   const std::vector<ProviderSettings>& providers() const { return providers_; }
   int currentProvider() const;
   void setModel(const QString& model);
+  // Sends `request` again: selects the provider named `provider`, restores the model, the
+  // parameters, the system prompt and the earlier turns, and sends its last user message.
+  // Returns "" or why it cannot (no such provider, a run in progress).
+  QString runAgain(const QString& provider, const GenerationRequest& request);
   QString model() const;
   // The selected provider with the model box's value as its model; nullopt when none.
   std::optional<ProviderSettings> currentProviderSettings() const;
@@ -81,6 +85,7 @@ class MainWindow : public QMainWindow {
   void effectiveConfigRequested();
   void downloadRequested();
   void modelManagerRequested();  // Provider → Open a local model…
+  void historyRequested();       // View → Run history…
   void serveRequested(const ts::ProviderSettings& provider);
   void stopServingRequested();
   void languageChosen(const QString& code);

@@ -81,6 +81,11 @@ QJsonObject metricsJson(const RecordedRun& run) {
   return m;
 }
 
+QString importKey(const QByteArray& log_line) {
+  return QString::fromLatin1(
+      QCryptographicHash::hash(log_line.trimmed(), QCryptographicHash::Sha256).toHex());
+}
+
 bool processAlive(qint64 pid) {
   return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
 }
@@ -355,6 +360,14 @@ bool RunStore::remove(qint64 id) {
   return q.exec() && q.numRowsAffected() == 1;
 }
 
+bool RunStore::setImportKey(qint64 id, const QByteArray& log_line) {
+  QSqlQuery q(QSqlDatabase::database(connection_, false));
+  q.prepare("UPDATE runs SET import_key = ? WHERE id = ?");
+  q.addBindValue(importKey(log_line));
+  q.addBindValue(id);
+  return q.exec() && q.numRowsAffected() == 1;
+}
+
 ImportSummary RunStore::importLog(const QString& path) {
   ImportSummary summary;
   QFile file(path);
@@ -378,8 +391,7 @@ ImportSummary RunStore::importLog(const QString& path) {
                                       : QString("expected a run with \"events\""));
       continue;
     }
-    const QString key =
-        QString::fromLatin1(QCryptographicHash::hash(line, QCryptographicHash::Sha256).toHex());
+    const QString key = importKey(line);
     QSqlQuery seen(db);
     seen.prepare("SELECT 1 FROM runs WHERE import_key = ?");
     seen.addBindValue(key);

@@ -84,6 +84,8 @@ class RunStore {
   bool setTags(qint64 id, const QStringList& tags);
   bool setNote(qint64 id, const QString& note);
   bool remove(qint64 id);
+  // Marks run `id` as the run of this run-log line: importing that log skips it.
+  bool setImportKey(qint64 id, const QByteArray& log_line);
   // A run log (runs-*.jsonl) into the store; each line once, however often imported.
   ImportSummary importLog(const QString& jsonl_path);
 

@@ -67,6 +67,10 @@
         <source>Demo model — random weights: its text is noise, its timings are real. For a real model: Provider → Download a model… (Ctrl+Shift+D).</source>
         <translation>演示模型 — 随机权重：它生成的文字没有意义，但计时是真实的。要使用真实模型：提供方 → 下载模型…（Ctrl+Shift+D）。</translation>
     </message>
+    <message>
+        <source>The SQLite run store (default: runs.sqlite in the app's data folder).</source>
+        <translation>SQLite 运行记录库（默认：应用数据目录中的 runs.sqlite）。</translation>
+    </message>
 </context>
 <context>
     <name>ts::ApiKey</name>
@@ -338,6 +342,18 @@ Fix: </source>
         <source>Loaded %1.</source>
         <translation>已加载 %1。</translation>
     </message>
+    <message>
+        <source>Runs are not being recorded: </source>
+        <translation>运行未被记录：</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) of an earlier session ended without finishing; they are kept as interrupted, with their partial answers.</source>
+        <translation><numerusform>上次会话中有 %n 次运行未正常结束；它们已标记为“中断”，并保留了部分回答。</numerusform></translation>
+    </message>
+    <message>
+        <source>Run not recorded: </source>
+        <translation>运行未记录：</translation>
+    </message>
 </context>
 <context>
     <name>ts::ConnectionDoctor</name>
@@ -484,6 +500,41 @@ Fix: </source>
     <message>
         <source>Pick a model id the endpoint lists: %1.</source>
         <translation>请选择端点列出的模型 ID:%1。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::HistoryController</name>
+    <message>
+        <source>No run store is open, so there is no history.</source>
+        <translation>运行记录库未打开，因此没有历史。</translation>
+    </message>
+    <message>
+        <source>Tags not saved.</source>
+        <translation>标签未保存。</translation>
+    </message>
+    <message>
+        <source>Note not saved.</source>
+        <translation>备注未保存。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n run(s).</source>
+        <translation><numerusform>已删除 %n 次运行。</numerusform></translation>
+    </message>
+    <message>
+        <source>That run is no longer in the store.</source>
+        <translation>该运行已不在记录库中。</translation>
+    </message>
+    <message>
+        <source>Sent again to %1.</source>
+        <translation>已再次发送到 %1。</translation>
+    </message>
+    <message>
+        <source>%1: imported %2 run(s), %3 already in the store</source>
+        <translation>%1：导入了 %2 次运行，%3 次已在记录库中</translation>
+    </message>
+    <message numerus="yes">
+        <source>; skipped %n line(s): </source>
+        <translation><numerusform>；跳过 %n 行：</numerusform></translation>
     </message>
 </context>
 <context>
@@ -1231,6 +1282,133 @@ Fix: </source>
     </message>
 </context>
 <context>
+    <name>ts::ui::HistoryDialog</name>
+    <message>
+        <source>Run history</source>
+        <translation>运行历史</translation>
+    </message>
+    <message>
+        <source>Tag</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Search in prompts (Ctrl+F)</source>
+        <translation>在提示中搜索 (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>提供方</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>TTFT ms</source>
+        <translation>TTFT 毫秒</translation>
+    </message>
+    <message>
+        <source>TPOT ms</source>
+        <translation>TPOT 毫秒</translation>
+    </message>
+    <message>
+        <source>Decode tok/s</source>
+        <translation>解码 tok/s</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元数</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>Time to first token: the first non-empty content chunk − the request start</source>
+        <translation>首词元时间：第一个非空内容块 − 请求开始</translation>
+    </message>
+    <message>
+        <source>Time per output token: (E2E − TTFT) / (output tokens − 1)</source>
+        <translation>每个输出词元的时间：(E2E − TTFT) / (输出词元数 − 1)</translation>
+    </message>
+    <message>
+        <source>Comma-separated; double-click to edit</source>
+        <translation>以逗号分隔；双击编辑</translation>
+    </message>
+    <message>
+        <source>Double-click to edit</source>
+        <translation>双击编辑</translation>
+    </message>
+    <message>
+        <source>Run &amp;again</source>
+        <translation>再次运行(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Send the same messages with the same provider and parameters</source>
+        <translation>用相同的提供方和参数发送相同的消息</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>删除(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Import run logs…</source>
+        <translation>导入运行日志(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Select one run to run again.</source>
+        <translation>请选择一次运行来再次运行。</translation>
+    </message>
+    <message>
+        <source>Import run logs</source>
+        <translation>导入运行日志</translation>
+    </message>
+    <message>
+        <source>Run logs (*.jsonl);;All files (*)</source>
+        <translation>运行日志 (*.jsonl);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Any</source>
+        <translation>任意</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s)</source>
+        <translation><numerusform>%n 次运行</numerusform></translation>
+    </message>
+    <message>
+        <source>Select the runs to delete.</source>
+        <translation>请选择要删除的运行。</translation>
+    </message>
+    <message>
+        <source>Delete runs</source>
+        <translation>删除运行</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n run(s) and their recorded events? This cannot be undone.</source>
+        <translation><numerusform>删除 %n 次运行及其记录的事件？此操作无法撤销。</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>ts::ui::LatencyChart</name>
     <message>
         <source>Gap before each chunk</source>
@@ -1466,6 +1644,22 @@ Fix: </source>
     <message>
         <source>Speculative runs: tokens the draft proposed and the target accepted are shown on green; the rest the target produced itself</source>
         <translation>推测采样：草稿模型提出且被目标模型接受的词元以绿色底显示；其余词元由目标模型自己生成</translation>
+    </message>
+    <message>
+        <source>Run &amp;history…</source>
+        <translation>运行历史(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>A run is in progress: stop it first.</source>
+        <translation>正在运行：请先停止。</translation>
+    </message>
+    <message>
+        <source>The provider '%1' no longer exists: add it again to rerun this.</source>
+        <translation>提供方“%1”已不存在：请重新添加后再运行。</translation>
+    </message>
+    <message>
+        <source>That run has no user message to send again.</source>
+        <translation>该运行没有可再次发送的用户消息。</translation>
     </message>
 </context>
 <context>

@@ -2,17 +2,20 @@
 // metric labels fill, stop mid-stream, read an error. A real server on 127.0.0.1.
 #include <httplib.h>
 
+#include <QApplication>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -20,10 +23,12 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBlock>
 #include <QTextBrowser>
+#include <QTimer>
 
 #include <QAction>
 #include <QComboBox>
@@ -38,6 +43,7 @@
 #include "ui/acceptance_chart.h"
 #include "ui/chat_panel.h"
 #include "ui/download_dialog.h"
+#include "ui/history_dialog.h"
 #include "ui/latency_chart.h"
 #include "ui/main_window.h"
 #include "ui/model_manager_dialog.h"
@@ -83,6 +89,7 @@ class TestMainWindow : public QObject {
     window_ = std::make_unique<ui::MainWindow>();
     controller_ = std::make_unique<ChatController>(
         window_.get(), ProviderStore(dir_.filePath("providers.json")), dir_.filePath("logs"), true);
+    controller_->setRunStore(std::make_unique<RunStore>(dir_.filePath("runs.sqlite")));
     window_->show();
     QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
   }
@@ -155,6 +162,98 @@ class TestMainWindow : public QObject {
     QCOMPARE(body.value("temperature").toDouble(), 0.25);
   }
 
+  // Every run lands in the run store as it streams: the request, the provider, the events,
+  // the metrics the strip shows; a stopped run keeps its partial answer as "cancelled".
+  void everyRunIsRecordedInTheStore() {
+    ServerScript s;
+    s.chunks = 12;
+    s.gap_ms = 2;
+    server_.setScript(s);
+    setProvider();
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("store me");
+    QVERIFY(shown.wait(10000));
+    const QList<StoredRun> runs = controller_->runStore()->list({"", "", "", "store me"});
+    QCOMPARE(runs.size(), 1);
+    QCOMPARE(runs[0].status, QString("finished"));
+    QCOMPARE(runs[0].context.provider, QString("Test server"));
+    QCOMPARE(runs[0].context.base_url, QString::fromStdString(server_.baseUrl()));
+    QCOMPARE(runs[0].text, window_->chatPanel()->lastAssistantText());
+    QCOMPARE(runs[0].metrics.value("output_tokens").toInt(), 12);
+    const std::optional<StoredRun> full = controller_->runStore()->load(runs[0].id);
+    QCOMPARE(full->run.events.size(), window_->currentRun().events.size());
+    QCOMPARE(computeMetrics(full->run).ttft_ns, computeMetrics(window_->currentRun()).ttft_ns);
+  }
+
+  // View → Run history: search in prompts, tags and notes edited in place (saved), Run
+  // again sends the same request, Delete (confirmed) removes, and importing the run log
+  // adds nothing twice.
+  void historyFiltersEditsRerunsDeletesAndImports() {
+    ServerScript s;
+    s.chunks = 5;
+    server_.setScript(s);
+    setProvider();
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    for (const char* prompt : {"alpha history", "beta history"}) {
+      window_->newChat();  // separate conversations: the second does not carry the first
+      typeAndSend(prompt);
+      QVERIFY(shown.wait(10000));
+    }
+    window_->findChild<QAction*>("historyAction")->trigger();
+    ui::HistoryDialog* dialog = controller_->history().dialog();
+    QVERIFY(dialog && dialog->isVisible());
+    dialog->findChild<QLineEdit*>("historySearch")->setText("alpha history");
+    QCOMPARE(dialog->rowCount(), 1);
+    auto* table = dialog->findChild<QTableView*>("historyTable");
+    auto* rows = table->model();
+    QCOMPARE(rows->data(rows->index(0, 4)).toString(), QString("alpha history"));
+    QCOMPARE(rows->data(rows->index(0, 8)).toString(), QString("5"));
+    rows->setData(rows->index(0, 9), "fast, baseline");
+    rows->setData(rows->index(0, 10), "first try");
+    const QList<StoredRun> alpha = controller_->runStore()->list({"", "", "", "alpha history"});
+    QCOMPARE(alpha.value(0).context.tags, (QStringList{"fast", "baseline"}));
+    QCOMPARE(alpha.value(0).note, QString("first try"));
+    dialog->findChild<QLineEdit*>("historySearch")->clear();
+    dialog->findChild<QLineEdit*>("historyTag")->setText("baseline");
+    QCOMPARE(dialog->rowCount(), 1);
+    dialog->findChild<QLineEdit*>("historyTag")->clear();
+
+    // Run again: the same request through the window.
+    dialog->findChild<QLineEdit*>("historySearch")->setText("alpha history");
+    table->selectRow(0);
+    QTest::mouseClick(dialog->findChild<QPushButton*>("runAgainButton"), Qt::LeftButton);
+    QVERIFY(shown.wait(10000));
+    const auto body =
+        QJsonDocument::fromJson(QByteArray::fromStdString(server_.requests().back().body)).object();
+    QCOMPARE(body.value("messages").toArray().last().toObject().value("content").toString(),
+             QString("alpha history"));
+    QCOMPARE(controller_->runStore()->list({"", "", "", "alpha history"}).size(), 2);
+    QTRY_COMPARE(dialog->rowCount(), 2);  // an open history shows new runs as they end
+
+    // Delete, confirmed in the message box.
+    dialog->findChild<QLineEdit*>("historySearch")->setText("beta history");
+    table->selectRow(0);
+    QTimer::singleShot(0, this, [] {
+      if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+        box->button(QMessageBox::Yes)->click();
+    });
+    QTest::mouseClick(dialog->findChild<QPushButton*>("deleteRunsButton"), Qt::LeftButton);
+    QCOMPARE(controller_->runStore()->list({"", "", "", "beta history"}).size(), 0);
+    QCOMPARE(dialog->rowCount(), 0);
+
+    // The run log holds these runs already: importing it adds none of them again.
+    const int before = controller_->runStore()->list().size();
+    for (const QFileInfo& log : QDir(dir_.filePath("logs")).entryInfoList({"*.jsonl"}))
+      emit dialog->importRequested(log.filePath());
+    const int after = controller_->runStore()->list().size();
+    QVERIFY2(after == before + 1,  // only the deleted "beta" comes back from the log
+             qPrintable(QString("%1 -> %2: %3")
+                            .arg(before)
+                            .arg(after)
+                            .arg(dialog->findChild<QLabel*>("historyMessage")->text())));
+    dialog->close();
+  }
+
   void stopKeepsThePartialAnswer() {
     ServerScript s;
     s.chunks = 3000;
@@ -174,6 +273,9 @@ class TestMainWindow : public QObject {
     QVERIFY(partial.size() < static_cast<int>(OpenAiTestServer::expectedText(s).size()));
     QVERIFY(window_->chatPanel()->transcriptText().contains("partial answer is kept"));
     QCOMPARE(window_->currentRun().terminal()->text, std::string("cancelled"));
+    const QList<StoredRun> stored = controller_->runStore()->list({"", "", "", "long answer"});
+    QCOMPARE(stored.value(0).status, QString("cancelled"));
+    QCOMPARE(stored.value(0).text, partial);
   }
 
   // The in-process engine through the same window: aidreams260K completes "I dreamed" at

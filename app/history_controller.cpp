@@ -1,0 +1,107 @@
+#include "app/history_controller.h"
+
+#include <QFileInfo>
+#include <set>
+
+namespace ts {
+namespace {
+
+std::optional<double> number(const QJsonObject& o, const char* key) {
+  return o.value(key).isDouble() ? std::optional(o.value(key).toDouble()) : std::nullopt;
+}
+
+ui::HistoryRow rowOf(const StoredRun& r) {
+  ui::HistoryRow row;
+  row.id = r.id;
+  row.started = r.started;
+  row.provider = r.context.provider;
+  row.model = r.context.model;
+  row.status = r.status;
+  for (auto it = r.request.messages.rbegin(); it != r.request.messages.rend(); ++it)
+    if (it->role == "user") {  // the message that was answered
+      row.prompt = QString::fromStdString(it->content);
+      break;
+    }
+  row.ttft_ms = number(r.metrics, "ttft_ms");
+  row.tpot_ms = number(r.metrics, "tpot_ms");
+  row.decode_tok_s = number(r.metrics, "decode_tok_s");
+  row.output_tokens = r.metrics.value("output_tokens").toInteger();
+  row.tags = r.context.tags;
+  row.note = r.note;
+  return row;
+}
+
+}  // namespace
+
+HistoryController::HistoryController(ui::MainWindow* window, QObject* parent)
+    : QObject(parent), window_(window) {}
+
+ui::HistoryDialog* HistoryController::open() {
+  if (!store_) {
+    window_->showStatus(tr("No run store is open, so there is no history."));
+    return nullptr;
+  }
+  if (!dialog_) {
+    dialog_ = new ui::HistoryDialog(window_);
+    dialog_->setObjectName("historyDialog");
+    dialog_->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog_, &ui::HistoryDialog::filterChanged, this, &HistoryController::reload);
+    connect(dialog_, &ui::HistoryDialog::tagsEdited, this,
+            [this](qint64 id, const QStringList& tags) {
+              if (!store_->setTags(id, tags)) dialog_->showMessage(tr("Tags not saved."));
+            });
+    connect(dialog_, &ui::HistoryDialog::noteEdited, this, [this](qint64 id, const QString& note) {
+      if (!store_->setNote(id, note)) dialog_->showMessage(tr("Note not saved."));
+    });
+    connect(dialog_, &ui::HistoryDialog::deleteRequested, this, [this](const QList<qint64>& ids) {
+      int deleted = 0;
+      for (qint64 id : ids) deleted += store_->remove(id);
+      reload();
+      dialog_->showMessage(tr("Deleted %n run(s).", nullptr, deleted));
+    });
+    connect(dialog_, &ui::HistoryDialog::runAgainRequested, this, [this](qint64 id) {
+      const std::optional<StoredRun> run = store_->load(id);
+      if (!run) return dialog_->showMessage(tr("That run is no longer in the store."));
+      const QString error = window_->runAgain(run->context.provider, run->request);
+      if (!error.isEmpty()) return dialog_->showMessage(error);
+      dialog_->showMessage(tr("Sent again to %1.").arg(run->context.provider));
+    });
+    connect(dialog_, &ui::HistoryDialog::importRequested, this, [this](const QString& path) {
+      const ImportSummary s = store_->importLog(path);
+      reload();
+      QString text = tr("%1: imported %2 run(s), %3 already in the store")
+                         .arg(QFileInfo(path).fileName())
+                         .arg(s.imported)
+                         .arg(s.duplicates);
+      if (!s.skipped.isEmpty())
+        text += tr("; skipped %n line(s): ", nullptr, static_cast<int>(s.skipped.size())) +
+                s.skipped.first();
+      dialog_->showMessage(text);
+    });
+  }
+  reload();
+  dialog_->show();
+  dialog_->raise();
+  return dialog_;
+}
+
+void HistoryController::refresh() {
+  reload();
+}
+
+void HistoryController::reload() {
+  if (!dialog_ || !store_) return;
+  std::set<QString> providers, models;
+  for (const StoredRun& r : store_->list()) {
+    providers.insert(r.context.provider);
+    models.insert(r.context.model);
+  }
+  dialog_->setChoices(QStringList(providers.begin(), providers.end()),
+                      QStringList(models.begin(), models.end()));
+  const ui::HistoryFilter f = dialog_->filter();
+  QList<ui::HistoryRow> rows;
+  for (const StoredRun& r : store_->list({f.provider, f.model, f.tag, f.search})) rows << rowOf(r);
+  dialog_->setRows(rows);
+}
+
+}  // namespace ts

@@ -1,0 +1,30 @@
+// Drives the run-history dialog (ui/history_dialog.h) from the run store: filters query
+// the store, tag and note edits and deletes are written at once, "Run again" sends the
+// stored request through the main window, and run logs are imported.
+#pragma once
+#include <QObject>
+#include <QPointer>
+
+#include "app/store/run_store.h"
+#include "ui/history_dialog.h"
+#include "ui/main_window.h"
+
+namespace ts {
+
+class HistoryController : public QObject {
+  Q_OBJECT
+ public:
+  HistoryController(ui::MainWindow* window, QObject* parent = nullptr);
+  void setStore(RunStore* store) { store_ = store; }
+  ui::HistoryDialog* open();  // shows the dialog (raises it when open)
+  ui::HistoryDialog* dialog() const { return dialog_; }
+  void refresh();  // re-reads the store when the dialog is open (a run was recorded)
+
+ private:
+  void reload();
+  ui::MainWindow* window_;
+  RunStore* store_ = nullptr;
+  QPointer<ui::HistoryDialog> dialog_;
+};
+
+}  // namespace ts

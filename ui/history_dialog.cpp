@@ -1,0 +1,210 @@
+#include "ui/history_dialog.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSortFilterProxyModel>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace ts::ui {
+namespace {
+
+enum Column { Started, Provider, Model, Status, Prompt, Ttft, Tpot, Rate, Tokens, Tags, Note };
+constexpr int kIdRole = Qt::UserRole + 1;
+
+// A number cell that sorts as a number ("—" and last when unknown).
+QStandardItem* numberItem(std::optional<double> value, int decimals) {
+  auto* item = new QStandardItem(value ? QString::number(*value, 'f', decimals) : "—");
+  item->setData(value ? *value : -1.0, Qt::UserRole);
+  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  item->setEditable(false);
+  return item;
+}
+
+QStandardItem* textItem(const QString& text, bool editable = false) {
+  auto* item = new QStandardItem(text);
+  item->setData(text, Qt::UserRole);
+  item->setEditable(editable);
+  return item;
+}
+
+}  // namespace
+
+HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
+  setWindowTitle(tr("Run history"));
+  auto* layout = new QVBoxLayout(this);
+  auto* filters = new QHBoxLayout;
+  provider_ = new QComboBox(this);
+  provider_->setObjectName("historyProvider");
+  model_ = new QComboBox(this);
+  model_->setObjectName("historyModel");
+  tag_ = new QLineEdit(this);
+  tag_->setObjectName("historyTag");
+  tag_->setPlaceholderText(tr("Tag"));
+  search_ = new QLineEdit(this);
+  search_->setObjectName("historySearch");
+  search_->setPlaceholderText(tr("Search in prompts (Ctrl+F)"));
+  search_->setClearButtonEnabled(true);
+  filters->addWidget(new QLabel(tr("Provider"), this));
+  filters->addWidget(provider_);
+  filters->addWidget(new QLabel(tr("Model"), this));
+  filters->addWidget(model_);
+  filters->addWidget(tag_);
+  filters->addWidget(search_, 1);
+  layout->addLayout(filters);
+  setChoices({}, {});
+  const auto changed = [this] {
+    if (!filling_) emit filterChanged(filter());
+  };
+  connect(provider_, &QComboBox::currentIndexChanged, this, changed);
+  connect(model_, &QComboBox::currentIndexChanged, this, changed);
+  connect(tag_, &QLineEdit::textChanged, this, changed);
+  connect(search_, &QLineEdit::textChanged, this, changed);
+  auto* find = new QShortcut(QKeySequence::Find, this);
+  connect(find, &QShortcut::activated, search_, qOverload<>(&QWidget::setFocus));
+
+  model_rows_ = new QStandardItemModel(0, 11, this);
+  model_rows_->setHorizontalHeaderLabels(
+      {tr("Started"), tr("Provider"), tr("Model"), tr("Status"), tr("Prompt"), tr("TTFT ms"),
+       tr("TPOT ms"), tr("Decode tok/s"), tr("Tokens"), tr("Tags"), tr("Note")});
+  model_rows_->horizontalHeaderItem(Ttft)->setToolTip(
+      tr("Time to first token: the first non-empty content chunk − the request start"));
+  model_rows_->horizontalHeaderItem(Tpot)->setToolTip(
+      tr("Time per output token: (E2E − TTFT) / (output tokens − 1)"));
+  model_rows_->horizontalHeaderItem(Tags)->setToolTip(tr("Comma-separated; double-click to edit"));
+  model_rows_->horizontalHeaderItem(Note)->setToolTip(tr("Double-click to edit"));
+  sorted_ = new QSortFilterProxyModel(this);
+  sorted_->setSourceModel(model_rows_);
+  sorted_->setSortRole(Qt::UserRole);
+  table_ = new QTableView(this);
+  table_->setObjectName("historyTable");
+  table_->setModel(sorted_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(Started, Qt::DescendingOrder);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+  table_->horizontalHeader()->setSectionResizeMode(Prompt, QHeaderView::Stretch);
+  table_->verticalHeader()->hide();
+  layout->addWidget(table_, 1);
+  connect(model_rows_, &QStandardItemModel::itemChanged, this, [this](QStandardItem* item) {
+    if (filling_) return;
+    const qint64 id = model_rows_->item(item->row(), Started)->data(kIdRole).toLongLong();
+    if (item->column() == Tags) {
+      QStringList tags;
+      for (const QString& t : item->text().split(',', Qt::SkipEmptyParts))
+        if (!t.trimmed().isEmpty()) tags << t.trimmed();
+      emit tagsEdited(id, tags);
+    } else if (item->column() == Note) {
+      emit noteEdited(id, item->text());
+    }
+  });
+
+  auto* buttons = new QHBoxLayout;
+  auto* again = new QPushButton(tr("Run &again"), this);
+  again->setObjectName("runAgainButton");
+  again->setToolTip(tr("Send the same messages with the same provider and parameters"));
+  auto* remove = new QPushButton(tr("&Delete"), this);
+  remove->setObjectName("deleteRunsButton");
+  auto* import = new QPushButton(tr("&Import run logs…"), this);
+  import->setObjectName("importLogsButton");
+  auto* close = new QPushButton(tr("Close"), this);
+  message_ = new QLabel(this);
+  message_->setObjectName("historyMessage");
+  buttons->addWidget(again);
+  buttons->addWidget(remove);
+  buttons->addWidget(import);
+  buttons->addWidget(message_, 1);
+  buttons->addWidget(close);
+  layout->addLayout(buttons);
+  connect(again, &QPushButton::clicked, this, [this] {
+    const QList<qint64> ids = selectedIds();
+    if (ids.size() == 1)
+      emit runAgainRequested(ids.front());
+    else
+      showMessage(tr("Select one run to run again."));
+  });
+  connect(remove, &QPushButton::clicked, this, &HistoryDialog::deleteSelected);
+  auto* del = new QShortcut(QKeySequence::Delete, table_);
+  connect(del, &QShortcut::activated, this, &HistoryDialog::deleteSelected);
+  connect(import, &QPushButton::clicked, this, [this] {
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Import run logs"), "./logs/infer", tr("Run logs (*.jsonl);;All files (*)"));
+    for (const QString& f : files) emit importRequested(f);
+  });
+  connect(close, &QPushButton::clicked, this, &QDialog::accept);
+  resize(1100, 560);
+}
+
+void HistoryDialog::setChoices(const QStringList& providers, const QStringList& models) {
+  filling_ = true;
+  for (auto [combo, values] : {std::pair{provider_, providers}, std::pair{model_, models}}) {
+    const QString current = combo->currentData().toString();
+    combo->clear();
+    combo->addItem(tr("Any"), QString());
+    for (const QString& v : values) combo->addItem(v, v);
+    combo->setCurrentIndex(std::max(0, combo->findData(current)));
+  }
+  filling_ = false;
+}
+
+void HistoryDialog::setRows(const QList<HistoryRow>& rows) {
+  filling_ = true;
+  model_rows_->removeRows(0, model_rows_->rowCount());
+  for (const HistoryRow& r : rows) {
+    auto* started = textItem(r.started.toLocalTime().toString("yyyy-MM-dd HH:mm:ss"));
+    started->setData(r.started.toMSecsSinceEpoch(), Qt::UserRole);
+    started->setData(r.id, kIdRole);
+    QString prompt = r.prompt.simplified();
+    if (prompt.size() > 160) prompt = prompt.left(159) + "…";
+    auto* prompt_item = textItem(prompt);
+    prompt_item->setToolTip(r.prompt.left(2000));
+    auto* tokens = numberItem(static_cast<double>(r.output_tokens), 0);
+    model_rows_->appendRow({started, textItem(r.provider), textItem(r.model), textItem(r.status),
+                            prompt_item, numberItem(r.ttft_ms, 1), numberItem(r.tpot_ms, 2),
+                            numberItem(r.decode_tok_s, 1), tokens,
+                            textItem(r.tags.join(", "), true), textItem(r.note, true)});
+  }
+  filling_ = false;
+  message_->setText(tr("%n run(s)", nullptr, static_cast<int>(rows.size())));
+}
+
+HistoryFilter HistoryDialog::filter() const {
+  return {provider_->currentData().toString(), model_->currentData().toString(),
+          tag_->text().trimmed(), search_->text().trimmed()};
+}
+
+QList<qint64> HistoryDialog::selectedIds() const {
+  QList<qint64> ids;
+  for (const QModelIndex& index : table_->selectionModel()->selectedRows(Started))
+    ids << sorted_->data(index, kIdRole).toLongLong();
+  return ids;
+}
+
+int HistoryDialog::rowCount() const {
+  return model_rows_->rowCount();
+}
+
+void HistoryDialog::showMessage(const QString& text) {
+  message_->setText(text);
+}
+
+void HistoryDialog::deleteSelected() {
+  const QList<qint64> ids = selectedIds();
+  if (ids.isEmpty()) return showMessage(tr("Select the runs to delete."));
+  const auto answer =
+      QMessageBox::question(this, tr("Delete runs"),
+                            tr("Delete %n run(s) and their recorded events? This cannot be undone.",
+                               nullptr, static_cast<int>(ids.size())));
+  if (answer == QMessageBox::Yes) emit deleteRequested(ids);
+}
+
+}  // namespace ts::ui

@@ -1,0 +1,68 @@
+// Run history: every stored run in a sortable table (date, provider, model, status,
+// prompt, TTFT, TPOT, decode tok/s, output tokens, tags, note), filtered by provider,
+// model, tag and a search in the prompts; tags and notes are edited in place; Delete,
+// Run again, and importing run logs. Widgets only: the app fills it from the run store
+// (app/history_controller.h) and acts on its signals.
+#pragma once
+#include <QDateTime>
+#include <QDialog>
+#include <QList>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QStandardItemModel;
+class QTableView;
+
+namespace ts::ui {
+
+struct HistoryRow {
+  qint64 id = 0;
+  QDateTime started;  // UTC; shown in local time
+  QString provider, model, status, prompt;
+  std::optional<double> ttft_ms, tpot_ms, decode_tok_s;
+  qint64 output_tokens = 0;
+  QStringList tags;
+  QString note;
+};
+
+struct HistoryFilter {
+  QString provider, model, tag, search;  // empty: any
+};
+
+class HistoryDialog : public QDialog {
+  Q_OBJECT
+ public:
+  explicit HistoryDialog(QWidget* parent = nullptr);
+  // The provider and model choices of the filter (every value in the store).
+  void setChoices(const QStringList& providers, const QStringList& models);
+  void setRows(const QList<HistoryRow>& rows);
+  HistoryFilter filter() const;
+  QList<qint64> selectedIds() const;
+  int rowCount() const;
+  void showMessage(const QString& text);
+
+ signals:
+  void filterChanged(const ts::ui::HistoryFilter& filter);
+  void tagsEdited(qint64 id, const QStringList& tags);
+  void noteEdited(qint64 id, const QString& note);
+  void deleteRequested(const QList<qint64>& ids);
+  void runAgainRequested(qint64 id);
+  void importRequested(const QString& jsonl_path);
+
+ private:
+  void deleteSelected();
+  QComboBox* provider_;
+  QComboBox* model_;
+  QLineEdit* tag_;
+  QLineEdit* search_;
+  QStandardItemModel* model_rows_;
+  QSortFilterProxyModel* sorted_;
+  QTableView* table_;
+  QLabel* message_;
+  bool filling_ = false;  // setRows in progress: item changes are not edits
+};
+
+}  // namespace ts::ui
