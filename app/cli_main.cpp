@@ -2,6 +2,7 @@
 #include <QCoreApplication>
 #include <cstdio>
 
+#include "app/cli_bench.h"
 #include "app/cli_chat.h"
 #include "app/cli_config.h"
 #include "app/cli_convert.h"
@@ -16,6 +17,7 @@ void printUsage() {
   std::printf(
       "Usage: tokenscope-cli <command> [options]\n\n"
       "Commands:\n"
+      "  bench      benchmark an endpoint: percentiles, throughput, goodput at a concurrency or rate\n"
       "  chat       stream one chat completion from an OpenAI-compatible endpoint, measured\n"
       "  config     show the effective configuration and its sources; check or export files\n"
       "  convert    write a model as GGUF or safetensors (or one with random weights)\n"
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const QString command = args.takeFirst();
+  if (command == "bench") return ts::runBenchCommand(args);
   if (command == "chat") return ts::runChatCommand(args);
   if (command == "config") return ts::runConfigCommand(args);
   if (command == "convert") return ts::runConvertCommand(args);

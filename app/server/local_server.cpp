@@ -1,23 +1,12 @@
 #include "app/server/local_server.h"
 
-#include <httplib.h>
-
-#include <sys/socket.h>
-
 #include <ctime>
 
 #include "app/server/chat_api.h"
+#include "app/server/http_server.h"
 #include "inference/engine/generator.h"
 
 namespace ts::server {
-
-// Debian's cpp-httplib is built with a listen backlog of 5: a burst of connections then
-// overflows the accept queue and some are dropped (seen with 64 concurrent clients). The
-// listening socket is protected in httplib::Server; listen() on it again widens the queue.
-class HttpServer : public httplib::Server {
- public:
-  void widenBacklog(int backlog) { ::listen(svr_sock_, backlog); }
-};
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <chrono>
 
+#include "app/server/http_server.h"
 #include "inference/stream/stream_event.h"
 
 namespace ts::testing {
@@ -43,8 +44,8 @@ bool writeAll(httplib::DataSink& sink, const std::string& s) {
 
 }  // namespace
 
-OpenAiTestServer::OpenAiTestServer() : server_(std::make_unique<httplib::Server>()) {
-  server_->new_task_queue = [] { return new httplib::ThreadPool(64); };
+OpenAiTestServer::OpenAiTestServer(int threads) : server_(std::make_unique<server::HttpServer>()) {
+  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
 
   server_->Get("/v1/models", [this](const httplib::Request& req, httplib::Response& res) {
     ServerScript s;
@@ -196,6 +197,7 @@ int OpenAiTestServer::start(int port) {
   port_ = port == 0 ? server_->bind_to_any_port("127.0.0.1")
                     : (server_->bind_to_port("127.0.0.1", port) ? port : -1);
   if (port_ < 0) return -1;
+  server_->widenBacklog();
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   while (!server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return port_;

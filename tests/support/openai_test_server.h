@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-namespace httplib {
-class Server;
+namespace ts::server {
+class HttpServer;
 }
 
 namespace ts::testing {
@@ -53,7 +53,8 @@ struct ServedRequest {
 
 class OpenAiTestServer {
  public:
-  OpenAiTestServer();
+  // threads: requests served at once (each streaming request holds one).
+  explicit OpenAiTestServer(int threads = 64);
   ~OpenAiTestServer();
   int start(int port = 0);  // 0: any free port; returns the port, -1 on failure
   void stop();
@@ -73,7 +74,7 @@ class OpenAiTestServer {
   void setStatus(size_t index, int status);
   bool sleepUntil(int64_t deadline_ns) const;  // false when the server is stopping
 
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<server::HttpServer> server_;
   std::thread thread_;
   int port_ = -1;
   std::atomic<bool> stopping_{false};

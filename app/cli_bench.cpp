@@ -1,0 +1,167 @@
+#include "app/cli_bench.h"
+
+#include <unistd.h>
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QFile>
+#include <QJsonDocument>
+#include <cstdio>
+#include <memory>
+
+#include "app/bench/bench_runner.h"
+#include "app/cli_common.h"
+#include "app/cli_options.h"
+#include "app/store/run_store.h"
+#include "inference/remote/base_url.h"
+
+namespace ts {
+namespace {
+
+QString line(const char* name, const QJsonObject& p) {
+  return QString("%1  mean %2  p50 %3  p90 %4  p99 %5 ms")
+      .arg(name, -5)
+      .arg(p.value("mean").toDouble(), 8, 'f', 2)
+      .arg(p.value("p50").toDouble(), 8, 'f', 2)
+      .arg(p.value("p90").toDouble(), 8, 'f', 2)
+      .arg(p.value("p99").toDouble(), 8, 'f', 2);
+}
+
+}  // namespace
+
+int runBenchCommand(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription(
+      "Benchmarks an OpenAI-compatible endpoint: the same prompt --requests times after "
+      "--warmup runs, at a --concurrency (closed loop) or a --rate (open loop, Poisson or "
+      "burstier), and reports TTFT, TPOT, ITL and E2E percentiles, throughput and goodput.");
+  p.addOptions({
+      {"base-url", "Endpoint root, e.g. http://127.0.0.1:8080 (a pasted /v1 is fine).", "URL"},
+      {"model", "Model id sent with each request.", "NAME"},
+      {"api-key-env", "Environment variable that holds the API key.", "VAR"},
+      {"prompt", "The user message.", "TEXT"},
+      {"prompt-file", "Read the user message from a file.", "F"},
+      {"requests", "Measured requests (required).", "N"},
+      {"warmup", "Requests run first, one at a time, and not counted (default 0).", "W"},
+      {"concurrency", "Requests in flight at most (closed loop; default 1).", "C"},
+      {"rate", "Requests per second (open loop); with --concurrency, that caps it.", "R"},
+      {"burstiness", "Gamma shape of the gaps with --rate: 1 Poisson, < 1 burstier.", "B"},
+      {"max-tokens", "Most tokens per answer (default 128).", "N"},
+      {"temperature", "Sampling temperature, 0..2 (default 0).", "T"},
+      {"seed", "Seed of the requests and of the arrival times (default 0).", "S"},
+      {"slo-ttft-ms", "Goodput counts requests whose TTFT is at most this.", "X"},
+      {"slo-tpot-ms", "Goodput counts requests whose TPOT is at most this.", "Y"},
+      {"timeout", "Longest wait in seconds for a connection, first token or gap (default 60).",
+       "S"},
+      {"store", "Run store to record the requests in (default: the app's runs.sqlite).", "FILE"},
+      {"no-store", "Do not record the requests."},
+      {"tag", "Tag the recorded requests (repeatable).", "TAG"},
+      {"json", "Print one JSON object with the results."},
+  });
+  if (auto done = parseCommandLine(p, args, "bench")) return *done;
+  const auto fail = [](const QString& message) {
+    printErr("tokenscope-cli bench: " + message);
+    return 2;
+  };
+  if (!p.isSet("base-url"))
+    return fail("missing --base-url URL (the endpoint to benchmark, e.g. http://127.0.0.1:8080)");
+  if (!p.isSet("model")) return fail("missing --model NAME (the model id to request)");
+  if (p.isSet("prompt") == p.isSet("prompt-file"))
+    return fail("expected one of --prompt TEXT or --prompt-file F");
+  if (!p.isSet("requests")) return fail("missing --requests N (how many measured requests)");
+  OptionError err;
+  const auto integer = [&](const char* flag, int fallback, int min, int max) {
+    return p.isSet(flag) ? parseIntOption(flag, p.value(flag), min, max, err)
+                         : std::optional<int>(fallback);
+  };
+  const auto real = [&](const char* flag, double min, double max) -> std::optional<double> {
+    if (!p.isSet(flag)) return std::nullopt;
+    return parseDoubleOption(flag, p.value(flag), min, max, err);
+  };
+  BenchOptions o;
+  o.requests = integer("requests", 1, 1, 1'000'000).value_or(1);
+  o.warmup = integer("warmup", 0, 0, 10'000).value_or(0);
+  if (p.isSet("concurrency")) o.concurrency = integer("concurrency", 1, 1, 100'000);
+  o.rate = real("rate", 1e-6, 1e6);
+  o.burstiness = real("burstiness", 1e-3, 1e3).value_or(1.0);
+  const int max_tokens = integer("max-tokens", 128, 1, 10'000'000).value_or(128);
+  const double temperature = real("temperature", 0, 2).value_or(0);
+  o.seed = static_cast<uint64_t>(integer("seed", 0, 0, INT32_MAX).value_or(0));
+  o.slo.ttft_ms = real("slo-ttft-ms", 0, 1e9);
+  o.slo.tpot_ms = real("slo-tpot-ms", 0, 1e9);
+  const double timeout = real("timeout", 0.001, 86'400).value_or(60);
+  if (!err.message.isEmpty()) return fail(err.message);
+  if (p.isSet("burstiness") && !o.rate) return fail("--burstiness needs --rate");
+  const NormalizedBaseUrl url = normalizeBaseUrl(p.value("base-url"));
+  if (!url.ok()) return fail("base URL: " + url.error);
+
+  std::string prompt = p.value("prompt").toStdString();
+  if (p.isSet("prompt-file")) {
+    QFile f(p.value("prompt-file"));
+    if (!f.open(QIODevice::ReadOnly))
+      return fail(QString("--prompt-file: cannot read %1: %2").arg(f.fileName(), f.errorString()));
+    prompt = f.readAll().toStdString();
+  }
+  o.request.provider = "tokenscope-cli bench";
+  o.request.model = p.value("model").toStdString();
+  o.request.messages = {{"user", prompt}};
+  o.request.params.max_tokens = max_tokens;
+  o.request.params.temperature = temperature;
+  o.request.params.seed = static_cast<int64_t>(o.seed);
+  o.endpoint.provider_name = "bench";
+  o.endpoint.base_url = p.value("base-url");
+  o.endpoint.api_key_env = p.value("api-key-env");
+  o.endpoint.max_retries = 0;  // a benchmark measures what happens, without second chances
+  o.endpoint.timeouts = RemoteTimeouts::fromLimitSeconds(timeout);
+
+  std::unique_ptr<RunStore> store;
+  if (!p.isSet("no-store")) {
+    store =
+        std::make_unique<RunStore>(p.isSet("store") ? p.value("store") : RunStore::defaultPath());
+    if (!store->isOpen()) {
+      printErr("tokenscope-cli bench: requests not recorded: " + store->error());
+      store.reset();
+    }
+  }
+  RunContext context{"tokenscope-cli bench", url.root, p.value("model")};
+  context.group = QString("bench %1 %2")
+                      .arg(QDateTime::currentDateTimeUtc().toString(Qt::ISODate),
+                           o.rate ? QString("rate=%1").arg(*o.rate)
+                                  : QString("c=%1").arg(o.concurrency.value_or(1)));
+  context.tags = QStringList{"bench"} + p.values("tag");
+
+  BenchRunner runner(o);
+  const bool tty = ::isatty(STDERR_FILENO);
+  QString first_error;
+  QObject::connect(&runner, &BenchRunner::requestFinished,
+                   [&](int done, int total, const RecordedRun& run, bool warmup) {
+                     const StreamEvent* end = run.terminal();
+                     if (end && end->kind == EventKind::Failed && first_error.isEmpty())
+                       first_error = QString::fromStdString(end->text);
+                     if (warmup) return;
+                     if (store) RunStoreWriter(*store, o.request, context).finish(run);
+                     if (tty) std::fprintf(stderr, "\r%d/%d requests", done, total);
+                   });
+  QObject::connect(&runner, &BenchRunner::finished, qApp, &QCoreApplication::quit);
+  runner.start();
+  QCoreApplication::exec();
+  if (tty) std::fprintf(stderr, "\n");
+
+  const QJsonObject out = runner.result().json(o);
+  if (p.isSet("json")) {
+    std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
+  } else {
+    printOut(QString("%1 completed, %2 failed in %3 s · %4 output tok/s · goodput %5 req/s")
+                 .arg(out.value("requests_completed").toInt())
+                 .arg(out.value("requests_failed").toInt())
+                 .arg(out.value("duration_s").toDouble(), 0, 'f', 2)
+                 .arg(out.value("output_throughput_tok_s").toDouble(), 0, 'f', 1)
+                 .arg(out.value("goodput_req_s").toDouble(), 0, 'f', 2));
+    for (const char* name : {"ttft", "tpot", "itl", "e2e"})
+      printOut(line(name, out.value(QString(name) + "_ms").toObject()));
+  }
+  if (!first_error.isEmpty()) printErr("tokenscope-cli bench: first failure: " + first_error);
+  return out.value("requests_completed").toInt() > 0 ? 0 : 1;
+}
+
+}  // namespace ts

@@ -1,0 +1,193 @@
+// `tokenscope-cli bench` as a user runs it, against a server whose cadence is scripted
+// and which records when it sent each chunk: the reported percentiles are within 1 ms of
+// that truth; 256 concurrent streams all complete and are all recorded in the store; an
+// open-loop rate run completes; goodput follows the SLOs; bad command lines say why.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+
+#include "app/store/run_store.h"
+#include "inference/stream/metrics.h"
+#include "tests/support/openai_test_server.h"
+
+using namespace ts;
+using ts::testing::OpenAiTestServer;
+using ts::testing::ServerScript;
+
+class TestCliBench : public QObject {
+  Q_OBJECT
+  OpenAiTestServer server_{300};  // a thread per concurrent stream
+  QTemporaryDir dir_;
+
+  struct Run {
+    int exit_code = -1;
+    QJsonObject json;
+    QString stderr_text;
+  };
+  Run bench(QStringList args) {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("TOKENSCOPE_CONFIG_DIR", dir_.filePath("no-config"));
+    p.setProcessEnvironment(env);
+    args.prepend("bench");
+    p.start(TOKENSCOPE_CLI, args);
+    Run r;
+    if (!p.waitForFinished(120000)) return r;
+    r.exit_code = p.exitCode();
+    r.stderr_text = QString::fromUtf8(p.readAllStandardError());
+    r.json = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    return r;
+  }
+  QStringList base(const QString& store) const {
+    return {"--base-url", QString::fromStdString(server_.baseUrl()),
+            "--model",    "test-model",
+            "--prompt",   "Hello",
+            "--store",    store,
+            "--json"};
+  }
+
+ private slots:
+  void initTestCase() { QVERIFY(server_.start() > 0); }
+  void cleanupTestCase() { server_.stop(); }
+
+  void percentilesMatchTheScriptedCadence() {
+    ServerScript s;
+    s.ttft_ms = 40;
+    s.gap_ms = 8;
+    s.chunks = 16;
+    server_.setScript(s);
+    server_.clearRequests();
+    const QString store = dir_.filePath("cadence.sqlite");
+    const Run r = bench(base(store) + QStringList{"--requests", "12", "--warmup", "2",
+                                                  "--concurrency", "2", "--max-tokens", "16"});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.stderr_text));
+    QCOMPARE(r.json.value("requests_completed").toInt(), 12);
+    QCOMPARE(r.json.value("requests_failed").toInt(), 0);
+    QCOMPARE(r.json.value("total_output_tokens").toInt(), 12 * 16);
+    // The truth, from the server's own clock: the last 12 requests are the measured ones.
+    auto served = server_.requests();
+    QCOMPARE(served.size(), size_t{14});
+    served.erase(served.begin(), served.begin() + 2);
+    std::vector<double> ttft, tpot, itl, e2e;
+    for (const auto& q : served) {
+      const double first = (q.chunks.front().t_ns - q.received_ns) / 1e6;
+      const double last = (q.chunks.back().t_ns - q.received_ns) / 1e6;
+      ttft.push_back(first);
+      e2e.push_back(last);
+      tpot.push_back((last - first) / (q.chunks.size() - 1));
+      for (size_t i = 1; i < q.chunks.size(); ++i)
+        itl.push_back((q.chunks[i].t_ns - q.chunks[i - 1].t_ns) / 1e6);
+    }
+    for (auto [name, truth] :
+         {std::pair{"ttft_ms", summarize(ttft)}, std::pair{"tpot_ms", summarize(tpot)},
+          std::pair{"itl_ms", summarize(itl)}, std::pair{"e2e_ms", summarize(e2e)}}) {
+      const QJsonObject got = r.json.value(name).toObject();
+      for (auto [key, value] : {std::pair{"p50", truth.p50}, std::pair{"p90", truth.p90},
+                                std::pair{"p99", truth.p99}, std::pair{"mean", truth.mean}})
+        QVERIFY2(std::abs(got.value(key).toDouble() - value) < 1.0,
+                 qPrintable(QString("%1 %2: reported %3 ms, server truth %4 ms")
+                                .arg(name, key)
+                                .arg(got.value(key).toDouble())
+                                .arg(value)));
+    }
+    QCOMPARE(r.json.value("median_ttft_ms").toDouble(),
+             r.json.value("ttft_ms").toObject().value("p50").toDouble());  // vLLM's name
+    QVERIFY(r.json.value("output_throughput_tok_s").toDouble() > 0);
+    // Goodput: no SLO -> every completed request counts.
+    QCOMPARE(r.json.value("goodput_req_s").toDouble(),
+             r.json.value("request_throughput_req_s").toDouble());
+    RunStore runs(store);
+    QCOMPARE(runs.list().size(), 12);
+    QCOMPARE(runs.list().front().context.tags, QStringList{"bench"});
+  }
+
+  void goodputCountsOnlyRequestsWithinTheSlo() {
+    ServerScript s;
+    s.ttft_ms = 30;
+    s.gap_ms = 5;
+    s.chunks = 6;
+    server_.setScript(s);
+    const Run fast = bench(base(dir_.filePath("slo.sqlite")) +
+                           QStringList{"--requests", "4", "--concurrency", "4", "--slo-ttft-ms",
+                                       "500", "--slo-tpot-ms", "50"});
+    QVERIFY2(fast.exit_code == 0, qPrintable(fast.stderr_text));
+    QVERIFY(fast.json.value("goodput_req_s").toDouble() > 0);
+    const Run strict =
+        bench(base(dir_.filePath("slo.sqlite")) +
+              QStringList{"--requests", "4", "--concurrency", "4", "--slo-ttft-ms", "5"});
+    QCOMPARE(strict.json.value("goodput_req_s").toDouble(), 0.0);  // TTFT is ~30 ms
+    QVERIFY(strict.json.value("request_throughput_req_s").toDouble() > 0);
+  }
+
+  void twoHundredFiftySixConcurrentStreamsAllCompleteAndAreRecorded() {
+    ServerScript s;
+    s.ttft_ms = 20;
+    s.gap_ms = 4;
+    s.chunks = 10;
+    server_.setScript(s);
+    const QString store = dir_.filePath("many.sqlite");
+    const Run r =
+        bench(base(store) + QStringList{"--requests", "256", "--concurrency", "256", "--no-store"});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.stderr_text));
+    QCOMPARE(r.json.value("requests_completed").toInt(), 256);
+    QCOMPARE(r.json.value("total_output_tokens").toInt(), 2560);
+    const Run stored = bench(
+        base(store) + QStringList{"--requests", "256", "--concurrency", "256", "--tag", "load"});
+    QCOMPARE(stored.json.value("requests_completed").toInt(), 256);
+    RunStore runs(store);
+    const QList<StoredRun> all = runs.list({"", "", "load"});
+    QCOMPARE(all.size(), 256);
+    QCOMPARE(std::count_if(all.begin(), all.end(),
+                           [](const StoredRun& run) {
+                             return run.status == "finished" &&
+                                    run.metrics.value("output_tokens").toInt() == 10;
+                           }),
+             256);
+  }
+
+  void anOpenLoopRateRunCompletes() {
+    ServerScript s;
+    s.ttft_ms = 5;
+    s.gap_ms = 1;
+    s.chunks = 4;
+    server_.setScript(s);
+    const Run r = bench(
+        base(dir_.filePath("rate.sqlite")) +
+        QStringList{"--requests", "20", "--rate", "100", "--burstiness", "0.5", "--seed", "3"});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.stderr_text));
+    QCOMPARE(r.json.value("requests_completed").toInt(), 20);
+    QCOMPARE(r.json.value("request_rate").toDouble(), 100.0);
+    QCOMPARE(r.json.value("burstiness").toDouble(), 0.5);
+  }
+
+  void badCommandLinesSayWhatIsExpected() {
+    const Run none = bench({"--model", "m", "--prompt", "x", "--requests", "1"});
+    QCOMPARE(none.exit_code, 2);
+    QVERIFY2(none.stderr_text.contains("missing --base-url"), qPrintable(none.stderr_text));
+    const Run both = bench(base(dir_.filePath("x.sqlite")) +
+                           QStringList{"--prompt-file", "/etc/hostname", "--requests", "1"});
+    QVERIFY(both.stderr_text.contains("expected one of --prompt TEXT or --prompt-file F"));
+    const Run zero = bench(base(dir_.filePath("x.sqlite")) + QStringList{"--requests", "0"});
+    QVERIFY2(zero.stderr_text.contains("--requests: expected a whole number from 1"),
+             qPrintable(zero.stderr_text));
+    const Run burst = bench(base(dir_.filePath("x.sqlite")) +
+                            QStringList{"--requests", "1", "--burstiness", "2"});
+    QVERIFY(burst.stderr_text.contains("--burstiness needs --rate"));
+    ServerScript s;
+    s.status = 401;
+    s.fail_first_n = 1000;
+    server_.setScript(s);
+    const Run refused = bench(base(dir_.filePath("x.sqlite")) + QStringList{"--requests", "2"});
+    QCOMPARE(refused.exit_code, 1);
+    QCOMPARE(refused.json.value("requests_failed").toInt(), 2);
+    QVERIFY2(refused.stderr_text.contains("first failure"), qPrintable(refused.stderr_text));
+    server_.setScript(ServerScript{});
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliBench)
+#include "test_cli_bench.moc"
