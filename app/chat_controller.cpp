@@ -39,9 +39,11 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   window->setProviderPresets(ProviderStore::presets().providers);
   connect(window, &ui::MainWindow::sendRequested, this, &ChatController::onSend);
   connect(window, &ui::MainWindow::stopRequested, &session_, &ChatSession::cancel);
+  // Recorded before the window shows it: once the window has shown a run's end, the run
+  // is in the store (a next Send may follow at once).
+  connect(&session_, &ChatSession::eventReady, this, &ChatController::recordEvent);
   connect(&session_, &ChatSession::eventReady, window, &ui::MainWindow::onStreamEvent);
   connect(&session_, &ChatSession::runFinished, this, &ChatController::onFinished);
-  connect(&session_, &ChatSession::eventReady, this, &ChatController::recordEvent);
   connect(&session_, &ChatSession::localLoadProgress, this, [this](int percent) {
     const auto p = window_->currentProviderSettings();
     const QString name = p ? QString::fromStdString(p->name) : QString();
@@ -176,7 +178,12 @@ void ChatController::recordEvent(const StreamEvent& event) {
   if (!recording_) return;
   if (event.kind == EventKind::Started) recorded_.start_ns = event.t_ns;
   recorded_.events.push_back(event);
-  recording_->update(recorded_);
+  if (event.kind != EventKind::Finished && event.kind != EventKind::Failed)
+    return recording_->update(recorded_);
+  recording_->finish(recorded_);
+  finished_recording_ = recording_->id();
+  recording_.reset();
+  history_.refresh();
 }
 
 void ChatController::onSend(const ProviderSettings& provider, const GenerationRequest& request) {
@@ -243,11 +250,9 @@ void ChatController::failBeforeStart(const QString& message) {
   for (const StreamEvent& e :
        {StreamEvent::started(now),
         StreamEvent::failed(now, FailureKind::Auth, 0, message.toStdString(), {})}) {
-    recordEvent(e);
+    recordEvent(e);  // the failure ends the recording too
     window_->onStreamEvent(e);
   }
-  if (recording_) recording_->finish(recorded_);
-  recording_.reset();
 }
 
 void ChatController::editApiKey(const ProviderSettings& provider) {
@@ -386,12 +391,9 @@ void ChatController::onFinished(const RemoteResult& result) {
   const QString error =
       appendRunLog(log_dir_, last_request_, result.run,
                    {last_root_, result.final_url, result.attempts, result.warnings}, &line);
-  if (recording_) {
-    recording_->finish(result.run);
-    if (error.isEmpty()) runs_->setImportKey(recording_->id(), line);  // one run, not two
-    history_.refresh();
-  }
-  recording_.reset();
+  if (finished_recording_ >= 0 && error.isEmpty())
+    runs_->setImportKey(finished_recording_, line);  // importing the log adds it not twice
+  finished_recording_ = -1;
   if (!error.isEmpty()) window_->showStatus(tr("Run not logged: ") + error);
   emit runLogged(error);
 }

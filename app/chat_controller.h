@@ -91,6 +91,7 @@ class ChatController : public QObject {
   std::unique_ptr<RunStore> runs_;
   std::unique_ptr<RunStoreWriter> recording_;  // the run streaming now
   RecordedRun recorded_;
+  qint64 finished_recording_ = -1;  // recorded run whose log line is still to come
 };
 
 }  // namespace ts

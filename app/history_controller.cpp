@@ -66,6 +66,7 @@ ui::HistoryDialog* HistoryController::open() {
       if (!error.isEmpty()) return dialog_->showMessage(error);
       dialog_->showMessage(tr("Sent again to %1.").arg(run->context.provider));
     });
+    connect(dialog_, &ui::HistoryDialog::compareRequested, this, &HistoryController::compare);
     connect(dialog_, &ui::HistoryDialog::importRequested, this, [this](const QString& path) {
       const ImportSummary s = store_->importLog(path);
       reload();
@@ -83,6 +84,39 @@ ui::HistoryDialog* HistoryController::open() {
   dialog_->show();
   dialog_->raise();
   return dialog_;
+}
+
+ComparisonView* HistoryController::compare(const QList<qint64>& ids, bool groups) {
+  QList<ComparedSeries> series;
+  QStringList seen_groups;
+  for (qint64 id : ids) {
+    std::optional<StoredRun> run = store_->load(id);
+    if (!run) {
+      if (dialog_) dialog_->showMessage(tr("Run %1 is no longer in the store.").arg(id));
+      return nullptr;
+    }
+    std::vector<StoredRun> runs;
+    QString label = QString("#%1 %2 · %3").arg(id).arg(run->context.provider, run->context.model);
+    if (groups && !run->context.group.isEmpty()) {
+      if (seen_groups.contains(run->context.group)) continue;  // one series per group
+      seen_groups << run->context.group;
+      RunFilter filter;
+      filter.group = run->context.group;
+      const QList<StoredRun> members = store_->list(filter);  // newest first
+      for (auto it = members.rbegin(); it != members.rend(); ++it)
+        if (auto full = store_->load(it->id)) runs.push_back(*full);
+      label = QString("%1 (%2 runs)").arg(run->context.group).arg(runs.size());
+    } else {
+      runs.push_back(*run);
+    }
+    series << compareRuns(label, runs);
+  }
+  if (comparison_) comparison_->close();
+  comparison_ = new ComparisonView(series, window_);
+  comparison_->setObjectName("comparisonView");
+  comparison_->setAttribute(Qt::WA_DeleteOnClose);
+  comparison_->show();
+  return comparison_;
 }
 
 void HistoryController::refresh() {

@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QPointer>
 
+#include "app/compare/comparison_view.h"
 #include "app/store/run_store.h"
 #include "ui/history_dialog.h"
 #include "ui/main_window.h"
@@ -19,12 +20,16 @@ class HistoryController : public QObject {
   ui::HistoryDialog* open();  // shows the dialog (raises it when open)
   ui::HistoryDialog* dialog() const { return dialog_; }
   void refresh();  // re-reads the store when the dialog is open (a run was recorded)
+  // Opens the comparison of these runs (or of their groups); null when a run is missing.
+  ComparisonView* compare(const QList<qint64>& ids, bool groups);
+  ComparisonView* comparison() const { return comparison_; }
 
  private:
   void reload();
   ui::MainWindow* window_;
   RunStore* store_ = nullptr;
   QPointer<ui::HistoryDialog> dialog_;
+  QPointer<ComparisonView> comparison_;
 };
 
 }  // namespace ts

@@ -1,5 +1,6 @@
 #include "ui/history_dialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -112,6 +113,15 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   auto* again = new QPushButton(tr("Run &again"), this);
   again->setObjectName("runAgainButton");
   again->setToolTip(tr("Send the same messages with the same provider and parameters"));
+  auto* compare = new QPushButton(tr("&Compare"), this);
+  compare->setObjectName("compareButton");
+  compare->setToolTip(tr("Side by side: select 2 to 4 runs (Ctrl+Shift+C)"));
+  compare->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+  as_groups_ = new QCheckBox(tr("as &groups"), this);
+  as_groups_->setObjectName("compareGroupsCheck");
+  as_groups_->setToolTip(
+      tr("Compare each selected run's whole benchmark group (its repeated "
+         "runs) rather than the single run"));
   auto* remove = new QPushButton(tr("&Delete"), this);
   remove->setObjectName("deleteRunsButton");
   auto* import = new QPushButton(tr("&Import run logs…"), this);
@@ -119,6 +129,8 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   auto* close = new QPushButton(tr("Close"), this);
   message_ = new QLabel(this);
   message_->setObjectName("historyMessage");
+  buttons->addWidget(compare);
+  buttons->addWidget(as_groups_);
   buttons->addWidget(again);
   buttons->addWidget(remove);
   buttons->addWidget(import);
@@ -133,6 +145,13 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
       showMessage(tr("Select one run to run again."));
   });
   connect(remove, &QPushButton::clicked, this, &HistoryDialog::deleteSelected);
+  connect(compare, &QPushButton::clicked, this, [this] {
+    const QList<qint64> ids = selectedIds();
+    if (ids.size() < 2 && !(as_groups_->isChecked() && ids.size() == 1))
+      return showMessage(tr("Select 2 to 4 runs to compare (Ctrl+click)."));
+    if (ids.size() > 4) return showMessage(tr("At most 4 series fit side by side."));
+    emit compareRequested(ids, as_groups_->isChecked());
+  });
   auto* del = new QShortcut(QKeySequence::Delete, table_);
   connect(del, &QShortcut::activated, this, &HistoryDialog::deleteSelected);
   connect(import, &QPushButton::clicked, this, [this] {

@@ -9,6 +9,7 @@
 #include <QList>
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -51,6 +52,8 @@ class HistoryDialog : public QDialog {
   void deleteRequested(const QList<qint64>& ids);
   void runAgainRequested(qint64 id);
   void importRequested(const QString& jsonl_path);
+  // 2-4 selected runs; groups: compare each one's whole benchmark group instead.
+  void compareRequested(const QList<qint64>& ids, bool groups);
 
  private:
   void deleteSelected();
@@ -62,6 +65,7 @@ class HistoryDialog : public QDialog {
   QSortFilterProxyModel* sorted_;
   QTableView* table_;
   QLabel* message_;
+  QCheckBox* as_groups_;
   bool filling_ = false;  // setRows in progress: item changes are not edits
 };
 

@@ -304,6 +304,7 @@ QList<StoredRun> RunStore::list(const RunFilter& f) {
   if (!f.model.isEmpty()) add("model = ?", f.model);
   if (!f.tag.isEmpty()) add("tags_json LIKE ? ESCAPE '\\'", likePattern("\"" + f.tag + "\""));
   if (!f.search.isEmpty()) add("prompt LIKE ? ESCAPE '\\'", likePattern(f.search));
+  if (!f.group.isEmpty()) add("group_name = ?", f.group);
   if (f.from.isValid()) add("started_at >= ?", f.from.toUTC().toString(Qt::ISODateWithMs));
   if (f.to.isValid()) add("started_at <= ?", f.to.toUTC().toString(Qt::ISODateWithMs));
   sql += QString(" ORDER BY started_at DESC, id DESC LIMIT %1").arg(std::max(1, f.limit));

@@ -46,6 +46,7 @@ struct StoredRun {
 struct RunFilter {
   QString provider, model, tag;
   QString search;  // in the messages of the request
+  QString group;   // runs of one benchmark step
   QDateTime from, to;
   int limit = 5000;
 };

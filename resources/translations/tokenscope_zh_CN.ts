@@ -18,6 +18,42 @@
         <source>Demo model — random weights</source>
         <translation>演示模型 — 随机权重</translation>
     </message>
+    <message>
+        <source>Time to first token: the first non-empty content chunk − the request start (ms); over the series' runs</source>
+        <translation>首词元时间：第一个非空内容块 − 请求开始（毫秒）；统计该系列的所有运行</translation>
+    </message>
+    <message>
+        <source>Time per output token: (E2E − TTFT) / (output tokens − 1), for runs with more than one token (ms)</source>
+        <translation>每个输出词元的时间：(E2E − TTFT) / (输出词元数 − 1)，仅统计多于一个词元的运行（毫秒）</translation>
+    </message>
+    <message>
+        <source>Inter-token latency: the gap before every content chunk after the first, over every chunk of every run (ms)</source>
+        <translation>词元间延迟：除第一个外每个内容块之前的间隔，统计所有运行的所有内容块（毫秒）</translation>
+    </message>
+    <message>
+        <source>End to end: the last non-empty content chunk − the request start (ms)</source>
+        <translation>端到端：最后一个非空内容块 − 请求开始（毫秒）</translation>
+    </message>
+    <message>
+        <source>(output tokens − 1) / (E2E − TTFT) = 1 / TPOT, mean over the runs</source>
+        <translation>(输出词元数 − 1) / (E2E − TTFT) = 1 / TPOT，各次运行的平均值</translation>
+    </message>
+    <message>
+        <source>output tokens / E2E, mean over the runs</source>
+        <translation>输出词元数 / E2E，各次运行的平均值</translation>
+    </message>
+    <message>
+        <source>The local engine's prompt pass (part of TTFT), mean over the runs</source>
+        <translation>本地引擎处理提示的前向计算（TTFT 的一部分），各次运行的平均值</translation>
+    </message>
+    <message>
+        <source>Speculative runs: accepted / drafted tokens, mean over the runs</source>
+        <translation>推测采样运行：被接受的 / 起草的词元数，各次运行的平均值</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -348,11 +384,106 @@ Fix: </source>
     </message>
     <message numerus="yes">
         <source>%n run(s) of an earlier session ended without finishing; they are kept as interrupted, with their partial answers.</source>
-        <translation><numerusform>上次会话中有 %n 次运行未正常结束；它们已标记为“中断”，并保留了部分回答。</numerusform></translation>
+        <translation>
+            <numerusform>上次会话中有 %n 次运行未正常结束；它们已标记为“中断”，并保留了部分回答。</numerusform>
+        </translation>
     </message>
     <message>
         <source>Run not recorded: </source>
         <translation>运行未记录：</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ComparisonView</name>
+    <message>
+        <source>Compare runs</source>
+        <translation>比较运行</translation>
+    </message>
+    <message>
+        <source>TTFT (ms)</source>
+        <translation>TTFT（毫秒）</translation>
+    </message>
+    <message>
+        <source>TPOT (ms)</source>
+        <translation>TPOT（毫秒）</translation>
+    </message>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>PNG or SVG of the view; CSV or JSON of the numbers</source>
+        <translation>视图导出为 PNG 或 SVG；数值导出为 CSV 或 JSON</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Gap before each chunk (first run of each series)</source>
+        <translation>每个内容块之前的间隔（每个系列的第一次运行）</translation>
+    </message>
+    <message>
+        <source>arrival (s since the request)</source>
+        <translation>到达时间（距请求开始的秒数）</translation>
+    </message>
+    <message>
+        <source>inter-token latency (ms)</source>
+        <translation>词元间延迟（毫秒）</translation>
+    </message>
+    <message>
+        <source>
+Box: p50 to p90; whiskers: the minimum and p99.</source>
+        <translation>
+箱体：p50 到 p90；须线：最小值和 p99。</translation>
+    </message>
+    <message>
+        <source>Decode tok/s</source>
+        <translation>解码 tok/s</translation>
+    </message>
+    <message>
+        <source>Overall tok/s</source>
+        <translation>总体 tok/s</translation>
+    </message>
+    <message>
+        <source>Prefill (ms)</source>
+        <translation>预填充（毫秒）</translation>
+    </message>
+    <message>
+        <source>Acceptance</source>
+        <translation>接受率</translation>
+    </message>
+    <message>
+        <source>Runs (completed / failed)</source>
+        <translation>运行（完成 / 失败）</translation>
+    </message>
+    <message>
+        <source>Every setting is the same</source>
+        <translation>所有设置都相同</translation>
+    </message>
+    <message>
+        <source>Only the settings that differ</source>
+        <translation>仅显示不同的设置</translation>
+    </message>
+    <message>
+        <source>cannot write %1 as PNG</source>
+        <translation>无法将 %1 写为 PNG</translation>
+    </message>
+    <message>
+        <source>cannot write %1 as SVG</source>
+        <translation>无法将 %1 写为 SVG</translation>
+    </message>
+    <message>
+        <source>Export the comparison</source>
+        <translation>导出比较</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG image (*.svg);;CSV numbers (*.csv);;JSON numbers (*.json)</source>
+        <translation>PNG 图像 (*.png);;SVG 图像 (*.svg);;CSV 数值 (*.csv);;JSON 数值 (*.json)</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
     </message>
 </context>
 <context>
@@ -518,7 +649,9 @@ Fix: </source>
     </message>
     <message numerus="yes">
         <source>Deleted %n run(s).</source>
-        <translation><numerusform>已删除 %n 次运行。</numerusform></translation>
+        <translation>
+            <numerusform>已删除 %n 次运行。</numerusform>
+        </translation>
     </message>
     <message>
         <source>That run is no longer in the store.</source>
@@ -534,7 +667,13 @@ Fix: </source>
     </message>
     <message numerus="yes">
         <source>; skipped %n line(s): </source>
-        <translation><numerusform>；跳过 %n 行：</numerusform></translation>
+        <translation>
+            <numerusform>；跳过 %n 行：</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Run %1 is no longer in the store.</source>
+        <translation>运行 %1 已不在记录库中。</translation>
     </message>
 </context>
 <context>
@@ -1393,7 +1532,9 @@ Fix: </source>
     </message>
     <message numerus="yes">
         <source>%n run(s)</source>
-        <translation><numerusform>%n 次运行</numerusform></translation>
+        <translation>
+            <numerusform>%n 次运行</numerusform>
+        </translation>
     </message>
     <message>
         <source>Select the runs to delete.</source>
@@ -1405,7 +1546,33 @@ Fix: </source>
     </message>
     <message numerus="yes">
         <source>Delete %n run(s) and their recorded events? This cannot be undone.</source>
-        <translation><numerusform>删除 %n 次运行及其记录的事件？此操作无法撤销。</numerusform></translation>
+        <translation>
+            <numerusform>删除 %n 次运行及其记录的事件？此操作无法撤销。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Compare</source>
+        <translation>比较(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Side by side: select 2 to 4 runs (Ctrl+Shift+C)</source>
+        <translation>并排比较：选择 2 到 4 次运行 (Ctrl+Shift+C)</translation>
+    </message>
+    <message>
+        <source>as &amp;groups</source>
+        <translation>按组(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Compare each selected run's whole benchmark group (its repeated runs) rather than the single run</source>
+        <translation>比较每个所选运行所在的整个基准测试组（其重复运行），而不是单次运行</translation>
+    </message>
+    <message>
+        <source>Select 2 to 4 runs to compare (Ctrl+click).</source>
+        <translation>请选择 2 到 4 次运行进行比较（Ctrl+单击）。</translation>
+    </message>
+    <message>
+        <source>At most 4 series fit side by side.</source>
+        <translation>最多只能并排比较 4 个系列。</translation>
     </message>
 </context>
 <context>

@@ -9,6 +9,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -35,6 +36,7 @@
 #include <QStandardItemModel>
 #include <QTableWidget>
 #include "app/chat_controller.h"
+#include "app/compare/comparison_view.h"
 #include "app/config/config_files.h"
 #include "app/loaded_models.h"
 #include "app/model_paths.h"
@@ -252,6 +254,58 @@ class TestMainWindow : public QObject {
                             .arg(after)
                             .arg(dialog->findChild<QLabel*>("historyMessage")->text())));
     dialog->close();
+  }
+
+  // History → select two stored runs → Compare: the view shows both series, and exports
+  // a PNG of itself and the numbers as CSV (and SVG, JSON).
+  void comparisonViewOpensForTwoRunsAndExports() {
+    for (auto [ttft, chunks] : {std::pair{30, 6}, std::pair{60, 9}}) {
+      ServerScript s;
+      s.ttft_ms = ttft;
+      s.chunks = chunks;
+      server_.setScript(s);
+      setProvider();
+      window_->newChat();
+      QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+      typeAndSend(QString("compare me %1").arg(ttft));
+      QVERIFY(shown.wait(10000));
+    }
+    window_->findChild<QAction*>("historyAction")->trigger();
+    ui::HistoryDialog* history = controller_->history().dialog();
+    history->findChild<QLineEdit*>("historySearch")->setText("compare me");
+    QCOMPARE(history->rowCount(), 2);
+    history->findChild<QTableView*>("historyTable")->selectAll();
+    QTest::mouseClick(history->findChild<QPushButton*>("compareButton"), Qt::LeftButton);
+    ComparisonView* view = controller_->history().comparison();
+    QVERIFY(view && view->isVisible());
+    QVERIFY(QTest::qWaitForWindowExposed(view));
+    auto* table = view->findChild<QTableWidget*>("comparisonTable");
+    QCOMPARE(table->columnCount(), 2);
+    QCOMPARE(table->verticalHeaderItem(0)->text(), QString("TTFT p50 (ms)"));
+    QVERIFY(table->verticalHeaderItem(0)->toolTip().contains("first non-empty content chunk"));
+    const double a = table->item(0, 0)->text().toDouble(), b = table->item(0, 1)->text().toDouble();
+    QVERIFY2(qMin(a, b) >= 30 && qMax(a, b) >= 60,
+             qPrintable(QString("%1 %2 | %3 | %4")
+                            .arg(a)
+                            .arg(b)
+                            .arg(table->horizontalHeaderItem(0)->text(),
+                                 table->horizontalHeaderItem(1)->text())));
+    const QString png = dir_.filePath("compare.png"), csv = dir_.filePath("compare.csv");
+    QCOMPARE(view->exportPng(png), QString());
+    QCOMPARE(view->exportCsv(csv), QString());
+    QCOMPARE(view->exportSvg(dir_.filePath("compare.svg")), QString());
+    QCOMPARE(view->exportJson(dir_.filePath("compare.json")), QString());
+    const QImage image(png);
+    QVERIFY(!image.isNull() && image.width() > 400 && image.height() > 300);
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    QVERIFY2(text.startsWith("series,metric,mean,p50,p90,p99,count") &&
+                 text.count(",ttft_ms,") == 2 && text.count(",tpot_ms,") == 2,
+             qPrintable(text));
+    QVERIFY(QFileInfo(dir_.filePath("compare.svg")).size() > 1000);
+    view->close();
+    history->close();
   }
 
   void stopKeepsThePartialAnswer() {
