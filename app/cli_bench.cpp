@@ -139,13 +139,17 @@ int runBenchCommand(const QStringList& args) {
                      if (end && end->kind == EventKind::Failed && first_error.isEmpty())
                        first_error = QString::fromStdString(end->text);
                      if (warmup) return;
-                     if (store) RunStoreWriter(*store, o.request, context).finish(run);
                      if (tty) std::fprintf(stderr, "\r%d/%d requests", done, total);
                    });
   QObject::connect(&runner, &BenchRunner::finished, qApp, &QCoreApplication::quit);
   runner.start();
   QCoreApplication::exec();
   if (tty) std::fprintf(stderr, "\n");
+  // Recorded now, not while measuring: a write on the measuring thread would delay the
+  // chunks of the requests still streaming.
+  if (store)
+    for (const BenchRequest& r : runner.result().requests)
+      RunStoreWriter(*store, o.request, context).finish(r.run);
 
   const QJsonObject out = runner.result().json(o);
   if (p.isSet("json")) {

@@ -2,8 +2,12 @@
 
 #include <QJsonArray>
 #include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <memory>
+
 #include <QTimer>
 #include <algorithm>
+#include "inference/remote/base_url.h"
 
 namespace ts {
 namespace {
@@ -28,8 +32,7 @@ QJsonObject BenchResult::json(const BenchOptions& o) const {
     good += meetsSlo(m, o.slo);
   }
   const double seconds = std::max(duration_s, 1e-9);
-  const Summary t = summarize(ttft), p = summarize(tpot), i = summarize(itl),
-                    e = summarize(e2e);
+  const Summary t = summarize(ttft), p = summarize(tpot), i = summarize(itl), e = summarize(e2e);
   QJsonObject out{{"requests", o.requests},
                   {"warmup", o.warmup},
                   {"requests_completed", completed},
@@ -63,6 +66,18 @@ QJsonObject BenchResult::json(const BenchOptions& o) const {
     out.insert(QString("p99_%1_ms").arg(name), s.p99);
   }
   if (o.slo.ttft_ms || o.slo.tpot_ms) out.insert("request_goodput", good / seconds);
+  // Each request as measured, in the order they ended; start_monotonic_ns is
+  // CLOCK_MONOTONIC (shared by the processes of one machine), so a server's own record
+  // of when it sent each chunk can be set beside it.
+  QJsonArray per_request;
+  for (const BenchRequest& r : requests)
+    per_request.append(QJsonObject{
+        {"start_monotonic_ns", static_cast<qint64>(r.run.start_ns)},
+        {"ok", r.ok},
+        {"ttft_ms", r.metrics.ttft_ns ? QJsonValue(*r.metrics.ttft_ns / 1e6) : QJsonValue()},
+        {"e2e_ms", r.metrics.e2e_ns ? QJsonValue(*r.metrics.e2e_ns / 1e6) : QJsonValue()},
+        {"output_tokens", static_cast<qint64>(r.metrics.output_tokens)}});
+  out.insert("per_request", per_request);
   return out;
 }
 
@@ -72,9 +87,32 @@ BenchRunner::BenchRunner(BenchOptions options, QObject* parent)
 }
 
 void BenchRunner::start() {
+  openConnections();
+}
+
+void BenchRunner::openConnections() {
+  const NormalizedBaseUrl url = normalizeBaseUrl(options_.endpoint.base_url);
+  // Slots: the concurrency, else (open loop without a cap) a guess at what will overlap.
+  const int connections =
+      std::min(options_.requests, options_.concurrency.value_or(options_.rate ? 8 : 1));
+  if (!url.ok() || connections <= 0) return beginRequests();
+  auto pending = std::make_shared<int>(connections);
+  for (int i = 0; i < connections; ++i) {
+    auto* manager = new QNetworkAccessManager(this);
+    QNetworkReply* reply = manager->get(QNetworkRequest(modelsUrl(url.root)));
+    connect(reply, &QNetworkReply::finished, this, [this, reply, manager, pending] {
+      reply->deleteLater();  // any answer (even 401 or 404) leaves the connection open
+      idle_managers_.push_back(manager);
+      if (--*pending == 0) beginRequests();
+    });
+  }
+}
+
+void BenchRunner::beginRequests() {
   warmups_left_ = options_.warmup;
-  if (warmups_left_ > 0) return launch(true);
+  if (warmups_left_ > 0 && !cancelled_) return launch(true);
   clock_.start();
+  if (cancelled_) return emit finished();
   scheduleNext();
 }
 
@@ -124,8 +162,7 @@ void BenchRunner::launch(bool warmup) {
   client->start(options_.endpoint, options_.request);
 }
 
-void BenchRunner::onRequestEnd(OpenAiClient* client, QNetworkAccessManager* manager,
-                               bool warmup) {
+void BenchRunner::onRequestEnd(OpenAiClient* client, QNetworkAccessManager* manager, bool warmup) {
   const RecordedRun run = client->result().run;
   clients_.erase(std::find(clients_.begin(), clients_.end(), client));
   client->deleteLater();

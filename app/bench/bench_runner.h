@@ -4,8 +4,11 @@
 // distributed gaps (shape B = burstiness: 1 is a Poisson process, lower is burstier, as
 // vLLM's benchmark), optionally capped at C in flight. Each request in flight has its own
 // network manager and so its own connection; a manager is reused (with its kept-alive
-// connection) by the next request once its request ended, so steady-state requests do not
-// pay for connecting. Lives on one thread (its event loop drives the clients).
+// connection) by the next request once its request ended. Before anything is measured,
+// one connection per slot is opened with GET /v1/models (not counted), so no measured
+// request pays for starting a connection (with Qt, ~7 ms on loopback). Lives on one
+// thread (its event loop drives the clients); nothing else should block that thread while
+// it runs (record results afterwards), or the delay shows up in the measurements.
 #pragma once
 #include <QJsonObject>
 #include <QObject>
@@ -60,6 +63,8 @@ class BenchRunner : public QObject {
   void finished();
 
  private:
+  void openConnections();  // then warm-ups, then the measured requests
+  void beginRequests();
   void launch(bool warmup);
   void scheduleNext();
   void onRequestEnd(OpenAiClient* client, QNetworkAccessManager* manager, bool warmup);

@@ -68,14 +68,30 @@ class TestCliBench : public QObject {
     QCOMPARE(r.json.value("requests_completed").toInt(), 12);
     QCOMPARE(r.json.value("requests_failed").toInt(), 0);
     QCOMPARE(r.json.value("total_output_tokens").toInt(), 12 * 16);
-    // The truth, from the server's own clock: the last 12 requests are the measured ones.
-    auto served = server_.requests();
+    // The truth: when the server sent each chunk (its own record), against when the client
+    // started the request. The last 12 completions are the measured ones (before them: GET
+    // /v1/models opening the 2 connections, then the 2 warm-ups).
+    std::vector<ts::testing::ServedRequest> served;
+    for (const auto& q : server_.requests())
+      if (q.path == "/v1/chat/completions") served.push_back(q);
     QCOMPARE(served.size(), size_t{14});
+    QCOMPARE(server_.requests().size(), size_t{16});
     served.erase(served.begin(), served.begin() + 2);
+    // Each request's start on the client (the same monotonic clock), paired in order with
+    // the server's requests in order of arrival.
+    std::vector<int64_t> starts;
+    for (const QJsonValue& q : r.json.value("per_request").toArray())
+      starts.push_back(q.toObject().value("start_monotonic_ns").toInteger());
+    std::sort(starts.begin(), starts.end());
+    std::sort(served.begin(), served.end(),
+              [](const auto& a, const auto& b) { return a.received_ns < b.received_ns; });
+    QCOMPARE(starts.size(), served.size());
     std::vector<double> ttft, tpot, itl, e2e;
-    for (const auto& q : served) {
-      const double first = (q.chunks.front().t_ns - q.received_ns) / 1e6;
-      const double last = (q.chunks.back().t_ns - q.received_ns) / 1e6;
+    for (size_t k = 0; k < served.size(); ++k) {
+      const auto& q = served[k];
+      QVERIFY(starts[k] < q.received_ns);
+      const double first = (q.chunks.front().t_ns - starts[k]) / 1e6;
+      const double last = (q.chunks.back().t_ns - starts[k]) / 1e6;
       ttft.push_back(first);
       e2e.push_back(last);
       tpot.push_back((last - first) / (q.chunks.size() - 1));
@@ -181,6 +197,7 @@ class TestCliBench : public QObject {
     s.status = 401;
     s.fail_first_n = 1000;
     server_.setScript(s);
+    server_.clearRequests();  // fail_first_n counts from here
     const Run refused = bench(base(dir_.filePath("x.sqlite")) + QStringList{"--requests", "2"});
     QCOMPARE(refused.exit_code, 1);
     QCOMPARE(refused.json.value("requests_failed").toInt(), 2);
