@@ -79,6 +79,7 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   connect(window, &ui::MainWindow::modelManagerRequested, this, &ChatController::openModelManager);
   connect(&model_manager_, &ModelManager::loaded, this, &ChatController::useLoadedModel);
   connect(window, &ui::MainWindow::historyRequested, &history_, &HistoryController::open);
+  connect(window, &ui::MainWindow::benchmarkRequested, this, &ChatController::openBenchmark);
   connect(window, &ui::MainWindow::serveRequested, this, [this](const ProviderSettings& p) {
     if (p.kind != ProviderKind::LocalEngine) {
       window_->setServing(false);
@@ -383,6 +384,53 @@ void ChatController::useLoadedModel(const QString& path, const LocalEngineSettin
                                QString::fromStdString(settings.weights),
                                QString::fromStdString(settings.kv))
                           .arg(settings.context));
+}
+
+void ChatController::openBenchmark(const ProviderSettings& provider) {
+  // The model the chat would ask for: the model box, else the provider's default.
+  const QString model = window_->model().isEmpty() ? QString::fromStdString(provider.default_model)
+                                                   : window_->model();
+  if (provider.kind == ProviderKind::LocalEngine) {
+    if (!serving_.isServing())
+      return window_->showError(
+          tr("Benchmark"),
+          tr("A local model is benchmarked over HTTP, as other tools see it: start Provider → "
+             "Serve the local model first, then open the benchmark again."));
+    RemoteEndpoint endpoint;
+    endpoint.provider_name = QString::fromStdString(provider.name);
+    endpoint.base_url = QString("http://127.0.0.1:%1").arg(serving_.port());
+    return showBenchmark(endpoint, model);
+  }
+  switch (provider.key_source) {
+    case KeySource::Environment:
+      return showBenchmark(endpointFor(provider), model);
+    case KeySource::PlaintextFile: {
+      QString error;
+      RemoteEndpoint endpoint = endpointFor(provider);
+      endpoint.api_key = KeyStore::readPlaintext(keychainAccount(provider), &error);
+      if (!error.isEmpty())
+        return window_->showError(tr("Benchmark"), tr("The API key could not be read: ") + error);
+      return showBenchmark(endpoint, model);
+    }
+    case KeySource::Keychain:
+      key_store_.read(keychainAccount(provider),
+                      [this, provider, model](QString key, QString error) {
+                        if (!error.isEmpty()) return window_->showError(tr("Benchmark"), error);
+                        RemoteEndpoint endpoint = endpointFor(provider);
+                        endpoint.api_key = key;
+                        showBenchmark(endpoint, model);
+                      });
+      return;
+  }
+}
+
+void ChatController::showBenchmark(const RemoteEndpoint& endpoint, const QString& model) {
+  if (benchmark_) benchmark_->close();
+  benchmark_ = new BenchmarkDialog(endpoint, model, runs_.get(), window_);
+  benchmark_->setObjectName("benchmarkDialog");
+  benchmark_->setAttribute(Qt::WA_DeleteOnClose);
+  connect(benchmark_, &BenchmarkDialog::sweepFinished, &history_, &HistoryController::refresh);
+  benchmark_->show();
 }
 
 void ChatController::onFinished(const RemoteResult& result) {

@@ -1,7 +1,9 @@
 // Wires the main window to the generation thread, the provider store and the run log.
 #pragma once
 #include <QObject>
+#include <QPointer>
 
+#include "app/bench/benchmark_dialog.h"
 #include "app/chat_session.h"
 #include "app/history_controller.h"
 #include "app/key_store.h"
@@ -32,6 +34,7 @@ class ChatController : public QObject {
   void setRunStore(std::unique_ptr<RunStore> store);
   RunStore* runStore() const { return runs_.get(); }
   HistoryController& history() { return history_; }
+  BenchmarkDialog* benchmark() const { return benchmark_; }
 
   // Makes a configuration current: its provider is added (or replaced, by name) and
   // selected, its inference values fill the parameter panel, its observability settings
@@ -71,6 +74,10 @@ class ChatController : public QObject {
   // A model loaded by the model manager becomes the current provider: the local provider
   // for that path (its settings replaced), or a new one named after the file.
   void useLoadedModel(const QString& path, const LocalEngineSettings& settings);
+  // The benchmark dialog against the provider's endpoint (a local provider: the address
+  // it is served at, once Provider → Serve runs).
+  void openBenchmark(const ProviderSettings& provider);
+  void showBenchmark(const RemoteEndpoint& endpoint, const QString& model);
 
   ui::MainWindow* window_;
   ProviderStore store_;
@@ -91,7 +98,8 @@ class ChatController : public QObject {
   std::unique_ptr<RunStore> runs_;
   std::unique_ptr<RunStoreWriter> recording_;  // the run streaming now
   RecordedRun recorded_;
-  qint64 finished_recording_ = -1;  // recorded run whose log line is still to come
+  qint64 finished_recording_ = -1;
+  QPointer<BenchmarkDialog> benchmark_;  // recorded run whose log line is still to come
 };
 
 }  // namespace ts

@@ -143,6 +143,12 @@ void MainWindow::buildMenus() {
       ->setObjectName("openLocalModelAction");
   provider->addAction(tr("Do&wnload a model…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D),
                       this, &MainWindow::downloadRequested);
+  provider
+      ->addAction(tr("&Benchmark…"), QKeySequence(Qt::CTRL | Qt::Key_B), this,
+                  [this] {
+                    if (const auto p = currentProviderSettings()) emit benchmarkRequested(*p);
+                  })
+      ->setObjectName("benchmarkAction");
   serve_action_ = provider->addAction(tr("&Serve the local model (OpenAI-compatible)"));
   serve_action_->setObjectName("serveAction");
   serve_action_->setCheckable(true);

@@ -171,6 +171,185 @@
     </message>
 </context>
 <context>
+    <name>ts::BenchmarkDialog</name>
+    <message>
+        <source>Benchmark</source>
+        <translation>基准测试</translation>
+    </message>
+    <message>
+        <source>Endpoint: %1 · model %2</source>
+        <translation>端点：%1 · 模型 %2</translation>
+    </message>
+    <message>
+        <source>Write a short story about a robot who learns to paint.</source>
+        <translation>写一个关于机器人学画画的短篇故事。</translation>
+    </message>
+    <message>
+        <source>&amp;Prompt</source>
+        <translation>提示(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Requests per step</source>
+        <translation>每步请求数(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Warm-up requests</source>
+        <translation>预热请求数(&amp;W)</translation>
+    </message>
+    <message>
+        <source>Max &amp;tokens</source>
+        <translation>最大词元数(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Concurrency sweep</source>
+        <translation>并发扫描</translation>
+    </message>
+    <message>
+        <source>Request-rate sweep (req/s)</source>
+        <translation>请求速率扫描（请求/秒）</translation>
+    </message>
+    <message>
+        <source>Prompt-length sweep (words)</source>
+        <translation>提示长度扫描（词）</translation>
+    </message>
+    <message>
+        <source>&amp;Sweep</source>
+        <translation>扫描(&amp;S)</translation>
+    </message>
+    <message>
+        <source>One step per value, comma-separated</source>
+        <translation>每个值一步，以逗号分隔</translation>
+    </message>
+    <message>
+        <source>&amp;Values</source>
+        <translation>取值(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Rate sweeps: gamma shape of the gaps; 1 is Poisson, smaller is burstier</source>
+        <translation>速率扫描：间隔的伽马分布形状参数；1 为泊松过程，越小越突发</translation>
+    </message>
+    <message>
+        <source>&amp;Burstiness</source>
+        <translation>突发度(&amp;B)</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation> 毫秒</translation>
+    </message>
+    <message>
+        <source>SLO: TTFT at most</source>
+        <translation>SLO：TTFT 不超过</translation>
+    </message>
+    <message>
+        <source>SLO: TPOT at most</source>
+        <translation>SLO：TPOT 不超过</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>开始(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>取消(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Save &amp;JSON…</source>
+        <translation>保存 &amp;JSON…</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>取值</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>TTFT p50</source>
+        <translation>TTFT p50</translation>
+    </message>
+    <message>
+        <source>TTFT p99</source>
+        <translation>TTFT p99</translation>
+    </message>
+    <message>
+        <source>TPOT p50</source>
+        <translation>TPOT p50</translation>
+    </message>
+    <message>
+        <source>TPOT p99</source>
+        <translation>TPOT p99</translation>
+    </message>
+    <message>
+        <source>ITL p50</source>
+        <translation>ITL p50</translation>
+    </message>
+    <message>
+        <source>E2E p50</source>
+        <translation>E2E p50</translation>
+    </message>
+    <message>
+        <source>Output tok/s</source>
+        <translation>输出 tok/s</translation>
+    </message>
+    <message>
+        <source>Goodput req/s</source>
+        <translation>有效吞吐 请求/秒</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Save the benchmark</source>
+        <translation>保存基准测试</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>Values: expected positive numbers separated by commas, found '%1'</source>
+        <translation>取值：应为以逗号分隔的正数，实际为“%1”</translation>
+    </message>
+    <message>
+        <source>Values: give at least one step</source>
+        <translation>取值：至少给出一步</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2: %3 of %4 requests</source>
+        <translation>第 %1/%2 步：%3/%4 个请求</translation>
+    </message>
+    <message>
+        <source>Cancelled; the finished steps are kept.</source>
+        <translation>已取消；已完成的步骤会保留。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Done: %n step(s), recorded in the run store.</source>
+        <translation><numerusform>完成：%n 步，已记录到运行记录库。</numerusform></translation>
+    </message>
+    <message>
+        <source>Nothing to save yet: run a benchmark first.</source>
+        <translation>还没有可保存的内容：请先运行基准测试。</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+</context>
+<context>
     <name>ts::ChatController</name>
     <message>
         <source>Language</source>
@@ -391,6 +570,14 @@ Fix: </source>
     <message>
         <source>Run not recorded: </source>
         <translation>运行未记录：</translation>
+    </message>
+    <message>
+        <source>Benchmark</source>
+        <translation>基准测试</translation>
+    </message>
+    <message>
+        <source>A local model is benchmarked over HTTP, as other tools see it: start Provider → Serve the local model first, then open the benchmark again.</source>
+        <translation>本地模型通过 HTTP 进行基准测试（与其他工具看到的一样）：请先启动“提供方 → 提供本地模型服务”，再重新打开基准测试。</translation>
     </message>
 </context>
 <context>
@@ -1138,6 +1325,49 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     </message>
 </context>
 <context>
+    <name>ts::SweepChart</name>
+    <message>
+        <source>TTFT p99 (ms)</source>
+        <translation>TTFT p99（毫秒）</translation>
+    </message>
+    <message>
+        <source>TPOT p99 (ms)</source>
+        <translation>TPOT p99（毫秒）</translation>
+    </message>
+    <message>
+        <source>TTFT SLO</source>
+        <translation>TTFT SLO</translation>
+    </message>
+    <message>
+        <source>TPOT SLO</source>
+        <translation>TPOT SLO</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <source>p99 of each step: where a line crosses its dashed SLO, the service stops meeting it</source>
+        <translation>每一步的 p99：曲线越过对应的虚线 SLO 处，即服务开始无法满足它</translation>
+    </message>
+    <message>
+        <source>concurrent requests</source>
+        <translation>并发请求数</translation>
+    </message>
+    <message>
+        <source>requests per second</source>
+        <translation>每秒请求数</translation>
+    </message>
+    <message>
+        <source>prompt length (words)</source>
+        <translation>提示长度（词）</translation>
+    </message>
+    <message>
+        <source>p99 latency per step</source>
+        <translation>每步的 p99 延迟</translation>
+    </message>
+</context>
+<context>
     <name>ts::config</name>
     <message>
         <source>provider: unknown provider '%1'; expected one of %2, or give base_url for a new provider</source>
@@ -1827,6 +2057,10 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>That run has no user message to send again.</source>
         <translation>该运行没有可再次发送的用户消息。</translation>
+    </message>
+    <message>
+        <source>&amp;Benchmark…</source>
+        <translation>基准测试(&amp;B)…</translation>
     </message>
 </context>
 <context>

@@ -35,6 +35,8 @@
 #include <QComboBox>
 #include <QStandardItemModel>
 #include <QTableWidget>
+#include "app/bench/benchmark_dialog.h"
+#include "app/bench/sweep_chart.h"
 #include "app/chat_controller.h"
 #include "app/compare/comparison_view.h"
 #include "app/config/config_files.h"
@@ -306,6 +308,62 @@ class TestMainWindow : public QObject {
     QVERIFY(QFileInfo(dir_.filePath("compare.svg")).size() > 1000);
     view->close();
     history->close();
+  }
+
+  // Provider → Benchmark: a concurrency sweep 1, 2 against the test server fills one row
+  // and one chart point per step with the SLO line drawn, records each step as a group in
+  // the store (which the history compares as groups), and saves the sweep as JSON.
+  void benchmarkSweepFillsTheTableChartAndStore() {
+    ServerScript s;
+    s.ttft_ms = 15;
+    s.gap_ms = 2;
+    s.chunks = 4;
+    server_.setScript(s);
+    setProvider();
+    window_->findChild<QAction*>("benchmarkAction")->trigger();
+    BenchmarkDialog* dialog = controller_->benchmark();
+    QVERIFY(dialog && dialog->isVisible());
+    dialog->findChild<QLineEdit*>("benchValues")->setText("1,2");
+    dialog->findChild<QSpinBox*>("benchRequests")->setValue(3);
+    dialog->findChild<QSpinBox*>("benchWarmup")->setValue(0);
+    dialog->findChild<QSpinBox*>("benchMaxTokens")->setValue(4);
+    dialog->findChild<QDoubleSpinBox*>("benchSloTtft")->setValue(1000);
+    QSignalSpy done(dialog, &BenchmarkDialog::sweepFinished);
+    QTest::mouseClick(dialog->findChild<QPushButton*>("benchStart"), Qt::LeftButton);
+    QVERIFY(done.wait(30000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    auto* table = dialog->findChild<QTableWidget*>("benchTable");
+    QCOMPARE(table->rowCount(), 2);
+    QCOMPARE(table->item(1, 0)->text(), QString("2"));
+    QCOMPARE(table->item(1, 1)->text(), QString("3"));
+    QVERIFY(table->item(0, 4)->text().toDouble() >= 15);  // TTFT p99 over the script's 15 ms
+    QCOMPARE(dialog->findChild<QProgressBar*>("benchProgress")->value(), 6);
+    const QList<QPointF> ttft = dialog->chart()->points("ttft");
+    QCOMPARE(ttft.size(), 2);
+    QCOMPARE(ttft[1].x(), 2.0);
+    QCOMPARE(dialog->chart()->points("slo_ttft").value(0).y(), 1000.0);
+    QVERIFY(dialog->chart()->points("slo_tpot").isEmpty());
+    const QList<StoredRun> runs = controller_->runStore()->list({"", "", "bench"});
+    QCOMPARE(runs.size(), 6);
+    QVERIFY(runs[0].context.group.endsWith("concurrency=2"));
+    QVERIFY(runs[5].context.group.endsWith("concurrency=1"));
+    const QString json = dir_.filePath("sweep.json");
+    QCOMPARE(dialog->saveJson(json), QString());
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject sweep = QJsonDocument::fromJson(f.readAll()).object();
+    QCOMPARE(sweep.value("axis").toString(), QString("concurrency"));
+    QCOMPARE(sweep.value("steps").toArray().size(), 2);
+    QCOMPARE(sweep.value("steps").toArray()[1].toObject().value("requests_completed").toInt(), 3);
+    dialog->close();
+    // Compared as groups: one series per step, each with its 3 runs.
+    ComparisonView* view = controller_->history().compare({runs[0].id, runs[5].id}, true);
+    QVERIFY(view);
+    auto* figures = view->findChild<QTableWidget*>("comparisonTable");
+    QCOMPARE(figures->columnCount(), 2);
+    QVERIFY2(figures->horizontalHeaderItem(0)->text().endsWith("(3 runs)"),
+             qPrintable(figures->horizontalHeaderItem(0)->text()));
+    view->close();
   }
 
   void stopKeepsThePartialAnswer() {

@@ -1,0 +1,105 @@
+#include "app/bench/bench_sweep.h"
+
+#include <QDateTime>
+
+namespace ts {
+
+const char* sweepAxisName(SweepAxis axis) {
+  switch (axis) {
+    case SweepAxis::Rate:
+      return "request_rate";
+    case SweepAxis::PromptLength:
+      return "prompt_words";
+    case SweepAxis::Concurrency:
+      break;
+  }
+  return "concurrency";
+}
+
+BenchSweep::BenchSweep(BenchOptions base, SweepAxis axis, QList<double> values, RunStore* store,
+                       RunContext context, QObject* parent)
+    : QObject(parent),
+      base_(std::move(base)),
+      axis_(axis),
+      values_(std::move(values)),
+      store_(store),
+      context_(std::move(context)) {}
+
+void BenchSweep::start() {
+  started_ = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
+  steps_.clear();
+  cancelled_ = false;
+  runStep();
+}
+
+void BenchSweep::cancel() {
+  cancelled_ = true;
+  if (runner_) runner_->cancel();
+}
+
+BenchOptions BenchSweep::optionsFor(double value) const {
+  BenchOptions o = base_;
+  switch (axis_) {
+    case SweepAxis::Concurrency:
+      o.concurrency = static_cast<int>(value);
+      break;
+    case SweepAxis::Rate:
+      o.rate = value;
+      break;
+    case SweepAxis::PromptLength: {
+      // The prompt's words repeated (in order) to `value` words.
+      const QStringList words = QString::fromStdString(base_.request.messages.back().content)
+                                    .split(' ', Qt::SkipEmptyParts);
+      QStringList out;
+      for (int i = 0; i < static_cast<int>(value) && !words.isEmpty(); ++i)
+        out << words[i % words.size()];
+      o.request.messages.back().content = out.join(' ').toStdString();
+      break;
+    }
+  }
+  return o;
+}
+
+void BenchSweep::runStep() {
+  const int index = static_cast<int>(steps_.size());
+  if (cancelled_ || index >= values_.size()) return emit finished(cancelled_);
+  const double value = values_[index];
+  const BenchOptions options = optionsFor(value);
+  runner_ = new BenchRunner(options, this);
+  connect(runner_, &BenchRunner::requestFinished, this,
+          [this, index](int done, int total, const RecordedRun&, bool) {
+            emit progress(index, static_cast<int>(values_.size()), done, total);
+          });
+  connect(runner_, &BenchRunner::finished, this, [this, options, value] {
+    BenchRunner* runner = runner_;
+    runner_ = nullptr;
+    runner->deleteLater();
+    SweepStep step{value, runner->result().json(options)};
+    if (store_) {  // after the step, never while it measures
+      RunContext context = context_;
+      context.group = QString("bench %1 %2=%3").arg(started_, sweepAxisName(axis_)).arg(value);
+      for (const BenchRequest& r : runner->result().requests)
+        RunStoreWriter(*store_, options.request, context).finish(r.run);
+    }
+    steps_.append(step);
+    emit stepFinished(step);
+    runStep();
+  });
+  runner_->start();
+}
+
+QJsonObject BenchSweep::json() const {
+  QJsonArray steps;
+  for (const SweepStep& s : steps_) {
+    QJsonObject o = s.figures;
+    o.remove("per_request");
+    o.insert("value", s.value);
+    steps.append(o);
+  }
+  QJsonObject slo;
+  if (base_.slo.ttft_ms) slo.insert("ttft_ms", *base_.slo.ttft_ms);
+  if (base_.slo.tpot_ms) slo.insert("tpot_ms", *base_.slo.tpot_ms);
+  return {{"axis", sweepAxisName(axis_)}, {"steps", steps}, {"slo", slo}};
+}
+
+}  // namespace ts

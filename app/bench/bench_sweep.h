@@ -1,0 +1,58 @@
+// A benchmark sweep: one BenchRunner step per value -- concurrency 1, 2, 4, ... C, or
+// request rates, or prompt lengths (the prompt repeated to about N words) -- run one
+// after another; each step's figures (BenchResult::json) and its requests (a group in the
+// run store) are kept. The charts of a sweep plot TTFT p99 and TPOT p99 against the value.
+#pragma once
+#include <QJsonArray>
+#include <QObject>
+#include <QPointer>
+#include <memory>
+
+#include "app/bench/bench_runner.h"
+#include "app/store/run_store.h"
+
+namespace ts {
+
+enum class SweepAxis { Concurrency, Rate, PromptLength };
+const char* sweepAxisName(SweepAxis axis);  // "concurrency" | "request_rate" | "prompt_words"
+
+struct SweepStep {
+  double value = 0;  // the concurrency, rate or prompt length of this step
+  QJsonObject figures;
+};
+
+class BenchSweep : public QObject {
+  Q_OBJECT
+ public:
+  // `base` holds the endpoint, prompt, requests, warm-ups, SLOs (and the rate or the
+  // concurrency that the axis does not vary). `store` may be null.
+  BenchSweep(BenchOptions base, SweepAxis axis, QList<double> values, RunStore* store,
+             RunContext context, QObject* parent = nullptr);
+  void start();
+  void cancel();
+  bool isRunning() const { return runner_ != nullptr; }
+  const QList<SweepStep>& steps() const { return steps_; }
+  // {"axis", "steps": [{value, ...figures}], "slo"}
+  QJsonObject json() const;
+
+ signals:
+  void progress(int step, int steps, int done, int total);
+  void stepFinished(const ts::SweepStep& step);
+  void finished(bool cancelled);
+
+ private:
+  void runStep();
+  BenchOptions optionsFor(double value) const;
+
+  BenchOptions base_;
+  SweepAxis axis_;
+  QList<double> values_;
+  RunStore* store_;
+  RunContext context_;
+  QString started_;  // names the groups
+  QList<SweepStep> steps_;
+  QPointer<BenchRunner> runner_;
+  bool cancelled_ = false;
+};
+
+}  // namespace ts

@@ -1,0 +1,234 @@
+#include "app/bench/benchmark_dialog.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "app/bench/sweep_chart.h"
+
+namespace ts {
+namespace {
+
+QString ms(const QJsonObject& figures, const char* metric, const char* key) {
+  return QString::number(figures.value(metric).toObject().value(key).toDouble(), 'f', 1);
+}
+
+}  // namespace
+
+BenchmarkDialog::BenchmarkDialog(RemoteEndpoint endpoint, QString model, RunStore* store,
+                                 QWidget* parent)
+    : QDialog(parent), endpoint_(std::move(endpoint)), model_(std::move(model)), store_(store) {
+  setWindowTitle(tr("Benchmark"));
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(
+      new QLabel(tr("Endpoint: %1 · model %2").arg(endpoint_.base_url, model_), this));
+  auto* columns = new QHBoxLayout;
+  auto* form = new QFormLayout;
+  prompt_ = new QPlainTextEdit(tr("Write a short story about a robot who learns to paint."), this);
+  prompt_->setObjectName("benchPrompt");
+  prompt_->setMaximumHeight(70);
+  form->addRow(tr("&Prompt"), prompt_);
+  requests_ = new QSpinBox(this);
+  requests_->setObjectName("benchRequests");
+  requests_->setRange(1, 100000);
+  requests_->setValue(20);
+  form->addRow(tr("&Requests per step"), requests_);
+  warmup_ = new QSpinBox(this);
+  warmup_->setObjectName("benchWarmup");
+  warmup_->setRange(0, 1000);
+  warmup_->setValue(1);
+  form->addRow(tr("&Warm-up requests"), warmup_);
+  max_tokens_ = new QSpinBox(this);
+  max_tokens_->setObjectName("benchMaxTokens");
+  max_tokens_->setRange(1, 1000000);
+  max_tokens_->setValue(128);
+  form->addRow(tr("Max &tokens"), max_tokens_);
+  columns->addLayout(form, 1);
+  auto* sweep_form = new QFormLayout;
+  axis_ = new QComboBox(this);
+  axis_->setObjectName("benchAxis");
+  axis_->addItem(tr("Concurrency sweep"), static_cast<int>(SweepAxis::Concurrency));
+  axis_->addItem(tr("Request-rate sweep (req/s)"), static_cast<int>(SweepAxis::Rate));
+  axis_->addItem(tr("Prompt-length sweep (words)"), static_cast<int>(SweepAxis::PromptLength));
+  sweep_form->addRow(tr("&Sweep"), axis_);
+  values_ = new QLineEdit("1,2,4,8", this);
+  values_->setObjectName("benchValues");
+  values_->setToolTip(tr("One step per value, comma-separated"));
+  sweep_form->addRow(tr("&Values"), values_);
+  burstiness_ = new QDoubleSpinBox(this);
+  burstiness_->setObjectName("benchBurstiness");
+  burstiness_->setRange(0.01, 100);
+  burstiness_->setValue(1);
+  burstiness_->setToolTip(
+      tr("Rate sweeps: gamma shape of the gaps; 1 is Poisson, smaller "
+         "is burstier"));
+  sweep_form->addRow(tr("&Burstiness"), burstiness_);
+  slo_ttft_ = new QDoubleSpinBox(this);
+  slo_ttft_->setObjectName("benchSloTtft");
+  slo_ttft_->setRange(0, 1e7);
+  slo_ttft_->setSpecialValueText(tr("none"));
+  slo_ttft_->setSuffix(tr(" ms"));
+  sweep_form->addRow(tr("SLO: TTFT at most"), slo_ttft_);
+  slo_tpot_ = new QDoubleSpinBox(this);
+  slo_tpot_->setObjectName("benchSloTpot");
+  slo_tpot_->setRange(0, 1e7);
+  slo_tpot_->setSpecialValueText(tr("none"));
+  slo_tpot_->setSuffix(tr(" ms"));
+  sweep_form->addRow(tr("SLO: TPOT at most"), slo_tpot_);
+  columns->addLayout(sweep_form, 1);
+  layout->addLayout(columns);
+
+  auto* run_row = new QHBoxLayout;
+  bar_ = new QProgressBar(this);
+  bar_->setObjectName("benchProgress");
+  status_ = new QLabel(this);
+  status_->setObjectName("benchStatus");
+  start_ = new QPushButton(tr("&Start"), this);
+  start_->setObjectName("benchStart");
+  cancel_ = new QPushButton(tr("&Cancel"), this);
+  cancel_->setObjectName("benchCancel");
+  cancel_->setEnabled(false);
+  save_ = new QPushButton(tr("Save &JSON…"), this);
+  save_->setObjectName("benchSave");
+  save_->setEnabled(false);
+  run_row->addWidget(bar_, 1);
+  run_row->addWidget(start_);
+  run_row->addWidget(cancel_);
+  run_row->addWidget(save_);
+  layout->addLayout(run_row);
+  layout->addWidget(status_);
+
+  table_ = new QTableWidget(0, 11, this);
+  table_->setObjectName("benchTable");
+  table_->setHorizontalHeaderLabels({tr("Value"), tr("Done"), tr("Failed"), tr("TTFT p50"),
+                                     tr("TTFT p99"), tr("TPOT p50"), tr("TPOT p99"), tr("ITL p50"),
+                                     tr("E2E p50"), tr("Output tok/s"), tr("Goodput req/s")});
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->verticalHeader()->hide();
+  layout->addWidget(table_, 1);
+  chart_ = new SweepChart(this);
+  layout->addWidget(chart_, 2);
+
+  connect(start_, &QPushButton::clicked, this, &BenchmarkDialog::start);
+  connect(cancel_, &QPushButton::clicked, this, [this] {
+    if (sweep_) sweep_->cancel();
+    status_->setText(tr("Cancelling…"));
+  });
+  connect(save_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save the benchmark"),
+                                                      "benchmark.json", tr("JSON (*.json)"));
+    if (path.isEmpty()) return;
+    const QString error = saveJson(path);
+    status_->setText(error.isEmpty() ? tr("Saved %1").arg(path) : error);
+  });
+  resize(1000, 820);
+}
+
+BenchmarkDialog::~BenchmarkDialog() {
+  if (sweep_) sweep_->cancel();
+}
+
+void BenchmarkDialog::start() {
+  QList<double> values;
+  for (const QString& part : values_->text().split(',', Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const double v = part.trimmed().toDouble(&ok);
+    if (!ok || v <= 0) {
+      status_->setText(tr("Values: expected positive numbers separated by commas, found '%1'")
+                           .arg(part.trimmed()));
+      return;
+    }
+    values << v;
+  }
+  if (values.isEmpty()) return status_->setText(tr("Values: give at least one step"));
+  const auto axis = static_cast<SweepAxis>(axis_->currentData().toInt());
+  BenchOptions o;
+  o.endpoint = endpoint_;
+  o.endpoint.max_retries = 0;
+  o.request.provider = endpoint_.provider_name.toStdString();
+  o.request.model = model_.toStdString();
+  o.request.messages = {{"user", prompt_->toPlainText().toStdString()}};
+  o.request.params.max_tokens = max_tokens_->value();
+  o.request.params.temperature = 0;
+  o.request.params.seed = 0;
+  o.requests = requests_->value();
+  o.warmup = warmup_->value();
+  o.burstiness = burstiness_->value();
+  if (slo_ttft_->value() > 0) o.slo.ttft_ms = slo_ttft_->value();
+  if (slo_tpot_->value() > 0) o.slo.tpot_ms = slo_tpot_->value();
+  RunContext context{endpoint_.provider_name, endpoint_.base_url, model_};
+  context.tags = {"bench"};
+  if (sweep_) sweep_->deleteLater();
+  sweep_ = new BenchSweep(o, axis, values, store_, context, this);
+  table_->setRowCount(0);
+  chart_->reset(axis, o.slo.ttft_ms, o.slo.tpot_ms);
+  bar_->setRange(0, static_cast<int>(values.size()) * o.requests);
+  bar_->setValue(0);
+  connect(sweep_, &BenchSweep::progress, this, [this](int step, int steps, int done, int total) {
+    bar_->setValue(step * total + done);
+    status_->setText(
+        tr("Step %1 of %2: %3 of %4 requests").arg(step + 1).arg(steps).arg(done).arg(total));
+  });
+  connect(sweep_, &BenchSweep::stepFinished, this, &BenchmarkDialog::addRow);
+  connect(sweep_, &BenchSweep::finished, this, [this](bool cancelled) {
+    start_->setEnabled(true);
+    cancel_->setEnabled(false);
+    save_->setEnabled(!sweep_->steps().isEmpty());
+    status_->setText(cancelled ? tr("Cancelled; the finished steps are kept.")
+                               : tr("Done: %n step(s), recorded in the run store.", nullptr,
+                                    static_cast<int>(sweep_->steps().size())));
+    emit sweepFinished(cancelled);
+  });
+  start_->setEnabled(false);
+  cancel_->setEnabled(true);
+  save_->setEnabled(false);
+  sweep_->start();
+}
+
+void BenchmarkDialog::addRow(const SweepStep& step) {
+  const QJsonObject& f = step.figures;
+  const int row = table_->rowCount();
+  table_->insertRow(row);
+  const QStringList cells = {QString::number(step.value),
+                             QString::number(f.value("requests_completed").toInt()),
+                             QString::number(f.value("requests_failed").toInt()),
+                             ms(f, "ttft_ms", "p50"),
+                             ms(f, "ttft_ms", "p99"),
+                             ms(f, "tpot_ms", "p50"),
+                             ms(f, "tpot_ms", "p99"),
+                             ms(f, "itl_ms", "p50"),
+                             ms(f, "e2e_ms", "p50"),
+                             QString::number(f.value("output_throughput_tok_s").toDouble(), 'f', 1),
+                             QString::number(f.value("goodput_req_s").toDouble(), 'f', 2)};
+  for (int c = 0; c < cells.size(); ++c) {
+    auto* item = new QTableWidgetItem(cells[c]);
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    table_->setItem(row, c, item);
+  }
+  chart_->addStep(step);
+}
+
+QString BenchmarkDialog::saveJson(const QString& path) const {
+  if (!sweep_) return tr("Nothing to save yet: run a benchmark first.");
+  const QByteArray bytes = QJsonDocument(sweep_->json()).toJson(QJsonDocument::Indented);
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+    return tr("cannot write %1: %2").arg(path, f.errorString());
+  return {};
+}
+
+}  // namespace ts
