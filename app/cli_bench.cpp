@@ -5,14 +5,20 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <thread>
 
 #include "app/bench/bench_runner.h"
 #include "app/cli_common.h"
 #include "app/cli_options.h"
+#include "app/server/model_server.h"
 #include "app/store/run_store.h"
+#include "inference/engine/thread_pool.h"
 #include "inference/remote/base_url.h"
 
 namespace ts {
@@ -38,6 +44,14 @@ int runBenchCommand(const QStringList& args) {
   p.addOptions({
       {"base-url", "Endpoint root, e.g. http://127.0.0.1:8080 (a pasted /v1 is fine).", "URL"},
       {"model", "Model id sent with each request.", "NAME"},
+      {"model-path",
+       "Benchmark a local model instead: it is served in-process on 127.0.0.1 (as `serve` "
+       "does, one KV cache per concurrent request up to 16) and measured over HTTP.",
+       "PATH"},
+      {"weights", "With --model-path: runtime weights f32, f16, int8, int4 or q8_0.", "FORMAT",
+       "f32"},
+      {"kv", "With --model-path: KV cache f32, f16 or int8.", "FORMAT", "f32"},
+      {"backend", "With --model-path: cpu, cuda or auto.", "NAME", "cpu"},
       {"api-key-env", "Environment variable that holds the API key.", "VAR"},
       {"prompt", "The user message.", "TEXT"},
       {"prompt-file", "Read the user message from a file.", "F"},
@@ -63,9 +77,12 @@ int runBenchCommand(const QStringList& args) {
     printErr("tokenscope-cli bench: " + message);
     return 2;
   };
-  if (!p.isSet("base-url"))
-    return fail("missing --base-url URL (the endpoint to benchmark, e.g. http://127.0.0.1:8080)");
-  if (!p.isSet("model")) return fail("missing --model NAME (the model id to request)");
+  const bool local = p.isSet("model-path");
+  if (p.isSet("base-url") == local)
+    return fail(
+        "missing --base-url URL (the endpoint to benchmark, e.g. http://127.0.0.1:8080) or "
+        "--model-path PATH (a local model), exactly one of them");
+  if (!p.isSet("model") && !local) return fail("missing --model NAME (the model id to request)");
   if (p.isSet("prompt") == p.isSet("prompt-file"))
     return fail("expected one of --prompt TEXT or --prompt-file F");
   if (!p.isSet("requests")) return fail("missing --requests N (how many measured requests)");
@@ -92,8 +109,63 @@ int runBenchCommand(const QStringList& args) {
   const double timeout = real("timeout", 0.001, 86'400).value_or(60);
   if (!err.message.isEmpty()) return fail(err.message);
   if (p.isSet("burstiness") && !o.rate) return fail("--burstiness needs --rate");
-  const NormalizedBaseUrl url = normalizeBaseUrl(p.value("base-url"));
-  if (!url.ok()) return fail("base URL: " + url.error);
+  // A local model: served in-process, then measured like any endpoint.
+  std::optional<server::ServedModel> served;
+  std::thread serving;
+  QString base_url = p.value("base-url");
+  const QString model_name =
+      p.isSet("model") ? p.value("model") : QFileInfo(p.value("model-path")).completeBaseName();
+  if (local) {
+    auto weights = engine::parseWeightFormat(p.value("weights").toStdString());
+    auto kv = engine::parseKvFormat(p.value("kv").toStdString());
+    auto backend = engine::parseBackend(p.value("backend").toStdString());
+    if (!weights) return fail("--weights: " + QString::fromStdString(weights.error()));
+    if (!kv) return fail("--kv: " + QString::fromStdString(kv.error()));
+    if (!backend) return fail("--backend: " + QString::fromStdString(backend.error()));
+    engine::LoadOptions load;
+    load.weights = weights.value();
+    auto model = engine::loadModel(p.value("model-path").toStdString(), load);
+    if (!model) {
+      printErr("tokenscope-cli bench: " + QString::fromStdString(model.error()));
+      return 1;
+    }
+    engine::BackendRequest request;
+    request.name = backend.value();
+    request.threads = engine::ThreadPool::defaultThreads();
+    server::ServerOptions options;
+    options.model_name = model_name.toStdString();
+    options.chat = server::isChatModel(*model.value());
+    const int parallel = std::clamp(o.concurrency.value_or(1), 1, 16);
+    options.max_queue = std::min(o.requests, 512);  // a benchmark queues; it is not refused
+    auto made = server::serveModel(model.value(), 0, kv.value(), request, parallel, options);
+    if (!made) {
+      printErr("tokenscope-cli bench: " + QString::fromStdString(made.error()));
+      return 1;
+    }
+    if (!made->note.empty())
+      printErr("tokenscope-cli bench: " + QString::fromStdString(made->note));
+    served = std::move(made.value());
+    const int port = served->server->bind("127.0.0.1", 0);
+    if (port < 0) {
+      printErr("tokenscope-cli bench: cannot listen on 127.0.0.1 for the local model");
+      return 1;
+    }
+    serving = std::thread([&] { served->server->listen(); });
+    base_url = QString("http://127.0.0.1:%1").arg(port);
+    printErr(QString("tokenscope-cli bench: serving %1 on %2 (%3, %4 at once)")
+                 .arg(model_name, base_url, QString::fromStdString(served->backend))
+                 .arg(parallel));
+  }
+  const auto stop_serving = [&] {
+    if (!served) return;
+    served->server->stop();
+    serving.join();
+  };
+  const NormalizedBaseUrl url = normalizeBaseUrl(base_url);
+  if (!url.ok()) {
+    stop_serving();
+    return fail("base URL: " + url.error);
+  }
 
   std::string prompt = p.value("prompt").toStdString();
   if (p.isSet("prompt-file")) {
@@ -103,13 +175,13 @@ int runBenchCommand(const QStringList& args) {
     prompt = f.readAll().toStdString();
   }
   o.request.provider = "tokenscope-cli bench";
-  o.request.model = p.value("model").toStdString();
+  o.request.model = model_name.toStdString();
   o.request.messages = {{"user", prompt}};
   o.request.params.max_tokens = max_tokens;
   o.request.params.temperature = temperature;
   o.request.params.seed = static_cast<int64_t>(o.seed);
   o.endpoint.provider_name = "bench";
-  o.endpoint.base_url = p.value("base-url");
+  o.endpoint.base_url = base_url;
   o.endpoint.api_key_env = p.value("api-key-env");
   o.endpoint.max_retries = 0;  // a benchmark measures what happens, without second chances
   o.endpoint.timeouts = RemoteTimeouts::fromLimitSeconds(timeout);
@@ -123,7 +195,12 @@ int runBenchCommand(const QStringList& args) {
       store.reset();
     }
   }
-  RunContext context{"tokenscope-cli bench", url.root, p.value("model")};
+  RunContext context{"tokenscope-cli bench", url.root, model_name};
+  if (local) {
+    context.backend = p.value("backend");
+    context.weights = p.value("weights");
+    context.kv = p.value("kv");
+  }
   context.group = QString("bench %1 %2")
                       .arg(QDateTime::currentDateTimeUtc().toString(Qt::ISODate),
                            o.rate ? QString("rate=%1").arg(*o.rate)
@@ -145,6 +222,7 @@ int runBenchCommand(const QStringList& args) {
   runner.start();
   QCoreApplication::exec();
   if (tty) std::fprintf(stderr, "\n");
+  stop_serving();
   // Recorded now, not while measuring: a write on the measuring thread would delay the
   // chunks of the requests still streaming.
   if (store)

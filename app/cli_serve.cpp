@@ -8,7 +8,7 @@
 #include "app/cli_common.h"
 #include "app/cli_model_options.h"
 #include "app/cli_options.h"
-#include "app/server/local_server.h"
+#include "app/server/model_server.h"
 #include "inference/engine/open_session.h"
 #include "inference/engine/thread_pool.h"
 
@@ -85,24 +85,10 @@ int runServeCommand(const QStringList& args) {
     return 1;
   }
   const engine::ModelConfig& c = model.value()->config;
-  const int positions = *context > 0 ? *context : engine::defaultPositions(c);
   engine::BackendRequest request;
   request.name = p.value("backend").toStdString();
   request.threads = *threads;
   request.cuda.device = *device;
-  std::vector<std::unique_ptr<engine::DecodeSession>> sessions;
-  std::string backend_line;
-  for (int i = 0; i < *parallel; ++i) {
-    auto opened = engine::openSession(model.value(), positions, kv.value(), request);
-    if (!opened) {
-      printErr("tokenscope-cli serve: " + QString::fromStdString(opened.error()));
-      return 1;
-    }
-    if (i == 0 && !opened.value().note.empty())
-      printErr("tokenscope-cli serve: " + QString::fromStdString(opened.value().note));
-    backend_line = opened.value().backend + " (" + opened.value().device + ")";
-    sessions.push_back(std::move(opened.value().session));
-  }
   options.model_name = p.isSet("model-name")
                            ? p.value("model-name").toStdString()
                            : QFileInfo(p.value("model")).completeBaseName().toStdString();
@@ -116,7 +102,17 @@ int runServeCommand(const QStringList& args) {
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  server::LocalServer server(model.value(), std::move(sessions), options);
+  auto served =
+      server::serveModel(model.value(), *context, kv.value(), request, *parallel, options);
+  if (!served) {
+    printErr("tokenscope-cli serve: " + QString::fromStdString(served.error()));
+    return 1;
+  }
+  if (!served->note.empty())
+    printErr("tokenscope-cli serve: " + QString::fromStdString(served->note));
+  server::LocalServer& server = *served->server;
+  const std::string& backend_line = served->backend;
+  const int positions = served->positions;
   const std::string host = p.value("host").toStdString();
   const int bound = server.bind(host, *port);
   if (bound < 0) {

@@ -2,6 +2,7 @@
 // and which records when it sent each chunk: the reported percentiles are within 1 ms of
 // that truth; 256 concurrent streams all complete and are all recorded in the store; an
 // open-loop rate run completes; goodput follows the SLOs; bad command lines say why.
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -180,10 +181,31 @@ class TestCliBench : public QObject {
     QCOMPARE(r.json.value("burstiness").toDouble(), 0.5);
   }
 
+  // --model-path: the local model is served in-process and measured over HTTP.
+  void aLocalModelIsBenchmarkedThroughItsOwnServer() {
+    const QString model = qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") +
+                          "/models/aidreams260K/aidreams260K.gguf";
+    if (!QFile::exists(model)) QSKIP("the shared fixtures are absent");
+    const QString store = dir_.filePath("local.sqlite");
+    const Run r =
+        bench({"--model-path", model, "--weights", "int8", "--prompt", "I dreamed", "--requests",
+               "4", "--concurrency", "2", "--max-tokens", "8", "--store", store, "--json"});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.stderr_text));
+    QVERIFY(r.stderr_text.contains("serving aidreams260K on http://127.0.0.1:"));
+    QCOMPARE(r.json.value("requests_completed").toInt(), 4);
+    QCOMPARE(r.json.value("total_output_tokens").toInt(), 32);
+    const QList<StoredRun> runs = RunStore(store).list();
+    QCOMPARE(runs.size(), 4);
+    QCOMPARE(runs[0].context.model, QString("aidreams260K"));
+    QCOMPARE(runs[0].context.weights, QString("int8"));
+  }
+
   void badCommandLinesSayWhatIsExpected() {
     const Run none = bench({"--model", "m", "--prompt", "x", "--requests", "1"});
     QCOMPARE(none.exit_code, 2);
-    QVERIFY2(none.stderr_text.contains("missing --base-url"), qPrintable(none.stderr_text));
+    QVERIFY2(none.stderr_text.contains("missing --base-url URL") &&
+                 none.stderr_text.contains("--model-path PATH"),
+             qPrintable(none.stderr_text));
     const Run both = bench(base(dir_.filePath("x.sqlite")) +
                            QStringList{"--prompt-file", "/etc/hostname", "--requests", "1"});
     QVERIFY(both.stderr_text.contains("expected one of --prompt TEXT or --prompt-file F"));
