@@ -134,7 +134,9 @@ void HistoryController::reload() {
                       QStringList(models.begin(), models.end()));
   const ui::HistoryFilter f = dialog_->filter();
   QList<ui::HistoryRow> rows;
-  for (const StoredRun& r : store_->list({f.provider, f.model, f.tag, f.search})) rows << rowOf(r);
+  RunFilter filter{f.provider, f.model, f.tag, f.search};
+  filter.from = f.since;
+  for (const StoredRun& r : store_->list(filter)) rows << rowOf(r);
   dialog_->setRows(rows);
 }
 

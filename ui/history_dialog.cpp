@@ -59,6 +59,14 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   filters->addWidget(provider_);
   filters->addWidget(new QLabel(tr("Model"), this));
   filters->addWidget(model_);
+  since_ = new QComboBox(this);
+  since_->setObjectName("historySince");
+  since_->addItem(tr("Any time"), 0);
+  since_->addItem(tr("Last hour"), 3600);
+  since_->addItem(tr("Last 24 hours"), 86400);
+  since_->addItem(tr("Last 7 days"), 7 * 86400);
+  since_->addItem(tr("Last 30 days"), 30 * 86400);
+  filters->addWidget(since_);
   filters->addWidget(tag_);
   filters->addWidget(search_, 1);
   layout->addLayout(filters);
@@ -68,6 +76,7 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   };
   connect(provider_, &QComboBox::currentIndexChanged, this, changed);
   connect(model_, &QComboBox::currentIndexChanged, this, changed);
+  connect(since_, &QComboBox::currentIndexChanged, this, changed);
   connect(tag_, &QLineEdit::textChanged, this, changed);
   connect(search_, &QLineEdit::textChanged, this, changed);
   auto* find = new QShortcut(QKeySequence::Find, this);
@@ -197,8 +206,10 @@ void HistoryDialog::setRows(const QList<HistoryRow>& rows) {
 }
 
 HistoryFilter HistoryDialog::filter() const {
+  const int seconds = since_->currentData().toInt();
   return {provider_->currentData().toString(), model_->currentData().toString(),
-          tag_->text().trimmed(), search_->text().trimmed()};
+          tag_->text().trimmed(), search_->text().trimmed(),
+          seconds > 0 ? QDateTime::currentDateTimeUtc().addSecs(-seconds) : QDateTime()};
 }
 
 QList<qint64> HistoryDialog::selectedIds() const {

@@ -31,6 +31,7 @@ struct HistoryRow {
 
 struct HistoryFilter {
   QString provider, model, tag, search;  // empty: any
+  QDateTime since;                       // invalid: any time
 };
 
 class HistoryDialog : public QDialog {
@@ -60,6 +61,7 @@ class HistoryDialog : public QDialog {
   QComboBox* provider_;
   QComboBox* model_;
   QLineEdit* tag_;
+  QComboBox* since_;  // data: seconds back from now (0: any time)
   QLineEdit* search_;
   QStandardItemModel* model_rows_;
   QSortFilterProxyModel* sorted_;

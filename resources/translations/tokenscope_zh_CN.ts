@@ -338,7 +338,9 @@
     </message>
     <message numerus="yes">
         <source>Done: %n step(s), recorded in the run store.</source>
-        <translation><numerusform>完成：%n 步，已记录到运行记录库。</numerusform></translation>
+        <translation>
+            <numerusform>完成：%n 步，已记录到运行记录库。</numerusform>
+        </translation>
     </message>
     <message>
         <source>Nothing to save yet: run a benchmark first.</source>
@@ -1803,6 +1805,26 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>At most 4 series fit side by side.</source>
         <translation>最多只能并排比较 4 个系列。</translation>
+    </message>
+    <message>
+        <source>Any time</source>
+        <translation>任意时间</translation>
+    </message>
+    <message>
+        <source>Last hour</source>
+        <translation>最近一小时</translation>
+    </message>
+    <message>
+        <source>Last 24 hours</source>
+        <translation>最近 24 小时</translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation>最近 7 天</translation>
+    </message>
+    <message>
+        <source>Last 30 days</source>
+        <translation>最近 30 天</translation>
     </message>
 </context>
 <context>

@@ -130,6 +130,12 @@ class TestRunStore : public QObject {
     QCOMPARE(store.list({"", "", "baseline"}).size(), 1);
     QCOMPARE(store.list({"", "", "", "WAL"}).size(), 1);
     QCOMPARE(store.list({"", "", "", "100%_"}).size(), 0);  // wildcards are literal
+    RunFilter recent;
+    recent.from = QDateTime::currentDateTimeUtc().addSecs(-3600);
+    QCOMPARE(store.list(recent).size(), 2);
+    RunFilter future;
+    future.from = QDateTime::currentDateTimeUtc().addSecs(3600);
+    QCOMPARE(store.list(future).size(), 0);
     QVERIFY(store.setTags(other.id(), {"int8", "night"}));
     QVERIFY(store.setNote(other.id(), "before the driver update"));
     QCOMPARE(store.list({"", "", "night"}).value(0).note, QString("before the driver update"));

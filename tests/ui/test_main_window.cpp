@@ -221,6 +221,11 @@ class TestMainWindow : public QObject {
     dialog->findChild<QLineEdit*>("historyTag")->setText("baseline");
     QCOMPARE(dialog->rowCount(), 1);
     dialog->findChild<QLineEdit*>("historyTag")->clear();
+    auto* since = dialog->findChild<QComboBox*>("historySince");
+    since->setCurrentIndex(since->findData(3600));  // last hour: both runs
+    dialog->findChild<QLineEdit*>("historySearch")->setText("history");
+    QCOMPARE(dialog->rowCount(), 2);
+    since->setCurrentIndex(0);
 
     // Run again: the same request through the window.
     dialog->findChild<QLineEdit*>("historySearch")->setText("alpha history");
