@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 
 #include "app/bench/sweep_chart.h"
+#include "app/save_file.h"
 
 namespace ts {
 namespace {
@@ -224,11 +225,7 @@ void BenchmarkDialog::addRow(const SweepStep& step) {
 
 QString BenchmarkDialog::saveJson(const QString& path) const {
   if (!sweep_) return tr("Nothing to save yet: run a benchmark first.");
-  const QByteArray bytes = QJsonDocument(sweep_->json()).toJson(QJsonDocument::Indented);
-  QSaveFile f(path);
-  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
-    return tr("cannot write %1: %2").arg(path, f.errorString());
-  return {};
+  return saveBytes(path, QJsonDocument(sweep_->json()).toJson(QJsonDocument::Indented));
 }
 
 }  // namespace ts

@@ -20,18 +20,13 @@
 #include <QSvgGenerator>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
 #include <QValueAxis>
 #include <functional>
+#include "app/save_file.h"
 
 namespace ts {
 namespace {
-
-QString writeText(const QString& path, const QByteArray& bytes) {
-  QSaveFile f(path);
-  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
-    return QObject::tr("cannot write %1: %2").arg(path, f.errorString());
-  return {};
-}
 
 QString number(std::optional<double> v, int decimals) {
   return v ? QString::number(*v, 'f', decimals) : QStringLiteral("—");
@@ -219,11 +214,11 @@ QString ComparisonView::exportSvg(const QString& path) {
 }
 
 QString ComparisonView::exportCsv(const QString& path) const {
-  return writeText(path, comparisonCsv(series_).toUtf8());
+  return saveBytes(path, comparisonCsv(series_).toUtf8());
 }
 
 QString ComparisonView::exportJson(const QString& path) const {
-  return writeText(path, QJsonDocument(comparisonJson(series_)).toJson(QJsonDocument::Indented));
+  return saveBytes(path, QJsonDocument(comparisonJson(series_)).toJson(QJsonDocument::Indented));
 }
 
 void ComparisonView::exportWithDialog() {

@@ -50,10 +50,6 @@
         <source>Speculative runs: accepted / drafted tokens, mean over the runs</source>
         <translation>推测采样运行：被接受的 / 起草的词元数，各次运行的平均值</translation>
     </message>
-    <message>
-        <source>cannot write %1: %2</source>
-        <translation>无法写入 %1：%2</translation>
-    </message>
 </context>
 <context>
     <name>main</name>
@@ -345,10 +341,6 @@
     <message>
         <source>Nothing to save yet: run a benchmark first.</source>
         <translation>还没有可保存的内容：请先运行基准测试。</translation>
-    </message>
-    <message>
-        <source>cannot write %1: %2</source>
-        <translation>无法写入 %1：%2</translation>
     </message>
 </context>
 <context>
@@ -1466,6 +1458,13 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>command line </source>
         <translation>命令行 </translation>
+    </message>
+</context>
+<context>
+    <name>ts::saveBytes</name>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
     </message>
 </context>
 <context>
