@@ -11,10 +11,10 @@
 namespace ts {
 
 struct RunLogContext {
-  QString base_url;  // the normalised URL actually called (no credentials)
-  QString final_url;
+  QString base_url{};  // the normalised URL actually called (no credentials)
+  QString final_url{};
   int attempts = 0;
-  QStringList warnings;
+  QStringList warnings{};
   bool log_ttft = true;  // observability.log_ttft: include ttft_ms in the line
   bool log_tpot = true;  // observability.log_tpot: include tpot_ms in the line
 };

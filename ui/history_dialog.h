@@ -30,8 +30,8 @@ struct HistoryRow {
 };
 
 struct HistoryFilter {
-  QString provider, model, tag, search;  // empty: any
-  QDateTime since;                       // invalid: any time
+  QString provider{}, model{}, tag{}, search{};  // empty: any
+  QDateTime since{};                             // invalid: any time
 };
 
 class HistoryDialog : public QDialog {

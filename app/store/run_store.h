@@ -21,13 +21,15 @@
 namespace ts {
 
 // What a run ran on, besides its request.
+// (Members have {} initializers so that {provider, base_url, model} leaves the rest empty
+// without -Wmissing-field-initializers.)
 struct RunContext {
-  QString provider, base_url, model;
-  QString backend;      // local engine: "cpu" | "cuda"; "" for remote providers
-  QString weights, kv;  // local engine: runtime weight and KV formats
-  QString speculative;  // "" or e.g. "self-int4, K 4" / "lookup, K auto"
-  QString group;        // runs repeated as one benchmark step share a group
-  QStringList tags;
+  QString provider{}, base_url{}, model{};
+  QString backend{};        // local engine: "cpu" | "cuda"; "" for remote providers
+  QString weights{}, kv{};  // local engine: runtime weight and KV formats
+  QString speculative{};    // "" or e.g. "self-int4, K 4" / "lookup, K auto"
+  QString group{};          // runs repeated as one benchmark step share a group
+  QStringList tags{};
 };
 
 struct StoredRun {
@@ -44,10 +46,10 @@ struct StoredRun {
 };
 
 struct RunFilter {
-  QString provider, model, tag;
-  QString search;  // in the messages of the request
-  QString group;   // runs of one benchmark step
-  QDateTime from, to;
+  QString provider{}, model{}, tag{};
+  QString search{};  // in the messages of the request
+  QString group{};   // runs of one benchmark step
+  QDateTime from{}, to{};
   int limit = 5000;
 };
 
