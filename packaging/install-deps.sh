@@ -12,5 +12,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev libtomlplusplus-dev libsentencepiece-dev \
   qt6-qpa-plugins libqt6svg6 qt6-svg-dev libqt6sql6-sqlite fonts-dejavu-core fonts-droid-fallback \
   qtkeychain-qt6-dev gnome-keyring dbus libsecret-tools qt6-l10n-tools qt6-tools-dev \
-  qt6-tools-dev-tools xvfb xauth >/dev/null
+  qt6-tools-dev-tools xvfb xauth desktop-file-utils appstream dpkg-dev >/dev/null
 echo "TokenScope dependencies are installed."

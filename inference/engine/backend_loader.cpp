@@ -33,8 +33,10 @@ std::vector<std::string> cudaPluginCandidates() {
     out.push_back(dir + "/../lib/tokenscope/" TOKENSCOPE_CUDA_PLUGIN_NAME);
   }
 #ifdef TOKENSCOPE_BUILD_PLUGIN_DIR
-  // Test and benchmark programs deeper in the build tree than the plugin's folder.
-  out.push_back(TOKENSCOPE_BUILD_PLUGIN_DIR "/" TOKENSCOPE_CUDA_PLUGIN_NAME);
+  // Test and benchmark programs deeper in the build tree than the plugin's folder; only
+  // they: an installed binary never loads a plugin from the folder it was built in.
+  if (dir.rfind(TOKENSCOPE_BUILD_ROOT, 0) == 0)
+    out.push_back(TOKENSCOPE_BUILD_PLUGIN_DIR "/" TOKENSCOPE_CUDA_PLUGIN_NAME);
 #endif
   return out;
 }
