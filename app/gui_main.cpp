@@ -15,6 +15,7 @@
 #include "app/chat_controller.h"
 #include "app/config/config_schema.h"
 #include "app/demo_model.h"
+#include "app/first_run.h"
 #include "app/language.h"
 #include "app/run_log.h"
 #include "ui/chat_panel.h"
@@ -111,6 +112,9 @@ int main(int argc, char** argv) {
         "Demo model — random weights: its text is noise, its timings are real. For a "
         "real model: Provider → Download a model… (Ctrl+Shift+D)."));
   window.show();
+  // The welcome, once: a first start, not a scripted run (--send).
+  if (first_start && problems.isEmpty() && !p.isSet("send") && !ts::welcomeDone())
+    ts::showWelcome(&window, &controller);
 
   if (p.isSet("screenshot")) {
     const QString path = p.value("screenshot");

@@ -2547,4 +2547,55 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>复制(&amp;U)</translation>
     </message>
 </context>
+<context>
+    <name>ts::ui::WelcomeDialog</name>
+    <message>
+        <source>Welcome to TokenScope</source>
+        <translation>欢迎使用 TokenScope</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Chat with a model and watch every token arrive.&lt;/b&gt;&lt;br&gt;TTFT, TPOT and the gap before each token are measured as the answer streams. How would you like to start?</source>
+        <translation>&lt;b&gt;与模型对话，看着每个词元到达。&lt;/b&gt;&lt;br&gt;回答流式输出时会测量 TTFT、TPOT 以及每个词元之前的间隔。您想如何开始？</translation>
+    </message>
+    <message>
+        <source>Use the demo model</source>
+        <translation>使用演示模型</translation>
+    </message>
+    <message>
+        <source>A tiny built-in model: no key, no GPU, no network. Its text is noise, its timings are real.</source>
+        <translation>一个内置的小模型：无需密钥、GPU 或网络。它的文字是噪声，但计时是真实的。</translation>
+    </message>
+    <message>
+        <source>Add an API key</source>
+        <translation>添加 API 密钥</translation>
+    </message>
+    <message>
+        <source>TaoToken (one key, one base URL) or any OpenAI-compatible endpoint; the key goes to the system keychain.</source>
+        <translation>TaoToken（一个密钥、一个基础 URL）或任何兼容 OpenAI 的端点；密钥保存在系统钥匙串中。</translation>
+    </message>
+    <message>
+        <source>Open a local model</source>
+        <translation>打开本地模型</translation>
+    </message>
+    <message>
+        <source>A GGUF file, a Hugging Face folder or a llama2.c checkpoint, run by the built-in engine on the CPU or a CUDA GPU.</source>
+        <translation>GGUF 文件、Hugging Face 文件夹或 llama2.c 检查点，由内置引擎在 CPU 或 CUDA GPU 上运行。</translation>
+    </message>
+    <message>
+        <source>Download a model</source>
+        <translation>下载模型</translation>
+    </message>
+    <message>
+        <source>TinyStories or Baichuan2 from the Hugging Face hub, resumable and verified.</source>
+        <translation>从 Hugging Face Hub 下载 TinyStories 或 Baichuan2，可断点续传并校验。</translation>
+    </message>
+    <message>
+        <source>&amp;Skip</source>
+        <translation>跳过(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Start on the demo model; everything here is also in the Provider menu</source>
+        <translation>从演示模型开始；这里的所有选项也都在“提供方”菜单中</translation>
+    </message>
+</context>
 </TS>
