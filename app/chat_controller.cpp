@@ -10,6 +10,7 @@
 #include "app/language.h"
 #include "app/model_paths.h"
 #include "app/run_log.h"
+#include "inference/engine/backend_loader.h"
 #include "inference/remote/base_url.h"
 #include "inference/remote/connection_doctor.h"
 #include "ui/download_dialog.h"
@@ -80,6 +81,7 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   connect(&model_manager_, &ModelManager::loaded, this, &ChatController::useLoadedModel);
   connect(window, &ui::MainWindow::historyRequested, &history_, &HistoryController::open);
   connect(window, &ui::MainWindow::benchmarkRequested, this, &ChatController::openBenchmark);
+  connect(window, &ui::MainWindow::aboutRequested, this, &ChatController::showAbout);
   connect(window, &ui::MainWindow::serveRequested, this, [this](const ProviderSettings& p) {
     if (p.kind != ProviderKind::LocalEngine) {
       window_->setServing(false);
@@ -431,6 +433,32 @@ void ChatController::showBenchmark(const RemoteEndpoint& endpoint, const QString
   benchmark_->setAttribute(Qt::WA_DeleteOnClose);
   connect(benchmark_, &BenchmarkDialog::sweepFinished, &history_, &HistoryController::refresh);
   benchmark_->show();
+}
+
+void ChatController::showAbout() {
+  const engine::CudaAvailability cuda = engine::probeCuda();
+  const auto cudaVersion = [](int v) { return QString("%1.%2").arg(v / 1000).arg(v % 1000 / 10); };
+  QString gpu;
+  if (cuda.usable) {
+    QStringList devices;
+    for (const auto& d : cuda.devices) devices << QString::fromStdString(d.name);
+    gpu = tr("CUDA driver %1, runtime %2: %3")
+              .arg(cudaVersion(cuda.driver_version), cudaVersion(cuda.runtime_version),
+                   devices.join(", "));
+  } else {
+    gpu = tr("CUDA: not used (%1)").arg(QString::fromStdString(cuda.reason));
+  }
+  auto* box = new QMessageBox(QMessageBox::Information, tr("About TokenScope"),
+                              tr("<b>TokenScope %1</b><br>An LLM inference playground: chat, "
+                                 "measure every token, compare and benchmark.")
+                                  .arg(TOKENSCOPE_VERSION),
+                              QMessageBox::Close, window_);
+  box->setObjectName("aboutBox");
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setInformativeText(
+      tr("Qt %1 (built with %2)<br>sentencepiece %3<br>%4")
+          .arg(qVersion(), QT_VERSION_STR, TOKENSCOPE_SENTENCEPIECE_VERSION, gpu.toHtmlEscaped()));
+  box->show();
 }
 
 void ChatController::onFinished(const RemoteResult& result) {

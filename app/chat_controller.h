@@ -78,6 +78,9 @@ class ChatController : public QObject {
   // it is served at, once Provider → Serve runs).
   void openBenchmark(const ProviderSettings& provider);
   void showBenchmark(const RemoteEndpoint& endpoint, const QString& model);
+  // Help → About: versions of TokenScope, Qt, sentencepiece, and CUDA (driver, runtime,
+  // devices) or why there is none.
+  void showAbout();
 
   ui::MainWindow* window_;
   ProviderStore store_;

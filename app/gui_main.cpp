@@ -18,6 +18,7 @@
 #include "app/first_run.h"
 #include "app/language.h"
 #include "app/run_log.h"
+#include "app/ui_settings.h"
 #include "ui/chat_panel.h"
 #include "ui/main_window.h"
 
@@ -111,6 +112,9 @@ int main(int argc, char** argv) {
         "main",
         "Demo model — random weights: its text is noise, its timings are real. For a "
         "real model: Provider → Download a model… (Ctrl+Shift+D)."));
+  window.restoreLayout(ts::uiSettings().value("windowLayout").toByteArray());
+  QObject::connect(&app, &QCoreApplication::aboutToQuit, &window,
+                   [&window] { ts::uiSettings().setValue("windowLayout", window.saveLayout()); });
   window.show();
   // The welcome, once: a first start, not a scripted run (--send).
   if (first_start && problems.isEmpty() && !p.isSet("send") && !ts::welcomeDone())

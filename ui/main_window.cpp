@@ -2,11 +2,16 @@
 
 #include <QActionGroup>
 #include <QComboBox>
+#include <QDataStream>
 #include <QFileDialog>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSaveFile>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QToolBar>
@@ -42,12 +47,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   left_layout->setContentsMargins(6, 6, 6, 6);
   left_layout->addWidget(chat_, 1);
   left_layout->addWidget(metrics_);
-  auto* right = new QSplitter(Qt::Vertical, this);
+  auto* right = right_split_ = new QSplitter(Qt::Vertical, this);
   right->addWidget(parameters_);
   right->addWidget(chart_);
   right->addWidget(acceptance_);
   right->setStretchFactor(1, 1);
-  auto* split = new QSplitter(Qt::Horizontal, this);
+  auto* split = split_ = new QSplitter(Qt::Horizontal, this);
   split->addWidget(left);
   split->addWidget(right);
   split->setStretchFactor(0, 3);
@@ -123,6 +128,17 @@ void MainWindow::buildMenus() {
                                          tr("TOML (*.toml);;settings.json (*.json)"));
         if (!path.isEmpty()) emit exportConfigRequested(path);
       });
+  file->addAction(
+      tr("&Export chat…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the chat"), "chat.md",
+                                                          tr("Markdown (*.md);;JSON (*.json)"));
+        if (path.isEmpty()) return;
+        const QString error = exportChat(path);
+        if (error.isEmpty())
+          showStatus(tr("Exported the chat to %1").arg(path));
+        else
+          showError(tr("Chat not exported"), error);
+      });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   QMenu* provider = menuBar()->addMenu(tr("&Provider"));
@@ -175,6 +191,9 @@ void MainWindow::buildMenus() {
   connect(mark, &QAction::toggled, chat_, &ChatPanel::setMarkDrafted);
   view->addSeparator();
   view->addAction(tr("&Effective configuration…"), this, &MainWindow::effectiveConfigRequested);
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About TokenScope"), this, &MainWindow::aboutRequested)
+      ->setObjectName("aboutAction");
   QMenu* language = view->addMenu(tr("&Language"));
   languages_ = new QActionGroup(this);
   // Language names are shown in their own language, so anyone can find theirs.
@@ -213,6 +232,57 @@ void MainWindow::refreshProviderCombo(int current) {
 int MainWindow::currentProvider() const {
   return provider_combo_->currentIndex();
 }
+QByteArray MainWindow::saveLayout() const {
+  QByteArray out;
+  QDataStream stream(&out, QIODevice::WriteOnly);
+  stream << quint32(1) << saveGeometry() << saveState() << split_->saveState()
+         << right_split_->saveState();
+  return out;
+}
+
+void MainWindow::restoreLayout(const QByteArray& layout) {
+  QDataStream stream(layout);
+  quint32 version = 0;
+  QByteArray geometry, state, split, right;
+  stream >> version >> geometry >> state >> split >> right;
+  if (version != 1 || stream.status() != QDataStream::Ok) return;  // none yet, or damaged
+  restoreGeometry(geometry);
+  restoreState(state);
+  split_->restoreState(split);
+  right_split_->restoreState(right);
+}
+
+QString MainWindow::exportChat(const QString& path) const {
+  std::vector<ChatMessage> messages = history_;
+  const QString system = parameters_->systemPrompt();
+  if (!system.isEmpty()) messages.insert(messages.begin(), {"system", system.toStdString()});
+  QByteArray bytes;
+  if (path.endsWith(".json", Qt::CaseInsensitive)) {
+    QJsonArray list;
+    for (const ChatMessage& m : messages)
+      list.append(QJsonObject{{"role", QString::fromStdString(m.role)},
+                              {"content", QString::fromStdString(m.content)}});
+    const auto p = currentProviderSettings();
+    bytes = QJsonDocument(QJsonObject{{"provider", p ? QString::fromStdString(p->name) : ""},
+                                      {"model", model()},
+                                      {"messages", list}})
+                .toJson(QJsonDocument::Indented);
+  } else {
+    QString md;
+    for (const ChatMessage& m : messages) {
+      const QString who = m.role == "user"        ? tr("You")
+                          : m.role == "assistant" ? tr("Assistant")
+                                                  : tr("System");
+      md += QString("**%1**\n\n%2\n\n").arg(who, QString::fromStdString(m.content));
+    }
+    bytes = md.toUtf8();
+  }
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+    return tr("cannot write %1: %2").arg(path, f.errorString());
+  return {};
+}
+
 QString MainWindow::runAgain(const QString& provider, const GenerationRequest& request) {
   if (running_) return tr("A run is in progress: stop it first.");
   const auto it = std::find_if(providers_.begin(), providers_.end(), [&](const auto& p) {

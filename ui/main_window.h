@@ -18,6 +18,8 @@ class QActionGroup;
 class QComboBox;
 class QLineEdit;
 
+class QSplitter;
+
 namespace ts::ui {
 
 class ChatPanel;
@@ -42,6 +44,12 @@ class MainWindow : public QMainWindow {
   const std::vector<ProviderSettings>& providers() const { return providers_; }
   int currentProvider() const;
   void setModel(const QString& model);
+  // Window geometry, toolbar/dock state and splitter sizes, for the next start.
+  QByteArray saveLayout() const;
+  void restoreLayout(const QByteArray& layout);
+  // The conversation so far as Markdown (.md) or JSON (.json, {provider, model, messages});
+  // returns "" or why the file could not be written.
+  QString exportChat(const QString& path) const;
   // Sends `request` again: selects the provider named `provider`, restores the model, the
   // parameters, the system prompt and the earlier turns, and sends its last user message.
   // Returns "" or why it cannot (no such provider, a run in progress).
@@ -86,6 +94,7 @@ class MainWindow : public QMainWindow {
   void downloadRequested();
   void modelManagerRequested();  // Provider → Open a local model…
   void historyRequested();       // View → Run history…
+  void aboutRequested();         // Help → About TokenScope
   void benchmarkRequested(const ts::ProviderSettings& provider);  // Provider → Benchmark…
   void serveRequested(const ts::ProviderSettings& provider);
   void stopServingRequested();
@@ -114,6 +123,8 @@ class MainWindow : public QMainWindow {
   LatencyChart* chart_;
   AcceptanceChart* acceptance_;  // speculative runs only
 
+  QSplitter* split_ = nullptr;                // chat | parameters and charts
+  QSplitter* right_split_ = nullptr;          // parameters / latency chart / acceptance chart
   std::vector<ChatMessage> history_;          // the conversation so far, sent with each message
   RunRecorder recorder_;                      // the run being displayed
   QList<QPair<QString, bool>> pending_text_;  // (text, drafted) arrived since the last frame

@@ -573,6 +573,26 @@ Fix: </source>
         <source>A local model is benchmarked over HTTP, as other tools see it: start Provider → Serve the local model first, then open the benchmark again.</source>
         <translation>本地模型通过 HTTP 进行基准测试（与其他工具看到的一样）：请先启动“提供方 → 提供本地模型服务”，再重新打开基准测试。</translation>
     </message>
+    <message>
+        <source>CUDA driver %1, runtime %2: %3</source>
+        <translation>CUDA 驱动 %1，运行时 %2：%3</translation>
+    </message>
+    <message>
+        <source>CUDA: not used (%1)</source>
+        <translation>CUDA：未使用（%1）</translation>
+    </message>
+    <message>
+        <source>About TokenScope</source>
+        <translation>关于 TokenScope</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;TokenScope %1&lt;/b&gt;&lt;br&gt;An LLM inference playground: chat, measure every token, compare and benchmark.</source>
+        <translation>&lt;b&gt;TokenScope %1&lt;/b&gt;&lt;br&gt;大模型推理实验台：对话、测量每个词元、比较与基准测试。</translation>
+    </message>
+    <message>
+        <source>Qt %1 (built with %2)&lt;br&gt;sentencepiece %3&lt;br&gt;%4</source>
+        <translation>Qt %1（构建于 %2）&lt;br&gt;sentencepiece %3&lt;br&gt;%4</translation>
+    </message>
 </context>
 <context>
     <name>ts::ComparisonView</name>
@@ -2082,6 +2102,50 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>&amp;Benchmark…</source>
         <translation>基准测试(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export chat…</source>
+        <translation>导出对话(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Export the chat</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md);;JSON (*.json)</source>
+        <translation>Markdown (*.md);;JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Exported the chat to %1</source>
+        <translation>已将对话导出到 %1</translation>
+    </message>
+    <message>
+        <source>Chat not exported</source>
+        <translation>对话未导出</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About TokenScope</source>
+        <translation>关于 TokenScope(&amp;A)</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
     </message>
 </context>
 <context>

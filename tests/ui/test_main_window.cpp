@@ -23,6 +23,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -369,6 +370,68 @@ class TestMainWindow : public QObject {
     QVERIFY2(figures->horizontalHeaderItem(0)->text().endsWith("(3 runs)"),
              qPrintable(figures->horizontalHeaderItem(0)->text()));
     view->close();
+  }
+
+  // File → Export chat writes the conversation as Markdown or JSON; the window layout
+  // (size, splitters) survives into the next window; Help → About names the versions.
+  void chatExportLayoutAndAbout() {
+    ServerScript s;
+    s.chunks = 3;
+    server_.setScript(s);
+    setProvider();
+    window_->newChat();
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("export me");
+    QVERIFY(shown.wait(10000));
+    const QString md = dir_.filePath("chat.md"), json = dir_.filePath("chat.json");
+    QCOMPARE(window_->exportChat(md), QString());
+    QCOMPARE(window_->exportChat(json), QString());
+    QFile f(md);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    QVERIFY2(text.startsWith("**You**\n\nexport me\n\n**Assistant**\n\n" +
+                             window_->chatPanel()->lastAssistantText()),
+             qPrintable(text));
+    QFile j(json);
+    QVERIFY(j.open(QIODevice::ReadOnly));
+    const QJsonObject o = QJsonDocument::fromJson(j.readAll()).object();
+    QCOMPARE(o.value("provider").toString(), QString("Test server"));
+    QCOMPARE(o.value("messages").toArray().size(), 2);
+    QCOMPARE(o.value("messages").toArray()[1].toObject().value("role").toString(),
+             QString("assistant"));
+
+    window_->resize(1111, 777);
+    const auto horizontal = [](QWidget* w) {
+      for (QSplitter* sp : w->findChildren<QSplitter*>())
+        if (sp->orientation() == Qt::Horizontal) return sp;
+      return static_cast<QSplitter*>(nullptr);
+    };
+    const auto share = [](QSplitter* sp) {
+      return static_cast<double>(sp->sizes()[0]) / (sp->sizes()[0] + sp->sizes()[1]);
+    };
+    horizontal(window_.get())->setSizes({900, 200});
+    const double chat_share = share(horizontal(window_.get()));
+    const QByteArray layout = window_->saveLayout();
+    ui::MainWindow again;
+    again.restoreLayout(layout);
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QCOMPARE(again.size(), QSize(1111, 777));
+    QVERIFY2(qAbs(share(horizontal(&again)) - chat_share) < 0.03,
+             qPrintable(QString("%1 vs %2").arg(share(horizontal(&again))).arg(chat_share)));
+    QVERIFY2(chat_share > 0.65, qPrintable(QString::number(chat_share)));  // not the default 3:2
+    again.restoreLayout("damaged");  // ignored
+    QCOMPARE(again.size(), QSize(1111, 777));
+
+    window_->findChild<QAction*>("aboutAction")->trigger();
+    auto* about = window_->findChild<QMessageBox*>("aboutBox");
+    QVERIFY(about);
+    QVERIFY2(about->text().contains(TOKENSCOPE_VERSION) &&
+                 about->informativeText().contains(qVersion()) &&
+                 about->informativeText().contains("sentencepiece") &&
+                 about->informativeText().contains("CUDA"),
+             qPrintable(about->informativeText()));
+    about->close();
   }
 
   void stopKeepsThePartialAnswer() {
