@@ -17,7 +17,7 @@ void printUsage() {
   std::printf(
       "Usage: tokenscope-cli <command> [options]\n\n"
       "Commands:\n"
-      "  bench      benchmark an endpoint: percentiles, throughput, goodput at a concurrency or rate\n"
+      "  bench      benchmark an endpoint: latency percentiles, throughput, goodput\n"
       "  chat       stream one chat completion from an OpenAI-compatible endpoint, measured\n"
       "  config     show the effective configuration and its sources; check or export files\n"
       "  convert    write a model as GGUF or safetensors (or one with random weights)\n"

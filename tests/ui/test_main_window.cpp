@@ -420,7 +420,8 @@ class TestMainWindow : public QObject {
     QVERIFY2(qAbs(share(horizontal(&again)) - chat_share) < 0.03,
              qPrintable(QString("%1 vs %2").arg(share(horizontal(&again))).arg(chat_share)));
     QVERIFY2(chat_share > 0.65, qPrintable(QString::number(chat_share)));  // not the default 3:2
-    again.restoreLayout("damaged");  // ignored
+    // A damaged layout is ignored.
+    again.restoreLayout("damaged");
     QCOMPARE(again.size(), QSize(1111, 777));
 
     window_->findChild<QAction*>("aboutAction")->trigger();
