@@ -1,7 +1,6 @@
 #include "app/history_controller.h"
 
 #include <QFileInfo>
-#include <set>
 
 namespace ts {
 namespace {
@@ -45,7 +44,7 @@ ui::HistoryDialog* HistoryController::open() {
     dialog_ = new ui::HistoryDialog(window_);
     dialog_->setObjectName("historyDialog");
     dialog_->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog_, &ui::HistoryDialog::filterChanged, this, &HistoryController::reload);
+    connect(dialog_, &ui::HistoryDialog::filterChanged, this, &HistoryController::refresh);
     connect(dialog_, &ui::HistoryDialog::tagsEdited, this,
             [this](qint64 id, const QStringList& tags) {
               if (!store_->setTags(id, tags)) dialog_->showMessage(tr("Tags not saved."));
@@ -56,7 +55,7 @@ ui::HistoryDialog* HistoryController::open() {
     connect(dialog_, &ui::HistoryDialog::deleteRequested, this, [this](const QList<qint64>& ids) {
       int deleted = 0;
       for (qint64 id : ids) deleted += store_->remove(id);
-      reload();
+      refresh();
       dialog_->showMessage(tr("Deleted %n run(s).", nullptr, deleted));
     });
     connect(dialog_, &ui::HistoryDialog::runAgainRequested, this, [this](qint64 id) {
@@ -69,7 +68,7 @@ ui::HistoryDialog* HistoryController::open() {
     connect(dialog_, &ui::HistoryDialog::compareRequested, this, &HistoryController::compare);
     connect(dialog_, &ui::HistoryDialog::importRequested, this, [this](const QString& path) {
       const ImportSummary s = store_->importLog(path);
-      reload();
+      refresh();
       QString text = tr("%1: imported %2 run(s), %3 already in the store")
                          .arg(QFileInfo(path).fileName())
                          .arg(s.imported)
@@ -80,7 +79,7 @@ ui::HistoryDialog* HistoryController::open() {
       dialog_->showMessage(text);
     });
   }
-  reload();
+  refresh();
   dialog_->show();
   dialog_->raise();
   return dialog_;
@@ -120,18 +119,8 @@ ComparisonView* HistoryController::compare(const QList<qint64>& ids, bool groups
 }
 
 void HistoryController::refresh() {
-  reload();
-}
-
-void HistoryController::reload() {
   if (!dialog_ || !store_) return;
-  std::set<QString> providers, models;
-  for (const StoredRun& r : store_->list()) {
-    providers.insert(r.context.provider);
-    models.insert(r.context.model);
-  }
-  dialog_->setChoices(QStringList(providers.begin(), providers.end()),
-                      QStringList(models.begin(), models.end()));
+  dialog_->setChoices(store_->distinct("provider"), store_->distinct("model"));
   const ui::HistoryFilter f = dialog_->filter();
   QList<ui::HistoryRow> rows;
   RunFilter filter{f.provider, f.model, f.tag, f.search};

@@ -25,7 +25,6 @@ class HistoryController : public QObject {
   ComparisonView* comparison() const { return comparison_; }
 
  private:
-  void reload();
   ui::MainWindow* window_;
   RunStore* store_ = nullptr;
   QPointer<ui::HistoryDialog> dialog_;

@@ -337,6 +337,15 @@ std::optional<StoredRun> RunStore::load(qint64 id) {
   return r;
 }
 
+QStringList RunStore::distinct(const QString& column) {
+  QStringList out;
+  if (column != "provider" && column != "model") return out;  // never SQL from outside
+  QSqlQuery q(QSqlDatabase::database(connection_, false));
+  if (q.exec(QString("SELECT DISTINCT %1 FROM runs ORDER BY %1").arg(column)))
+    while (q.next()) out << q.value(0).toString();
+  return out;
+}
+
 bool RunStore::setTags(qint64 id, const QStringList& tags) {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
   q.prepare("UPDATE runs SET tags_json = ? WHERE id = ?");
@@ -433,10 +442,8 @@ RunStoreWriter::RunStoreWriter(RunStore& store, const GenerationRequest& request
 
 void RunStoreWriter::update(const RecordedRun& run) {
   if (id_ < 0) return;
-  static QElapsedTimer clock;
-  if (!clock.isValid()) clock.start();
-  if (clock.elapsed() - last_ms_ < interval_ms_) return;
-  last_ms_ = clock.elapsed();
+  if (since_write_.isValid() && since_write_.elapsed() < interval_ms_) return;
+  since_write_.start();
   if (store_.appendEvents(id_, run, written_)) written_ = run.events.size();
 }
 

@@ -9,6 +9,7 @@
 // (threads, processes) may write the same file at once (WAL, busy timeout).
 #pragma once
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -84,6 +85,7 @@ class RunStore {
 
   QList<StoredRun> list(const RunFilter& filter = {});  // newest first, without events
   std::optional<StoredRun> load(qint64 id);
+  QStringList distinct(const QString& column);  // every provider or model, sorted
   bool setTags(qint64 id, const QStringList& tags);
   bool setNote(qint64 id, const QString& note);
   bool remove(qint64 id);
@@ -114,7 +116,7 @@ class RunStoreWriter {
   RunStore& store_;
   qint64 id_;
   size_t written_ = 0;
-  qint64 last_ms_ = 0;
+  QElapsedTimer since_write_;  // invalid until the first write
   int interval_ms_;
 };
 

@@ -126,6 +126,8 @@ class TestRunStore : public QObject {
     QVERIFY2(other.id() > 0, qPrintable(store.error()));
     QCOMPARE(store.list().size(), 2);
     QCOMPARE(store.list({"Local"}).size(), 1);
+    QCOMPARE(store.distinct("provider"), (QStringList{"Local", "Remote"}));
+    QVERIFY(store.distinct("prompt; DROP TABLE runs").isEmpty());
     QCOMPARE(store.list({"", "m2"}).size(), 1);
     QCOMPARE(store.list({"", "", "baseline"}).size(), 1);
     QCOMPARE(store.list({"", "", "", "WAL"}).size(), 1);
