@@ -80,6 +80,8 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   connect(window, &ui::MainWindow::modelManagerRequested, this, &ChatController::openModelManager);
   connect(&model_manager_, &ModelManager::loaded, this, &ChatController::useLoadedModel);
   connect(window, &ui::MainWindow::historyRequested, &history_, &HistoryController::open);
+  connect(window, &ui::MainWindow::compareLatestRequested, &history_,
+          &HistoryController::compareLatest);
   connect(window, &ui::MainWindow::benchmarkRequested, this, &ChatController::openBenchmark);
   connect(window, &ui::MainWindow::aboutRequested, this, &ChatController::showAbout);
   connect(window, &ui::MainWindow::serveRequested, this, [this](const ProviderSettings& p) {

@@ -18,6 +18,7 @@
 #include "app/first_run.h"
 #include "app/language.h"
 #include "app/run_log.h"
+#include "app/theme.h"
 #include "app/ui_settings.h"
 #include "ui/chat_panel.h"
 #include "ui/main_window.h"
@@ -58,6 +59,8 @@ int main(int argc, char** argv) {
         "FILE"}});
   p.process(app);
   ts::installTranslations(app);
+  ts::ThemeController theme;  // light or dark before the first window is shown
+  theme.setChoice(ts::chosenTheme());
 
   ts::ProviderStore store;
   QString load_error;
@@ -81,6 +84,7 @@ int main(int argc, char** argv) {
   }
   ts::ui::MainWindow window;
   window.setProviders(list.providers, list.current);
+  ts::connectThemeMenu(&window, &theme);
   ts::ChatController controller(&window, store,
                                 p.isSet("log-dir") ? p.value("log-dir") : ts::defaultLogDir(),
                                 !from_command_line);

@@ -118,6 +118,17 @@ ComparisonView* HistoryController::compare(const QList<qint64>& ids, bool groups
   return comparison_;
 }
 
+ComparisonView* HistoryController::compareLatest() {
+  RunFilter filter;
+  filter.limit = 2;
+  const QList<StoredRun> latest = store_ ? store_->list(filter) : QList<StoredRun>();
+  if (latest.size() < 2) {
+    window_->showStatus(tr("Compare needs two runs: send another message first."));
+    return nullptr;
+  }
+  return compare({latest[1].id, latest[0].id}, false);  // older first, as in the history
+}
+
 void HistoryController::refresh() {
   if (!dialog_ || !store_) return;
   dialog_->setChoices(store_->distinct("provider"), store_->distinct("model"));

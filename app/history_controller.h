@@ -23,6 +23,9 @@ class HistoryController : public QObject {
   // Opens the comparison of these runs (or of their groups); null when a run is missing.
   ComparisonView* compare(const QList<qint64>& ids, bool groups);
   ComparisonView* comparison() const { return comparison_; }
+  // The two most recent runs side by side (main window, Ctrl+Shift+C); null, with the
+  // reason in the status bar, when the store has fewer than two.
+  ComparisonView* compareLatest();
 
  private:
   ui::MainWindow* window_;

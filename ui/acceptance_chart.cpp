@@ -8,6 +8,8 @@
 #include <QValueAxis>
 #include <algorithm>
 
+#include "ui/chart_palette.h"
+
 namespace ts::ui {
 
 AcceptanceChart::AcceptanceChart(QWidget* parent) : QChartView(parent) {
@@ -31,6 +33,7 @@ AcceptanceChart::AcceptanceChart(QWidget* parent) : QChartView(parent) {
   series_->attachAxis(x_axis_);
   series_->attachAxis(y_axis_);
   setChart(chart);
+  followPalette(this);
   setRenderHint(QPainter::Antialiasing);
   setToolTip(
       tr("Each speculative step drafts K tokens and the target verifies them in one "

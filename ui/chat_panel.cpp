@@ -1,5 +1,9 @@
 #include "ui/chat_panel.h"
 
+#include <QClipboard>
+#include <QDesktopServices>
+#include <QEvent>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -7,10 +11,22 @@
 #include <QShortcut>
 #include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <QUrl>
 #include <QVBoxLayout>
+
+#include "ui/markdown_segments.h"
 
 namespace ts::ui {
 namespace {
+
+// Answers come from a remote model: Markdown, but never raw HTML.
+const auto kMarkdownFeatures = QTextDocument::MarkdownFeatures(
+    QTextDocument::MarkdownDialectGitHub | QTextDocument::MarkdownNoHTML);
+
+bool isDark(const QPalette& palette) {
+  return palette.color(QPalette::Base).lightness() < 128;
+}
 
 QTextCharFormat headerFormat() {
   QTextCharFormat f;
@@ -22,38 +38,51 @@ QTextCharFormat bodyFormat() {
   return QTextCharFormat();
 }
 
-// Accepted draft tokens carry this property whether or not they are marked, so the
-// toggle can mark or unmark them afterwards.
-constexpr int kDraftedProperty = QTextFormat::UserProperty + 1;
-const QColor kDraftedBackground(0xd5, 0xf5, 0xe3);  // pale green: the draft got it right
+// A Copy button: a link the transcript handles itself (openLink), drawn in the palette's
+// link colour, smaller than the text around it.
+QTextCharFormat copyButtonFormat(const QString& href, const QString& tooltip,
+                                 const QPalette& palette) {
+  QTextCharFormat f;
+  f.setForeground(palette.brush(QPalette::Link));
+  f.setAnchor(true);
+  f.setAnchorHref(href);
+  f.setFontPointSize(8);
+  f.setFontWeight(QFont::Normal);
+  f.setToolTip(tooltip);
+  return f;
+}
 
-QTextCharFormat draftedFormat(bool marked) {
+// Accepted draft tokens carry this property; marked, they are painted on green.
+constexpr int kDraftedProperty = QTextFormat::UserProperty + 1;
+
+QTextCharFormat draftedFormat(bool marked, bool dark) {
   QTextCharFormat f;
   f.setProperty(kDraftedProperty, true);
-  if (marked) f.setBackground(kDraftedBackground);
+  // Pale green on light backgrounds, deep green on dark ones: the draft got it right.
+  if (marked) f.setBackground(dark ? QColor(0x1e, 0x5a, 0x3a) : QColor(0xd5, 0xf5, 0xe3));
   return f;
 }
 
-QTextCharFormat noteFormat(bool is_error) {
+QTextCharFormat noteFormat(bool is_error, bool dark) {
   QTextCharFormat f;
-  f.setForeground(is_error ? QColor(0xc0, 0x39, 0x2b) : QColor(0x7f, 0x8c, 0x8d));
+  if (is_error)
+    f.setForeground(dark ? QColor(0xff, 0x8a, 0x80) : QColor(0xc0, 0x39, 0x2b));
+  else
+    f.setForeground(dark ? QColor(0xa0, 0xa8, 0xab) : QColor(0x7f, 0x8c, 0x8d));
   return f;
 }
 
-// A new paragraph at the end of the transcript, in `format`; returns the cursor there.
-QTextCursor newParagraph(QTextDocument* doc, const QString& text, const QTextCharFormat& format,
-                         double top_margin = 0) {
-  QTextCursor c(doc);
+// Moves `c` to a new paragraph at the end of the document (the first one reuses the
+// document's empty block), with `format` as its character format.
+void newParagraph(QTextCursor& c, const QTextCharFormat& format, double top_margin = 0) {
   c.movePosition(QTextCursor::End);
   QTextBlockFormat block;
   block.setTopMargin(top_margin);
-  if (!doc->isEmpty())
-    c.insertBlock(block, format);
-  else
+  if (c.document()->isEmpty())
     c.setBlockFormat(block);
+  else
+    c.insertBlock(block, format);
   c.setCharFormat(format);
-  c.insertText(text, format);
-  return c;
 }
 
 }  // namespace
@@ -63,8 +92,9 @@ ChatPanel::ChatPanel(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   transcript_ = new QTextBrowser(this);
   transcript_->setObjectName("transcript");
-  transcript_->setOpenExternalLinks(true);
+  transcript_->setOpenLinks(false);  // copy: links are ours; web links go through openLink
   transcript_->setPlaceholderText(tr("Pick a provider, type a message and press Ctrl+Return."));
+  connect(transcript_, &QTextBrowser::anchorClicked, this, &ChatPanel::openLink);
   layout->addWidget(transcript_, 1);
 
   auto* row = new QHBoxLayout();
@@ -122,66 +152,209 @@ void ChatPanel::setBusy(bool busy) {
 }
 
 void ChatPanel::appendUserMessage(const QString& text) {
-  newParagraph(transcript_->document(), tr("You"), headerFormat(), 10);
-  newParagraph(transcript_->document(), text, bodyFormat());
+  append({Entry::User, tr("You"), text});
 }
 
 void ChatPanel::beginAssistantMessage(const QString& label) {
   last_answer_.clear();
-  newParagraph(transcript_->document(), label, headerFormat(), 10);
-  newParagraph(transcript_->document(), QString(), bodyFormat());
+  Entry e{Entry::Assistant, label};
+  e.streaming = true;
+  append(e);
 }
 
 void ChatPanel::appendAssistantText(const QString& text, bool drafted) {
-  if (text.isEmpty()) return;
-  last_answer_ += text;
+  if (text.isEmpty() || entries_.isEmpty()) return;
+  int index = static_cast<int>(entries_.size()) - 1;
+  while (index >= 0 && !entries_[index].streaming) --index;
+  if (index < 0) return;
+  Entry& e = entries_[index];
+  if (drafted) e.drafted.append({static_cast<int>(e.text.size()), static_cast<int>(text.size())});
+  e.text += text;
+  last_answer_ = e.text;
+  if (index != entries_.size() - 1) {  // a note arrived meanwhile: the answer stays above it
+    rebuild();
+    return;
+  }
   QScrollBar* bar = transcript_->verticalScrollBar();
   const bool follow = bar->value() >= bar->maximum() - 4;  // keep following unless scrolled up
   QTextCursor c(transcript_->document());
   c.movePosition(QTextCursor::End);
-  c.insertText(text, drafted ? draftedFormat(mark_drafted_) : bodyFormat());
+  c.insertText(text, drafted ? draftedFormat(mark_drafted_, isDark(palette())) : bodyFormat());
   if (follow) bar->setValue(bar->maximum());
+}
+
+void ChatPanel::finishAssistantMessage() {
+  bool changed = false;
+  for (Entry& e : entries_)
+    if (e.streaming) {
+      e.streaming = false;
+      changed = changed || rendersMarkdown(e);
+    }
+  if (changed) rebuild();
 }
 
 void ChatPanel::endAssistantMessage(const QString& note, bool is_error) {
   if (note.isEmpty()) return;
-  newParagraph(transcript_->document(), note, noteFormat(is_error));
+  Entry e{Entry::Note, QString(), note};
+  e.is_error = is_error;
+  append(e);
   transcript_->verticalScrollBar()->setValue(transcript_->verticalScrollBar()->maximum());
 }
 
 void ChatPanel::clearTranscript() {
+  entries_.clear();
   transcript_->clear();
   last_answer_.clear();
 }
 
 QString ChatPanel::transcriptText() const {
-  return transcript_->toPlainText();
+  QStringList out;
+  for (const Entry& e : entries_) {
+    if (e.kind != Entry::Note) out << e.label;
+    out << e.text;
+  }
+  return out.join('\n');
 }
 
 void ChatPanel::setMarkDrafted(bool on) {
+  if (mark_drafted_ == on) return;
   mark_drafted_ = on;
-  QTextDocument* doc = transcript_->document();
-  QList<QPair<int, int>> ranges;  // (position, length): collected first, formats change below
-  for (QTextBlock block = doc->begin(); block.isValid(); block = block.next())
-    for (auto it = block.begin(); !it.atEnd(); ++it)
-      if (it.fragment().charFormat().property(kDraftedProperty).toBool())
-        ranges.append({it.fragment().position(), it.fragment().length()});
-  for (const auto& [position, length] : ranges) {
-    QTextCursor c(doc);
-    c.setPosition(position);
-    c.setPosition(position + length, QTextCursor::KeepAnchor);
-    c.setCharFormat(draftedFormat(on));
-  }
+  rebuild();
+}
+
+void ChatPanel::setRenderMarkdown(bool on) {
+  if (markdown_ == on) return;
+  markdown_ = on;
+  rebuild();
 }
 
 QString ChatPanel::draftedText() const {
   QString out;
-  const QTextDocument* doc = transcript_->document();
-  for (QTextBlock block = doc->begin(); block.isValid(); block = block.next())
-    for (auto it = block.begin(); !it.atEnd(); ++it)
-      if (it.fragment().charFormat().property(kDraftedProperty).toBool())
-        out += it.fragment().text();
+  for (const Entry& e : entries_)
+    for (const auto& [offset, length] : e.drafted) out += e.text.mid(offset, length);
   return out;
+}
+
+QString ChatPanel::copyText(int index, int block) const {
+  if (index < 0 || index >= entries_.size()) return {};
+  const Entry& e = entries_[index];
+  if (block < 0) return e.text;
+  int k = 0;
+  for (const MarkdownSegment& s : splitFencedCode(e.text))
+    if (s.is_code && k++ == block) return s.code;
+  return {};
+}
+
+QStringList ChatPanel::copyLinks() const {
+  QStringList out;
+  const QTextDocument* doc = transcript_->document();
+  for (QTextBlock b = doc->begin(); b.isValid(); b = b.next())
+    for (auto it = b.begin(); !it.atEnd(); ++it) {
+      const QString href = it.fragment().charFormat().anchorHref();
+      if (href.startsWith("copy:")) out << href;
+    }
+  return out;
+}
+
+void ChatPanel::openLink(const QUrl& url) {
+  if (url.scheme() == "copy") {
+    // copy:message/N or copy:code/N/K
+    const QStringList parts = url.path().split('/');
+    const bool code = parts.value(0) == "code";
+    const int index = parts.value(1).toInt();
+    const QString text = copyText(index, code ? parts.value(2).toInt() : -1);
+    if (text.isEmpty()) return;
+    QGuiApplication::clipboard()->setText(text);
+    emit copied(code ? tr("Copied the code block to the clipboard.")
+                     : tr("Copied the message to the clipboard."));
+  } else if (url.scheme() == "http" || url.scheme() == "https" || url.scheme() == "mailto") {
+    QDesktopServices::openUrl(url);
+  }
+}
+
+void ChatPanel::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) rebuild();  // colours follow light / dark
+}
+
+void ChatPanel::append(Entry entry) {
+  entries_.append(std::move(entry));
+  QTextCursor c(transcript_->document());
+  render(c, entries_.back(), static_cast<int>(entries_.size()) - 1);
+}
+
+void ChatPanel::rebuild() {
+  QScrollBar* bar = transcript_->verticalScrollBar();
+  const bool at_end = bar->value() >= bar->maximum() - 4;
+  const int value = bar->value();
+  transcript_->clear();
+  QTextCursor c(transcript_->document());
+  for (int i = 0; i < entries_.size(); ++i) render(c, entries_[i], i);
+  bar->setValue(at_end ? bar->maximum() : value);
+}
+
+bool ChatPanel::rendersMarkdown(const Entry& e) const {
+  return e.kind == Entry::Assistant && !e.streaming && markdown_ &&
+         !(mark_drafted_ && !e.drafted.isEmpty());
+}
+
+void ChatPanel::render(QTextCursor& c, const Entry& e, int index) const {
+  const bool dark = isDark(palette());
+  if (e.kind == Entry::Note) {
+    newParagraph(c, noteFormat(e.is_error, dark));
+    c.insertText(e.text);
+    return;
+  }
+  newParagraph(c, headerFormat(), 10);
+  c.insertText(e.label + "   ");
+  c.insertText(tr("Copy"),
+               copyButtonFormat(QString("copy:message/%1").arg(index),
+                                tr("Copy this message as written (Markdown)"), palette()));
+  if (e.kind == Entry::User) {
+    newParagraph(c, bodyFormat());
+    c.insertText(e.text);
+  } else if (rendersMarkdown(e)) {
+    renderMarkdownAnswer(c, e, index);
+  } else {
+    renderPlainAnswer(c, e);
+  }
+}
+
+void ChatPanel::renderPlainAnswer(QTextCursor& c, const Entry& e) const {
+  newParagraph(c, bodyFormat());
+  const QTextCharFormat drafted = draftedFormat(mark_drafted_, isDark(palette()));
+  int at = 0;
+  for (const auto& [offset, length] : e.drafted) {
+    c.insertText(e.text.mid(at, offset - at), bodyFormat());
+    c.insertText(e.text.mid(offset, length), drafted);
+    at = offset + length;
+  }
+  c.insertText(e.text.mid(at), bodyFormat());
+}
+
+void ChatPanel::renderMarkdownAnswer(QTextCursor& c, const Entry& e, int index) const {
+  int block = 0;
+  for (const MarkdownSegment& s : splitFencedCode(e.text)) {
+    if (s.is_code) {
+      newParagraph(c, bodyFormat(), 4);
+      if (!s.language.isEmpty())
+        c.insertText(s.language + "   ", noteFormat(false, isDark(palette())));
+      c.insertText(tr("Copy code"),
+                   copyButtonFormat(QString("copy:code/%1/%2").arg(index).arg(block++),
+                                    tr("Copy this code block"), palette()));
+    }
+    newParagraph(c, bodyFormat());
+    const int start = c.position();
+    c.insertMarkdown(s.source, kMarkdownFeatures);
+    if (!s.is_code) continue;
+    // Code stands on a shaded background, as in an editor.
+    QTextBlockFormat shaded;
+    shaded.setBackground(palette().brush(QPalette::AlternateBase));
+    for (QTextBlock b = c.document()->findBlock(start); b.isValid(); b = b.next()) {
+      QTextCursor(b).mergeBlockFormat(shaded);
+      if (b == c.block()) break;
+    }
+  }
 }
 
 }  // namespace ts::ui

@@ -9,6 +9,8 @@
 #include <QValueAxis>
 #include <algorithm>
 
+#include "ui/chart_palette.h"
+
 namespace ts::ui {
 namespace {
 constexpr int kMaxDots = 400;         // beyond this, dots clutter and cost paint time
@@ -80,6 +82,7 @@ LatencyChart::LatencyChart(QWidget* parent) : QChartView(parent) {
   gap_dots_->setBorderColor(gaps_->color());
   chart->legend()->markers(gap_dots_).first()->setVisible(false);
   setChart(chart);
+  followPalette(this);
   setRenderHint(QPainter::Antialiasing);
   setMinimumHeight(180);
   reset();

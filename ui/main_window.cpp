@@ -68,6 +68,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(&frame_timer_, &QTimer::timeout, this, &MainWindow::flushFrame);
   connect(chat_, &ChatPanel::sendClicked, this, &MainWindow::send);
   connect(chat_, &ChatPanel::stopClicked, this, &MainWindow::stop);
+  connect(chat_, &ChatPanel::copied, this, &MainWindow::showStatus);
   chat_->focusInput();
 }
 
@@ -181,6 +182,9 @@ void MainWindow::buildMenus() {
   view->addAction(tr("Run &history…"), QKeySequence(Qt::CTRL | Qt::Key_H), this,
                   &MainWindow::historyRequested)
       ->setObjectName("historyAction");
+  view->addAction(tr("&Compare the last two runs"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C),
+                  this, &MainWindow::compareLatestRequested)
+      ->setObjectName("compareLatestAction");
   QAction* mark = view->addAction(tr("Mark accepted &draft tokens"));
   mark->setObjectName("markDraftedAction");
   mark->setCheckable(true);
@@ -189,11 +193,29 @@ void MainWindow::buildMenus() {
       tr("Speculative runs: tokens the draft proposed and the target accepted are "
          "shown on green; the rest the target produced itself"));
   connect(mark, &QAction::toggled, chat_, &ChatPanel::setMarkDrafted);
+  QAction* markdown = view->addAction(tr("Re&nder answers as Markdown"));
+  markdown->setObjectName("renderMarkdownAction");
+  markdown->setCheckable(true);
+  markdown->setChecked(true);
+  markdown->setToolTip(tr("Off: answers are shown as plain text, exactly as they streamed"));
+  connect(markdown, &QAction::toggled, chat_, &ChatPanel::setRenderMarkdown);
   view->addSeparator();
   view->addAction(tr("&Effective configuration…"), this, &MainWindow::effectiveConfigRequested);
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About TokenScope"), this, &MainWindow::aboutRequested)
       ->setObjectName("aboutAction");
+  QMenu* theme = view->addMenu(tr("&Theme"));
+  themes_ = new QActionGroup(this);
+  const std::pair<QString, QString> themes[] = {
+      {"system", tr("Follow the &system")}, {"light", tr("&Light")}, {"dark", tr("&Dark")}};
+  for (const auto& [code, label] : themes) {
+    QAction* a = theme->addAction(label);
+    a->setCheckable(true);
+    a->setData(code);
+    a->setObjectName("theme_" + code);
+    themes_->addAction(a);
+    connect(a, &QAction::triggered, this, [this, code = code] { emit themeChosen(code); });
+  }
   QMenu* language = view->addMenu(tr("&Language"));
   languages_ = new QActionGroup(this);
   // Language names are shown in their own language, so anyone can find theirs.
@@ -398,6 +420,10 @@ void MainWindow::editProvider(bool create) {
   emit providersEdited(providers_, current);
 }
 
+void MainWindow::setChosenTheme(const QString& code) {
+  for (QAction* a : themes_->actions()) a->setChecked(a->data().toString() == code);
+}
+
 void MainWindow::setChosenLanguage(const QString& code) {
   for (QAction* a : languages_->actions()) a->setChecked(a->data().toString() == code);
 }
@@ -514,6 +540,7 @@ void MainWindow::finishRun(const StreamEvent& end) {
   running_ = false;
   acceptance_->showHistogram(computeMetrics(recorder_.run()).accepted_histogram);
   chat_->setBusy(false);
+  chat_->finishAssistantMessage();
   const QString answer = chat_->lastAssistantText();
   if (!answer.isEmpty()) history_.push_back({"assistant", answer.toStdString()});
   if (end.kind == EventKind::Failed) {

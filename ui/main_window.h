@@ -40,6 +40,7 @@ class MainWindow : public QMainWindow {
   void manageProviders();  // the providers dialog
   // Ticks the language the user chose: "system", "en" or "zh_CN".
   void setChosenLanguage(const QString& code);
+  void setChosenTheme(const QString& code);  // "system" | "light" | "dark": checks the menu
   void setProviders(const std::vector<ProviderSettings>& providers, int current);
   const std::vector<ProviderSettings>& providers() const { return providers_; }
   int currentProvider() const;
@@ -92,13 +93,15 @@ class MainWindow : public QMainWindow {
   void exportConfigRequested(const QString& path);
   void effectiveConfigRequested();
   void downloadRequested();
-  void modelManagerRequested();  // Provider → Open a local model…
-  void historyRequested();       // View → Run history…
-  void aboutRequested();         // Help → About TokenScope
+  void modelManagerRequested();   // Provider → Open a local model…
+  void historyRequested();        // View → Run history…
+  void compareLatestRequested();  // View → Compare the last two runs
+  void aboutRequested();          // Help → About TokenScope
   void benchmarkRequested(const ts::ProviderSettings& provider);  // Provider → Benchmark…
   void serveRequested(const ts::ProviderSettings& provider);
   void stopServingRequested();
   void languageChosen(const QString& code);
+  void themeChosen(const QString& code);  // View → Theme
 
  private:
   void buildToolbar();
@@ -113,6 +116,7 @@ class MainWindow : public QMainWindow {
   std::vector<ProviderSettings> providers_;
   std::vector<ProviderSettings> presets_;
   QActionGroup* languages_ = nullptr;
+  QActionGroup* themes_ = nullptr;
   QAction* serve_action_ = nullptr;
   UrlPreview url_preview_;
   QComboBox* provider_combo_;

@@ -7,6 +7,8 @@
 #include <QValueAxis>
 #include <algorithm>
 
+#include "ui/chart_palette.h"
+
 namespace ts {
 
 SweepChart::SweepChart(QWidget* parent) : QChartView(parent) {
@@ -41,6 +43,7 @@ SweepChart::SweepChart(QWidget* parent) : QChartView(parent) {
     slo->setPen(pen);
   }
   setChart(chart);
+  ui::followPalette(this);
   setRenderHint(QPainter::Antialiasing);
   setMinimumHeight(220);
   setToolTip(

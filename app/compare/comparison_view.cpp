@@ -24,6 +24,7 @@
 #include <QValueAxis>
 #include <functional>
 #include "app/save_file.h"
+#include "ui/chart_palette.h"
 
 namespace ts {
 namespace {
@@ -93,6 +94,7 @@ QChartView* ComparisonView::itlChart() {
   auto* view = new QChartView(chart, content_);
   view->setObjectName("comparisonItlChart");
   view->setRenderHint(QPainter::Antialiasing);
+  ui::followPalette(view);
   view->setToolTip(metricDefinition("itl"));
   view->setMinimumHeight(220);
   return view;
@@ -114,6 +116,7 @@ QChartView* ComparisonView::boxChart(const QString& title, const QString& metric
   chart->createDefaultAxes();
   auto* view = new QChartView(chart, content_);
   view->setRenderHint(QPainter::Antialiasing);
+  ui::followPalette(view);
   view->setToolTip(metricDefinition(metric) +
                    tr("\nBox: p50 to p90; whiskers: the minimum and p99."));
   view->setMinimumHeight(180);

@@ -1,4 +1,5 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
     <name>QObject</name>
@@ -19,7 +20,7 @@
         <translation>演示模型 — 随机权重</translation>
     </message>
     <message>
-        <source>Time to first token: the first non-empty content chunk − the request start (ms); over the series' runs</source>
+        <source>Time to first token: the first non-empty content chunk − the request start (ms); over the series&apos; runs</source>
         <translation>首词元时间：第一个非空内容块 − 请求开始（毫秒）；统计该系列的所有运行</translation>
     </message>
     <message>
@@ -43,7 +44,7 @@
         <translation>输出词元数 / E2E，各次运行的平均值</translation>
     </message>
     <message>
-        <source>The local engine's prompt pass (part of TTFT), mean over the runs</source>
+        <source>The local engine&apos;s prompt pass (part of TTFT), mean over the runs</source>
         <translation>本地引擎处理提示的前向计算（TTFT 的一部分），各次运行的平均值</translation>
     </message>
     <message>
@@ -100,7 +101,7 @@
         <translation>演示模型 — 随机权重：它生成的文字没有意义，但计时是真实的。要使用真实模型：提供方 → 下载模型…（Ctrl+Shift+D）。</translation>
     </message>
     <message>
-        <source>The SQLite run store (default: runs.sqlite in the app's data folder).</source>
+        <source>The SQLite run store (default: runs.sqlite in the app&apos;s data folder).</source>
         <translation>SQLite 运行记录库（默认：应用数据目录中的 runs.sqlite）。</translation>
     </message>
 </context>
@@ -127,7 +128,7 @@
         <translation>%1 中的密钥</translation>
     </message>
     <message>
-        <source> was sent and rejected: check that it is current and belongs to this provider's base URL.</source>
+        <source> was sent and rejected: check that it is current and belongs to this provider&apos;s base URL.</source>
         <translation>已发送但被拒绝:请确认它仍然有效,且属于此提供方的基础 URL。</translation>
     </message>
     <message>
@@ -146,12 +147,12 @@
         <translation>已添加 %1(未给出协议)</translation>
     </message>
     <message>
-        <source>the base URL '%1' is not a valid URL; expected something like https://taotoken.net/api</source>
-        <translation>基础 URL '%1' 不是有效的 URL;应类似 https://taotoken.net/api</translation>
+        <source>the base URL &apos;%1&apos; is not a valid URL; expected something like https://taotoken.net/api</source>
+        <translation>基础 URL &apos;%1&apos; 不是有效的 URL;应类似 https://taotoken.net/api</translation>
     </message>
     <message>
-        <source>the base URL '%1' uses scheme '%2'; expected http or https</source>
-        <translation>基础 URL '%1' 使用了协议 '%2';应为 http 或 https</translation>
+        <source>the base URL &apos;%1&apos; uses scheme &apos;%2&apos;; expected http or https</source>
+        <translation>基础 URL &apos;%1&apos; 使用了协议 &apos;%2&apos;;应为 http 或 https</translation>
     </message>
     <message>
         <source>removed a trailing /chat/completions (it is added per request)</source>
@@ -317,7 +318,7 @@
         <translation>已保存 %1</translation>
     </message>
     <message>
-        <source>Values: expected positive numbers separated by commas, found '%1'</source>
+        <source>Values: expected positive numbers separated by commas, found &apos;%1&apos;</source>
         <translation>取值：应为以逗号分隔的正数，实际为“%1”</translation>
     </message>
     <message>
@@ -374,7 +375,7 @@
         <translation>已导出 </translation>
     </message>
     <message>
-        <source> (the key variable's name, never a key)</source>
+        <source> (the key variable&apos;s name, never a key)</source>
         <translation>(只包含密钥变量名,绝不包含密钥)</translation>
     </message>
     <message>
@@ -714,11 +715,11 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>检查基础 URL 中的主机和端口,并确认服务器正在运行。</translation>
     </message>
     <message>
-        <source>The connection dropped mid-answer: check proxies and the server's logs.</source>
+        <source>The connection dropped mid-answer: check proxies and the server&apos;s logs.</source>
         <translation>应答途中连接中断:请检查代理和服务器日志。</translation>
     </message>
     <message>
-        <source>This step hung: the server accepted the connection but did not answer in time; check its load, or raise the provider's timeout.</source>
+        <source>This step hung: the server accepted the connection but did not answer in time; check its load, or raise the provider&apos;s timeout.</source>
         <translation>此步骤卡住了:服务器接受了连接但未及时应答;请检查其负载,或调大该提供方的超时。</translation>
     </message>
     <message>
@@ -750,8 +751,8 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>(TLS 握手成功)</translation>
     </message>
     <message>
-        <source>DNS lookup of '%1' failed</source>
-        <translation>'%1' 的 DNS 解析失败</translation>
+        <source>DNS lookup of &apos;%1&apos; failed</source>
+        <translation>&apos;%1&apos; 的 DNS 解析失败</translation>
     </message>
     <message>
         <source>Check the host name in the base URL (and your DNS / proxy settings).</source>
@@ -766,7 +767,7 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>检查基础 URL 中的端口,并确认服务器正在运行。</translation>
     </message>
     <message>
-        <source>Check the base URL's scheme (http/https), host and port.</source>
+        <source>Check the base URL&apos;s scheme (http/https), host and port.</source>
         <translation>检查基础 URL 的协议(http/https)、主机和端口。</translation>
     </message>
     <message>
@@ -810,15 +811,15 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>可用:</translation>
     </message>
     <message>
-        <source>'%1' is not among the listed models (%2)%3</source>
-        <translation>'%1' 不在所列模型中(%2)%3</translation>
+        <source>&apos;%1&apos; is not among the listed models (%2)%3</source>
+        <translation>&apos;%1&apos; 不在所列模型中(%2)%3</translation>
     </message>
     <message>
         <source>; the requests above worked anyway</source>
         <translation>;但上面的请求仍然成功了</translation>
     </message>
     <message>
-        <source>Use one of the listed ids as the model, or check the model's spelling.</source>
+        <source>Use one of the listed ids as the model, or check the model&apos;s spelling.</source>
         <translation>请使用所列 ID 之一作为模型,或检查模型名拼写。</translation>
     </message>
     <message>
@@ -875,6 +876,10 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>Run %1 is no longer in the store.</source>
         <translation>运行 %1 已不在记录库中。</translation>
+    </message>
+    <message>
+        <source>Compare needs two runs: send another message first.</source>
+        <translation>比较需要两次运行：请先再发送一条消息。</translation>
     </message>
 </context>
 <context>
@@ -1226,8 +1231,8 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>在 %2 认证失败(HTTP %1):%3。%4</translation>
     </message>
     <message>
-        <source>Not found (HTTP 404) at %1. The base URL must be the part before /v1/chat/completions (for example https://taotoken.net/api); it is now '%2'. Check for a missing path prefix or a duplicated /v1.%3</source>
-        <translation>在 %1 未找到(HTTP 404)。基础 URL 必须是 /v1/chat/completions 之前的部分(例如 https://taotoken.net/api);当前为 '%2'。请检查是否缺少路径前缀或重复了 /v1。%3</translation>
+        <source>Not found (HTTP 404) at %1. The base URL must be the part before /v1/chat/completions (for example https://taotoken.net/api); it is now &apos;%2&apos;. Check for a missing path prefix or a duplicated /v1.%3</source>
+        <translation>在 %1 未找到(HTTP 404)。基础 URL 必须是 /v1/chat/completions 之前的部分(例如 https://taotoken.net/api);当前为 &apos;%2&apos;。请检查是否缺少路径前缀或重复了 /v1。%3</translation>
     </message>
     <message>
         <source> Server said: </source>
@@ -1238,7 +1243,7 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>HTTP %1</translation>
     </message>
     <message>
-        <source>Server error (HTTP %1) at %2 after %3 attempt(s): %4. This is the provider's side; try again later or another provider.</source>
+        <source>Server error (HTTP %1) at %2 after %3 attempt(s): %4. This is the provider&apos;s side; try again later or another provider.</source>
         <translation>在 %2 发生服务器错误(HTTP %1),已尝试 %3 次:%4。这是提供方一侧的问题;请稍后重试或换一个提供方。</translation>
     </message>
     <message>
@@ -1254,8 +1259,8 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>无法连接到 %1:连接被拒绝。服务器是否在运行?基础 URL(%2)中的主机和端口是否正确?</translation>
     </message>
     <message>
-        <source>The host '%1' was not found (DNS lookup failed). Check the base URL (%2).</source>
-        <translation>找不到主机 '%1'(DNS 解析失败)。请检查基础 URL(%2)。</translation>
+        <source>The host &apos;%1&apos; was not found (DNS lookup failed). Check the base URL (%2).</source>
+        <translation>找不到主机 &apos;%1&apos;(DNS 解析失败)。请检查基础 URL(%2)。</translation>
     </message>
     <message>
         <source>%1 closed the connection before answering %2.</source>
@@ -1294,8 +1299,8 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>第 %1 次尝试失败(%2);%3 后已重试</translation>
     </message>
     <message>
-        <source>The model '%1' is not available at %2 (server: %3).</source>
-        <translation>模型 '%1' 在 %2 不可用(服务器:%3)。</translation>
+        <source>The model &apos;%1&apos; is not available at %2 (server: %3).</source>
+        <translation>模型 &apos;%1&apos; 在 %2 不可用(服务器:%3)。</translation>
     </message>
     <message>
         <source> The endpoint offers: </source>
@@ -1384,8 +1389,8 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
 <context>
     <name>ts::config</name>
     <message>
-        <source>provider: unknown provider '%1'; expected one of %2, or give base_url for a new provider</source>
-        <translation>provider:未知的提供方 '%1';应为 %2 之一,或为新提供方给出 base_url</translation>
+        <source>provider: unknown provider &apos;%1&apos;; expected one of %2, or give base_url for a new provider</source>
+        <translation>provider:未知的提供方 &apos;%1&apos;;应为 %2 之一,或为新提供方给出 base_url</translation>
     </message>
     <message>
         <source>%1:%2:%3: %4</source>
@@ -1452,8 +1457,8 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>空字符串</translation>
     </message>
     <message>
-        <source>%1: expected %2, found '%3'</source>
-        <translation>%1:应为%2,实际为 '%3'</translation>
+        <source>%1: expected %2, found &apos;%3&apos;</source>
+        <translation>%1:应为%2,实际为 &apos;%3&apos;</translation>
     </message>
     <message>
         <source>environment %1: %2</source>
@@ -1502,7 +1507,7 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>目标模型接受的草稿词元数</translation>
     </message>
     <message>
-        <source>Each speculative step drafts K tokens and the target verifies them in one pass: a bar is the number of steps that kept n of the drafts (every step also adds one token of the target's own).</source>
+        <source>Each speculative step drafts K tokens and the target verifies them in one pass: a bar is the number of steps that kept n of the drafts (every step also adds one token of the target&apos;s own).</source>
         <translation>每个推测步骤先起草 K 个词元，目标模型一次前向即可验证：每根柱子表示保留了 n 个草稿词元的步数（每一步还会加入一个目标模型自己生成的词元）。</translation>
     </message>
 </context>
@@ -1598,6 +1603,30 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>You</source>
         <translation>你</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy this message as written (Markdown)</source>
+        <translation>按原文复制这条消息（Markdown）</translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation>复制代码</translation>
+    </message>
+    <message>
+        <source>Copy this code block</source>
+        <translation>复制此代码块</translation>
+    </message>
+    <message>
+        <source>Copied the code block to the clipboard.</source>
+        <translation>已将代码块复制到剪贴板。</translation>
+    </message>
+    <message>
+        <source>Copied the message to the clipboard.</source>
+        <translation>已将消息复制到剪贴板。</translation>
     </message>
 </context>
 <context>
@@ -1814,7 +1843,7 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>按组(&amp;G)</translation>
     </message>
     <message>
-        <source>Compare each selected run's whole benchmark group (its repeated runs) rather than the single run</source>
+        <source>Compare each selected run&apos;s whole benchmark group (its repeated runs) rather than the single run</source>
         <translation>比较每个所选运行所在的整个基准测试组（其重复运行），而不是单次运行</translation>
     </message>
     <message>
@@ -2024,8 +2053,8 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>新提供方</translation>
     </message>
     <message>
-        <source>A provider named '%1' already exists; choose another name.</source>
-        <translation>名为 '%1' 的提供方已存在;请换一个名字。</translation>
+        <source>A provider named &apos;%1&apos; already exists; choose another name.</source>
+        <translation>名为 &apos;%1&apos; 的提供方已存在;请换一个名字。</translation>
     </message>
     <message>
         <source>Type a message first.</source>
@@ -2092,7 +2121,7 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>正在运行：请先停止。</translation>
     </message>
     <message>
-        <source>The provider '%1' no longer exists: add it again to rerun this.</source>
+        <source>The provider &apos;%1&apos; no longer exists: add it again to rerun this.</source>
         <translation>提供方“%1”已不存在：请重新添加后再运行。</translation>
     </message>
     <message>
@@ -2147,6 +2176,34 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <source>cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
+    <message>
+        <source>&amp;Compare the last two runs</source>
+        <translation>比较最近两次运行(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Re&amp;nder answers as Markdown</source>
+        <translation>以 Markdown 渲染回答(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Off: answers are shown as plain text, exactly as they streamed</source>
+        <translation>关闭：回答按流式到达时的原样以纯文本显示</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Follow the &amp;system</source>
+        <translation>跟随系统(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Light</source>
+        <translation>浅色(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Dark</source>
+        <translation>深色(&amp;D)</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::MetricsStrip</name>
@@ -2179,7 +2236,7 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>输出</translation>
     </message>
     <message>
-        <source>Output tokens: usage.completion_tokens when the server sends it; else the local tokenizer's count; else the number of chunks.</source>
+        <source>Output tokens: usage.completion_tokens when the server sends it; else the local tokenizer&apos;s count; else the number of chunks.</source>
         <translation>输出 token 数:服务器发送时取 usage.completion_tokens;否则取本地分词器的计数;否则取块的数量。</translation>
     </message>
     <message>
@@ -2318,7 +2375,7 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation> 个位置</translation>
     </message>
     <message>
-        <source>Prompt + answer tokens the KV cache holds (at most the model's trained context)</source>
+        <source>Prompt + answer tokens the KV cache holds (at most the model&apos;s trained context)</source>
         <translation>KV 缓存可容纳的提示与回答词元数（不超过模型训练时的上下文长度）</translation>
     </message>
     <message>
@@ -2421,7 +2478,7 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>草稿模型…</translation>
     </message>
     <message>
-        <source>Speculative sampling (local engine): a draft proposes K tokens, the model checks them in one pass. The output follows the model's own distribution; at temperature 0 it is token for token plain greedy decoding.</source>
+        <source>Speculative sampling (local engine): a draft proposes K tokens, the model checks them in one pass. The output follows the model&apos;s own distribution; at temperature 0 it is token for token plain greedy decoding.</source>
         <translation>推测采样（本地引擎）：草稿提出 K 个词元，模型在一次前向计算中验证它们。输出遵循模型自身的分布；温度为 0 时与普通贪心解码逐词元相同。</translation>
     </message>
     <message>
@@ -2603,8 +2660,8 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>提供方需要一个名称。</translation>
     </message>
     <message>
-        <source>A provider named '%1' already exists.</source>
-        <translation>名为 '%1' 的提供方已存在。</translation>
+        <source>A provider named &apos;%1&apos; already exists.</source>
+        <translation>名为 &apos;%1&apos; 的提供方已存在。</translation>
     </message>
     <message>
         <source>D&amp;uplicate</source>

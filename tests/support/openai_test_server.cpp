@@ -1,5 +1,7 @@
 #include "tests/support/openai_test_server.h"
 
+#include <cctype>
+
 #include <httplib.h>
 
 #include <QJsonArray>
@@ -162,7 +164,7 @@ OpenAiTestServer::OpenAiTestServer(int threads) : server_(std::make_unique<serve
         if (c != s.stall_after_chunks && !sleepUntil(due)) return false;
         std::string text;
         const int n = std::min(s.tokens_per_chunk, total_tokens - token);
-        for (int k = 0; k < n; ++k) text += tokenText(token++);
+        for (int k = 0; k < n; ++k) text += tokenText(s, token++);
         const std::string line =
             "data: " + chunkJson(model, {{"content", QString::fromStdString(text)}}, "") + "\n\n";
         const int64_t sent_ns = monotonicNowNs();  // the bytes cannot arrive before this
@@ -228,14 +230,28 @@ void OpenAiTestServer::clearRequests() {
   requests_.clear();
 }
 
-std::string OpenAiTestServer::tokenText(int index) {
+std::string OpenAiTestServer::tokenText(const ServerScript& script, int index) {
+  if (!script.pieces.empty()) return script.pieces[index % script.pieces.size()];
   return kPieces[index % kPieceCount];
+}
+
+std::vector<std::string> OpenAiTestServer::piecesOf(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = start;
+    while (end < text.size() && std::isspace(static_cast<unsigned char>(text[end]))) ++end;
+    while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
+    out.push_back(text.substr(start, end - start));
+    start = end;
+  }
+  return out;
 }
 
 std::string OpenAiTestServer::expectedText(const ServerScript& script, int max_tokens) {
   std::string out;
   const int total = std::min(max_tokens, script.chunks * script.tokens_per_chunk);
-  for (int i = 0; i < total; ++i) out += tokenText(i);
+  for (int i = 0; i < total; ++i) out += tokenText(script, i);
   return out;
 }
 

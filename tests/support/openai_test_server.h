@@ -34,6 +34,8 @@ struct ServerScript {
   bool keepalive_comment = true;       // `: keep-alive` before the first chunk
   std::string required_key;            // non-empty: 401 unless `Authorization: Bearer <key>`
   std::vector<std::string> models = {"test-model"};  // other ids get 404 model_not_found
+  // The answer's tokens, repeated as needed; empty: "Hello, world! 你好 The quick brown…".
+  std::vector<std::string> pieces;
 };
 
 struct SentChunk {
@@ -66,7 +68,10 @@ class OpenAiTestServer {
 
   // The text a script produces for a request with this max_tokens.
   static std::string expectedText(const ServerScript& script, int max_tokens = 1 << 30);
-  static std::string tokenText(int index);
+  static std::string tokenText(const ServerScript& script, int index);
+  // `text` cut into tokens: each a word with the whitespace before it (the pieces of an
+  // answer whose text is known, e.g. Markdown with a code block).
+  static std::vector<std::string> piecesOf(const std::string& text);
 
  private:
   size_t beginRequest(ServedRequest request);

@@ -2,6 +2,7 @@
 // screenshot script and for trying the app without a real provider. 127.0.0.1 only.
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFile>
 #include <csignal>
 #include <cstdio>
 #include <thread>
@@ -33,7 +34,11 @@ int main(int argc, char** argv) {
                 {"reset-after", "Drop the connection after N chunks.", "N", "-1"},
                 {"malformed-after", "Send a line that is not JSON after N chunks.", "N", "-1"},
                 {"no-done", "Do not send data: [DONE]."},
-                {"models", "Comma-separated model ids served.", "IDS", "test-model"}});
+                {"models", "Comma-separated model ids served.", "IDS", "test-model"},
+                {"answer-file",
+                 "Answer with this file's text (word by word; --chunks defaults "
+                 "to its word count).",
+                 "FILE"}});
   p.process(app);
   ts::testing::ServerScript s;
   s.ttft_ms = p.value("ttft-ms").toInt();
@@ -48,6 +53,16 @@ int main(int argc, char** argv) {
   s.reset_after_chunks = p.value("reset-after").toInt();
   s.malformed_after_chunks = p.value("malformed-after").toInt();
   s.send_done = !p.isSet("no-done");
+  if (p.isSet("answer-file")) {
+    QFile file(p.value("answer-file"));
+    if (!file.open(QIODevice::ReadOnly)) {
+      std::fprintf(stderr, "tokenscope-test-server: cannot read %s\n",
+                   qPrintable(p.value("answer-file")));
+      return 1;
+    }
+    s.pieces = ts::testing::OpenAiTestServer::piecesOf(file.readAll().toStdString());
+    if (!p.isSet("chunks")) s.chunks = static_cast<int>(s.pieces.size());
+  }
   s.models.clear();
   for (const QString& m : p.value("models").split(',', Qt::SkipEmptyParts))
     s.models.push_back(m.trimmed().toStdString());

@@ -3,12 +3,14 @@
 #include <httplib.h>
 
 #include <QApplication>
+#include <QClipboard>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QFontInfo>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -25,6 +27,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -264,9 +267,14 @@ class TestMainWindow : public QObject {
     dialog->close();
   }
 
-  // History → select two stored runs → Compare: the view shows both series, and exports
-  // a PNG of itself and the numbers as CSV (and SVG, JSON).
+  // Ctrl+Shift+C compares the last two runs; History → select two stored runs → Compare:
+  // the view shows both series, and exports a PNG of itself and the numbers as CSV (and
+  // SVG, JSON).
   void comparisonViewOpensForTwoRunsAndExports() {
+    controller_->setRunStore(std::make_unique<RunStore>(dir_.filePath("compare.sqlite")));
+    window_->findChild<QAction*>("compareLatestAction")->trigger();  // nothing to compare yet
+    QVERIFY(!controller_->history().comparison());
+    QVERIFY(window_->statusBar()->currentMessage().contains("two runs"));
     for (auto [ttft, chunks] : {std::pair{30, 6}, std::pair{60, 9}}) {
       ServerScript s;
       s.ttft_ms = ttft;
@@ -277,6 +285,18 @@ class TestMainWindow : public QObject {
       QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
       typeAndSend(QString("compare me %1").arg(ttft));
       QVERIFY(shown.wait(10000));
+    }
+    // From the main window, Ctrl+Shift+C: the last two runs side by side, older first.
+    QTest::keyClick(window_.get(), Qt::Key_C, Qt::ControlModifier | Qt::ShiftModifier);
+    QTRY_VERIFY(controller_->history().comparison() &&
+                controller_->history().comparison()->isVisible());
+    {
+      auto* latest =
+          controller_->history().comparison()->findChild<QTableWidget*>("comparisonTable");
+      QCOMPARE(latest->columnCount(), 2);
+      QVERIFY(latest->item(0, 0)->text().toDouble() >= 30);
+      QVERIFY(latest->item(0, 1)->text().toDouble() >= 60);
+      controller_->history().comparison()->close();
     }
     window_->findChild<QAction*>("historyAction")->trigger();
     ui::HistoryDialog* history = controller_->history().dialog();
@@ -719,6 +739,67 @@ class TestMainWindow : public QObject {
     QVERIFY(shown.wait(30000));
     QCOMPARE(label("outputTokensValue"), QString("8 (usage)"));
     QDir(modelsDir()).removeRecursively();
+  }
+
+  // A finished answer is rendered as Markdown (bold, a code block in a fixed font), each
+  // message has a Copy button and so does the code block; clicking them puts the Markdown
+  // source, or the code alone, on the clipboard. Turned off, answers are plain text again.
+  void answersRenderAsMarkdownWithCopyButtons() {
+    const std::string answer =
+        "Here is **bold** text.\n\n```cpp\nint main() { return 0; }\n```\n\nDone.";
+    ServerScript s;
+    s.pieces = OpenAiTestServer::piecesOf(answer);
+    s.chunks = static_cast<int>(s.pieces.size());
+    server_.setScript(s);
+    setProvider();
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("show me code");
+    QVERIFY(shown.wait(10000));
+    QCOMPARE(window_->chatPanel()->lastAssistantText(), QString::fromStdString(answer));
+    auto* transcript = window_->findChild<QTextBrowser*>("transcript");
+    const QTextDocument* doc = transcript->document();
+    QVERIFY2(!doc->toPlainText().contains("**") && !doc->toPlainText().contains("```"),
+             qPrintable(doc->toPlainText()));
+    bool bold = false, code = false;
+    for (QTextBlock b = doc->begin(); b.isValid(); b = b.next())
+      for (auto it = b.begin(); !it.atEnd(); ++it) {
+        const QTextCharFormat f = it.fragment().charFormat();
+        bold = bold || (it.fragment().text() == "bold" && f.fontWeight() == QFont::Bold);
+        code = code ||
+               (it.fragment().text().contains("int main()") &&
+                (f.fontFixedPitch() || QFontInfo(f.font()).fixedPitch() ||
+                 f.fontFamilies().toStringList().join(',').contains("mono", Qt::CaseInsensitive)));
+      }
+    QVERIFY(bold);
+    QVERIFY(code);
+    QCOMPARE(window_->chatPanel()->copyLinks(),
+             QStringList({"copy:message/0", "copy:message/1", "copy:code/1/0"}));
+    // Click where each Copy button is drawn.
+    const auto clickLink = [&](const QString& href) {
+      for (QTextBlock b = doc->begin(); b.isValid(); b = b.next())
+        for (auto it = b.begin(); !it.atEnd(); ++it)
+          if (it.fragment().charFormat().anchorHref() == href) {
+            QTextCursor c(transcript->document());
+            c.setPosition(it.fragment().position() + 1);
+            const QPoint at = transcript->cursorRect(c).center();
+            QTest::mouseClick(transcript->viewport(), Qt::LeftButton, {}, at);
+            return true;
+          }
+      return false;
+    };
+    QGuiApplication::clipboard()->clear();
+    QVERIFY(clickLink("copy:code/1/0"));
+    QTRY_COMPARE(QGuiApplication::clipboard()->text(), QString("int main() { return 0; }"));
+    QVERIFY(window_->statusBar()->currentMessage().contains("code block"));
+    QVERIFY(clickLink("copy:message/1"));
+    QTRY_COMPARE(QGuiApplication::clipboard()->text(), QString::fromStdString(answer));
+    QVERIFY(clickLink("copy:message/0"));
+    QTRY_COMPARE(QGuiApplication::clipboard()->text(), QString("show me code"));
+    window_->findChild<QAction*>("renderMarkdownAction")->trigger();
+    QVERIFY(doc->toPlainText().contains("**bold**"));
+    QCOMPARE(window_->chatPanel()->copyLinks(), QStringList({"copy:message/0", "copy:message/1"}));
+    window_->findChild<QAction*>("renderMarkdownAction")->trigger();
+    QVERIFY(!doc->toPlainText().contains("**bold**"));
   }
 
   void errorIsShownWithTheFix() {

@@ -1,0 +1,123 @@
+// tokenscope-screenshot-tour: the README's comparison and benchmark screenshots, taken of
+// the app's own windows (MainWindow, ChatController, the history's comparison view and
+// the benchmark dialog) driven like a user would, against two scripted gateways on
+// 127.0.0.1 — a slower "Gateway A" and a faster "Gateway B". Run under Xvfb by
+// tests/screenshot.sh. Usage: tokenscope-screenshot-tour OUTPUT-DIR
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <cstdio>
+
+#include "app/bench/benchmark_dialog.h"
+#include "app/chat_controller.h"
+#include "app/compare/comparison_view.h"
+#include "app/store/run_store.h"
+#include "tests/support/openai_test_server.h"
+#include "ui/main_window.h"
+
+namespace {
+
+using ts::testing::OpenAiTestServer;
+using ts::testing::ServerScript;
+
+// Runs the event loop until `done` or `timeout_ms`; false on timeout.
+template <typename Done>
+bool waitFor(Done done, int timeout_ms) {
+  QElapsedTimer clock;
+  clock.start();
+  while (!done()) {
+    if (clock.elapsed() > timeout_ms) return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  }
+  return true;
+}
+
+bool save(QWidget* window, const QString& path) {
+  waitFor([] { return false; }, 400);  // the last frames and chart animations paint
+  const bool ok = window->grab().save(path);
+  std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "saved" : "cannot save", qPrintable(path));
+  return ok;
+}
+
+int fail(const char* what) {
+  std::fprintf(stderr, "screenshot tour: %s\n", what);
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  if (argc != 2) return fail("usage: tokenscope-screenshot-tour OUTPUT-DIR");
+  const QDir out(QString::fromLocal8Bit(argv[1]));
+  QTemporaryDir work;
+  if (!out.exists() || !work.isValid()) return fail("the output folder does not exist");
+
+  // Two gateways serving the same answer: A takes longer to the first token and streams
+  // with a wider gap than B.
+  OpenAiTestServer gateway_a, gateway_b;
+  ServerScript a, b;
+  a.ttft_ms = 240, a.gap_ms = 14, a.chunks = 90;
+  b.ttft_ms = 90, b.gap_ms = 7, b.chunks = 90;
+  gateway_a.setScript(a);
+  gateway_b.setScript(b);
+  if (gateway_a.start() <= 0 || gateway_b.start() <= 0) return fail("cannot listen on 127.0.0.1");
+
+  ts::ui::MainWindow window;
+  window.setProviders({{"Gateway A", gateway_a.baseUrl(), "test-model", "", 60, 2},
+                       {"Gateway B", gateway_b.baseUrl(), "test-model", "", 60, 2}},
+                      0);
+  ts::ChatController controller(&window, ts::ProviderStore(work.filePath("providers.json")),
+                                work.filePath("logs"), false);
+  controller.setRunStore(std::make_unique<ts::RunStore>(work.filePath("runs.sqlite")));
+  window.resize(1200, 760);
+  window.show();
+
+  // One run on each gateway, as a user would: pick the provider, type, send.
+  QList<qint64> ids;
+  for (int provider : {0, 1}) {
+    window.findChild<QComboBox*>("providerCombo")->setCurrentIndex(provider);
+    window.newChat();
+    window.findChild<QPlainTextEdit*>("input")->setPlainText("Why is the first token slow?");
+    bool shown = false;
+    const auto c =
+        QObject::connect(&window, &ts::ui::MainWindow::runDisplayed, [&shown] { shown = true; });
+    window.send();
+    if (!waitFor([&] { return shown; }, 20000)) return fail("a chat run did not finish");
+    QObject::disconnect(c);
+    ids << controller.runStore()->list().first().id;
+  }
+
+  // History → Compare of the two runs.
+  ts::ComparisonView* view = controller.history().compare(ids, false);
+  if (!view) return fail("the comparison view did not open");
+  view->resize(1200, 820);
+  if (!save(view, out.filePath("comparison.png"))) return 1;
+  view->close();
+
+  // Provider → Benchmark on gateway B: a concurrency sweep 1, 2, 4, 8 against a TTFT SLO.
+  window.findChild<QAction*>("benchmarkAction")->trigger();
+  ts::BenchmarkDialog* bench = controller.benchmark();
+  if (!bench) return fail("the benchmark dialog did not open");
+  bench->findChild<QLineEdit*>("benchValues")->setText("1,2,4,8");
+  bench->findChild<QSpinBox*>("benchRequests")->setValue(8);
+  bench->findChild<QSpinBox*>("benchWarmup")->setValue(1);
+  bench->findChild<QSpinBox*>("benchMaxTokens")->setValue(32);
+  bench->findChild<QDoubleSpinBox*>("benchSloTtft")->setValue(150);
+  bool finished = false;
+  QObject::connect(bench, &ts::BenchmarkDialog::sweepFinished, [&finished] { finished = true; });
+  bench->resize(1100, 760);
+  bench->findChild<QPushButton*>("benchStart")->click();
+  if (!waitFor([&] { return finished; }, 60000)) return fail("the benchmark sweep did not end");
+  if (!save(bench, out.filePath("benchmark-sweep.png"))) return 1;
+  return 0;
+}
