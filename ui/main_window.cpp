@@ -204,31 +204,34 @@ void MainWindow::buildMenus() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About TokenScope"), this, &MainWindow::aboutRequested)
       ->setObjectName("aboutAction");
-  QMenu* theme = view->addMenu(tr("&Theme"));
-  themes_ = new QActionGroup(this);
-  const std::pair<QString, QString> themes[] = {
-      {"system", tr("Follow the &system")}, {"light", tr("&Light")}, {"dark", tr("&Dark")}};
-  for (const auto& [code, label] : themes) {
-    QAction* a = theme->addAction(label);
-    a->setCheckable(true);
-    a->setData(code);
-    a->setObjectName("theme_" + code);
-    themes_->addAction(a);
-    connect(a, &QAction::triggered, this, [this, code = code] { emit themeChosen(code); });
-  }
-  QMenu* language = view->addMenu(tr("&Language"));
-  languages_ = new QActionGroup(this);
+  themes_ = addChoiceMenu(
+      view->addMenu(tr("&Theme")), "theme_",
+      {{"system", tr("Follow the &system")}, {"light", tr("&Light")}, {"dark", tr("&Dark")}},
+      [this](const QString& code) { emit themeChosen(code); });
   // Language names are shown in their own language, so anyone can find theirs.
-  const std::pair<QString, QString> choices[] = {
-      {"system", tr("System default")}, {"en", "English"}, {"zh_CN", "简体中文"}};
+  languages_ =
+      addChoiceMenu(view->addMenu(tr("&Language")), "language_",
+                    {{"system", tr("System default")}, {"en", "English"}, {"zh_CN", "简体中文"}},
+                    [this](const QString& code) { emit languageChosen(code); });
+}
+
+QActionGroup* MainWindow::addChoiceMenu(QMenu* menu, const QString& name_prefix,
+                                        const std::vector<std::pair<QString, QString>>& choices,
+                                        const std::function<void(const QString&)>& chosen) {
+  auto* group = new QActionGroup(this);
   for (const auto& [code, label] : choices) {
-    QAction* a = language->addAction(label);
+    QAction* a = menu->addAction(label);
     a->setCheckable(true);
     a->setData(code);
-    a->setObjectName("language_" + code);
-    languages_->addAction(a);
-    connect(a, &QAction::triggered, this, [this, code = code] { emit languageChosen(code); });
+    a->setObjectName(name_prefix + code);
+    group->addAction(a);
+    connect(a, &QAction::triggered, this, [chosen, code = code] { chosen(code); });
   }
+  return group;
+}
+
+void MainWindow::checkChoice(QActionGroup* group, const QString& code) {
+  for (QAction* a : group->actions()) a->setChecked(a->data().toString() == code);
 }
 
 void MainWindow::setProviders(const std::vector<ProviderSettings>& providers, int current) {
@@ -421,11 +424,11 @@ void MainWindow::editProvider(bool create) {
 }
 
 void MainWindow::setChosenTheme(const QString& code) {
-  for (QAction* a : themes_->actions()) a->setChecked(a->data().toString() == code);
+  checkChoice(themes_, code);
 }
 
 void MainWindow::setChosenLanguage(const QString& code) {
-  for (QAction* a : languages_->actions()) a->setChecked(a->data().toString() == code);
+  checkChoice(languages_, code);
 }
 
 void MainWindow::manageProviders() {

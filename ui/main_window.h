@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QTimer>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "ui/provider_dialog.h"
 
 class QActionGroup;
+class QMenu;
 class QComboBox;
 class QLineEdit;
 
@@ -109,6 +111,11 @@ class MainWindow : public QMainWindow {
   void flushFrame();
   void finishRun(const StreamEvent& end);
   void refreshProviderCombo(int current);
+  // A submenu of exclusive choices (code, label); actions named `name_prefix` + code.
+  QActionGroup* addChoiceMenu(QMenu* menu, const QString& name_prefix,
+                              const std::vector<std::pair<QString, QString>>& choices,
+                              const std::function<void(const QString&)>& chosen);
+  static void checkChoice(QActionGroup* group, const QString& code);
   void editProvider(bool create);
   void removeProvider();
   void requestDoctor();
