@@ -92,7 +92,8 @@ ChatPanel::ChatPanel(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   transcript_ = new QTextBrowser(this);
   transcript_->setObjectName("transcript");
-  transcript_->setOpenLinks(false);  // copy: links are ours; web links go through openLink
+  transcript_->setOpenLinks(false);        // copy: links are ours; web links go through openLink
+  transcript_->setUndoRedoEnabled(false);  // re-rendering must not pile up undo history
   transcript_->setPlaceholderText(tr("Pick a provider, type a message and press Ctrl+Return."));
   connect(transcript_, &QTextBrowser::anchorClicked, this, &ChatPanel::openLink);
   layout->addWidget(transcript_, 1);
@@ -172,7 +173,7 @@ void ChatPanel::appendAssistantText(const QString& text, bool drafted) {
   e.text += text;
   last_answer_ = e.text;
   if (index != entries_.size() - 1) {  // a note arrived meanwhile: the answer stays above it
-    rebuild();
+    renderFrom(index);
     return;
   }
   QScrollBar* bar = transcript_->verticalScrollBar();
@@ -184,13 +185,17 @@ void ChatPanel::appendAssistantText(const QString& text, bool drafted) {
 }
 
 void ChatPanel::finishAssistantMessage() {
-  bool changed = false;
-  for (Entry& e : entries_)
-    if (e.streaming) {
-      e.streaming = false;
-      changed = changed || rendersMarkdown(e);
+  int first = -1;  // the first answer that now looks different
+  for (int i = 0; i < entries_.size(); ++i)
+    if (entries_[i].streaming) {
+      entries_[i].streaming = false;
+      if (first < 0 && rendersMarkdown(entries_[i])) first = i;
     }
-  if (changed) rebuild();
+  if (first < 0) return;
+  QScrollBar* bar = transcript_->verticalScrollBar();
+  const bool at_end = bar->value() >= bar->maximum() - 4;
+  renderFrom(first);
+  if (at_end) bar->setValue(bar->maximum());
 }
 
 void ChatPanel::endAssistantMessage(const QString& note, bool is_error) {
@@ -203,6 +208,7 @@ void ChatPanel::endAssistantMessage(const QString& note, bool is_error) {
 
 void ChatPanel::clearTranscript() {
   entries_.clear();
+  starts_.clear();
   transcript_->clear();
   last_answer_.clear();
 }
@@ -279,18 +285,34 @@ void ChatPanel::changeEvent(QEvent* event) {
 
 void ChatPanel::append(Entry entry) {
   entries_.append(std::move(entry));
-  QTextCursor c(transcript_->document());
-  render(c, entries_.back(), static_cast<int>(entries_.size()) - 1);
+  renderFrom(static_cast<int>(entries_.size()) - 1);
 }
 
 void ChatPanel::rebuild() {
   QScrollBar* bar = transcript_->verticalScrollBar();
   const bool at_end = bar->value() >= bar->maximum() - 4;
   const int value = bar->value();
-  transcript_->clear();
-  QTextCursor c(transcript_->document());
-  for (int i = 0; i < entries_.size(); ++i) render(c, entries_[i], i);
+  renderFrom(0);
   bar->setValue(at_end ? bar->maximum() : value);
+}
+
+void ChatPanel::renderFrom(int index) {
+  QTextCursor c(transcript_->document());
+  // One edit block: the document is laid out once at the end, not after every insert
+  // (which made re-rendering a long chat take seconds).
+  c.beginEditBlock();
+  if (index < starts_.size()) {
+    c.setPosition(starts_[index]);
+    c.movePosition(QTextCursor::End, QTextCursor::KeepAnchor);
+    c.removeSelectedText();
+    starts_.resize(index);
+  }
+  for (int i = index; i < entries_.size(); ++i) {
+    c.movePosition(QTextCursor::End);
+    starts_.append(c.position());
+    render(c, entries_[i], i);
+  }
+  c.endEditBlock();
 }
 
 bool ChatPanel::rendersMarkdown(const Entry& e) const {

@@ -75,7 +75,8 @@ class ChatPanel : public QWidget {
     bool is_error = false;             // Note
   };
   void append(Entry entry);
-  void rebuild();  // the whole document again from entries_ (keeps the scroll position)
+  void rebuild();              // the whole document again from entries_ (keeps the scroll position)
+  void renderFrom(int index);  // entries_[index…] again, replacing what they showed
   void render(QTextCursor& c, const Entry& e, int index) const;
   void renderPlainAnswer(QTextCursor& c, const Entry& e) const;
   void renderMarkdownAnswer(QTextCursor& c, const Entry& e, int index) const;
@@ -86,6 +87,7 @@ class ChatPanel : public QWidget {
   QPushButton* send_;
   QPushButton* stop_;
   QList<Entry> entries_;
+  QList<int> starts_;  // where each entry begins in the document
   QString last_answer_;
   bool mark_drafted_ = false;
   bool markdown_ = true;

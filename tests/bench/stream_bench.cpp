@@ -2,7 +2,8 @@
 //   --client  client timestamps vs the server's send times at 1,000 chunks/s (loopback)
 //   --parser  SSE parser + chunk JSON + recorder throughput on one core, events/s
 //   --gui     10 s at 1,000 tokens/s into the real window (offscreen): longest stall
-// With no selection, all three run. Medians over --runs (default 5) where it applies.
+//   --transcript  a chat of 200 Markdown answers: ending an answer, re-rendering all
+// With no selection, all four run. Medians over --runs (default 5) where it applies.
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -181,6 +182,41 @@ QJsonObject benchGui(OpenAiTestServer& server, double seconds) {
           {"ticks", static_cast<qint64>(g.count)}};
 }
 
+// A long chat: `exchanges` questions, each answered with Markdown (lists, a table, code
+// blocks; 678 characters). Times how long ending an answer blocks the window (it is then
+// rendered as Markdown) as the chat grows, and a whole re-render (View → Render answers
+// as Markdown off and on), medians over `runs`.
+QJsonObject benchTranscript(int exchanges, int runs) {
+  QString md;
+  for (int i = 0; i < 6; ++i)
+    md +=
+        "Some **bold** text and a list:\n\n- one\n- two\n\n```cpp\nint main() { return 0; }\n```"
+        "\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n";
+  std::vector<double> finish_ms, rerender_ms;
+  for (int r = 0; r < runs; ++r) {
+    ui::ChatPanel panel;
+    panel.resize(900, 700);
+    panel.show();
+    QElapsedTimer clock;
+    for (int n = 1; n <= exchanges; ++n) {
+      panel.appendUserMessage("question");
+      panel.beginAssistantMessage("model");
+      panel.appendAssistantText(md);
+      clock.start();
+      panel.finishAssistantMessage();
+      if (n == exchanges) finish_ms.push_back(clock.nsecsElapsed() / 1e6);
+    }
+    clock.start();
+    panel.setRenderMarkdown(false);
+    panel.setRenderMarkdown(true);
+    rerender_ms.push_back(clock.nsecsElapsed() / 2e6);
+  }
+  return {{"exchanges", exchanges},
+          {"answer_chars", md.size()},
+          {"finish_last_answer_ms_median", summarize(finish_ms).p50},
+          {"rerender_all_ms_median", summarize(rerender_ms).p50}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -204,6 +240,7 @@ int main(int argc, char** argv) {
   if (all || args.contains("--client")) out.insert("client", benchClient(server, runs, 2000));
   if (all || args.contains("--parser")) out.insert("parser", benchParser(runs));
   if (all || args.contains("--gui")) out.insert("gui", benchGui(server, 10.0));
+  if (all || args.contains("--transcript")) out.insert("transcript", benchTranscript(200, runs));
   server.stop();
   if (json) {
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
@@ -238,6 +275,15 @@ int main(int argc, char** argv) {
         g.value("seconds_scripted").toDouble(), g.value("tokens").toInteger(),
         g.value("wall_s").toDouble(), g.value("longest_stall_ms").toDouble(),
         g.value("tick_gap_p50_ms").toDouble(), g.value("tick_gap_p99_ms").toDouble());
+  }
+  if (out.contains("transcript")) {
+    const auto t = out.value("transcript").toObject();
+    std::printf(
+        "transcript of %d Markdown answers (%d chars each): ending the last one %.1f ms, "
+        "re-rendering them all %.1f ms (medians)\n",
+        t.value("exchanges").toInt(), t.value("answer_chars").toInt(),
+        t.value("finish_last_answer_ms_median").toDouble(),
+        t.value("rerender_all_ms_median").toDouble());
   }
   return 0;
 }
