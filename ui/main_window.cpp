@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSplitter>
 #include <QStatusBar>
@@ -24,6 +25,7 @@
 #include "ui/metrics_strip.h"
 #include "ui/parameter_panel.h"
 #include "ui/providers_dialog.h"
+#include "ui/table_dialog.h"
 
 namespace ts::ui {
 namespace {
@@ -202,6 +204,9 @@ void MainWindow::buildMenus() {
   view->addSeparator();
   view->addAction(tr("&Effective configuration…"), this, &MainWindow::effectiveConfigRequested);
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
+  keys->setObjectName("shortcutsAction");
+  keys->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Slash), QKeySequence::HelpContents});
   help->addAction(tr("&About TokenScope"), this, &MainWindow::aboutRequested)
       ->setObjectName("aboutAction");
   themes_ = addChoiceMenu(
@@ -421,6 +426,39 @@ void MainWindow::editProvider(bool create) {
   }
   refreshProviderCombo(current);
   emit providersEdited(providers_, current);
+}
+
+void MainWindow::showShortcuts() {
+  auto* dialog = new TableDialog(tr("Keyboard shortcuts"), {tr("Keys"), tr("Action")}, this);
+  dialog->setObjectName("shortcutsDialog");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  const auto plain = [](QString text) {
+    return text.remove(QRegularExpression("&(?!&)")).remove("…");
+  };
+  // Those without a menu entry first, then every menu item that has keys, read from the
+  // menus themselves so the list is never out of date.
+  dialog->addRow({QKeySequence(Qt::CTRL | Qt::Key_Return).toString(QKeySequence::NativeText),
+                  tr("Send the message")});
+  dialog->addRow({QKeySequence(Qt::Key_Escape).toString(QKeySequence::NativeText),
+                  tr("Stop generating (the partial answer is kept)")});
+  dialog->addRow({QKeySequence(QKeySequence::Refresh).toString(QKeySequence::NativeText),
+                  tr("Refresh the model list")});
+  const std::function<void(QMenu*, const QString&)> walk = [&](QMenu* menu, const QString& path) {
+    for (QAction* a : menu->actions()) {
+      const QString name = path + " → " + plain(a->text());
+      if (a->menu()) {
+        walk(a->menu(), name);
+      } else if (!a->shortcuts().isEmpty()) {
+        QStringList keys;
+        for (const QKeySequence& k : a->shortcuts()) keys << k.toString(QKeySequence::NativeText);
+        dialog->addRow({keys.join(tr(" or ")), name});
+      }
+    }
+  };
+  for (QAction* a : menuBar()->actions())
+    if (a->menu()) walk(a->menu(), plain(a->text()));
+  dialog->resize(560, 520);
+  dialog->show();
 }
 
 void MainWindow::setChosenTheme(const QString& code) {

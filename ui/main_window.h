@@ -82,6 +82,7 @@ class MainWindow : public QMainWindow {
   // After the terminal event: things the user should know that did not fail the run.
   void onRunWarnings(const QStringList& warnings);
   void showStatus(const QString& message);
+  void showShortcuts();  // Help → Keyboard shortcuts: every key the window knows
 
  signals:
   void sendRequested(const ts::ProviderSettings& provider, const ts::GenerationRequest& request);

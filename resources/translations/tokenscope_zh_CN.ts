@@ -2204,6 +2204,38 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>Stop generating (the partial answer is kept)</source>
+        <translation>停止生成（保留已收到的部分回答）</translation>
+    </message>
+    <message>
+        <source>Refresh the model list</source>
+        <translation>刷新模型列表</translation>
+    </message>
+    <message>
+        <source> or </source>
+        <translation> 或 </translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::MetricsStrip</name>

@@ -802,6 +802,25 @@ class TestMainWindow : public QObject {
     QVERIFY(!doc->toPlainText().contains("**bold**"));
   }
 
+  // Help → Keyboard shortcuts (Ctrl+/) lists the keys, read from the menus themselves.
+  void shortcutsAreListed() {
+    QTest::keyClick(window_.get(), Qt::Key_Slash, Qt::ControlModifier);
+    QTRY_VERIFY(window_->findChild<QDialog*>("shortcutsDialog"));
+    auto* table = window_->findChild<QDialog*>("shortcutsDialog")->findChild<QTableWidget*>();
+    QVERIFY(table);
+    QStringList rows;
+    for (int r = 0; r < table->rowCount(); ++r)
+      rows << table->item(r, 0)->text() + " = " + table->item(r, 1)->text();
+    const QString all = rows.join('\n');
+    for (const QString& expected :
+         {QString("Ctrl+Return = Send the message"), QString("Esc = Stop generating"),
+          QString("Ctrl+N = File → New chat"), QString("Ctrl+Shift+P = View → Focus parameters"),
+          QString("Ctrl+Shift+C = View → Compare the last two runs"),
+          QString("Ctrl+/ or F1 = Help → Keyboard shortcuts")})
+      QVERIFY2(all.contains(expected), qPrintable(expected + " not in:\n" + all));
+    window_->findChild<QDialog*>("shortcutsDialog")->close();
+  }
+
   void errorIsShownWithTheFix() {
     ServerScript s;
     s.required_key = "sk-right";
