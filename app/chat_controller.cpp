@@ -1,5 +1,6 @@
 #include "app/chat_controller.h"
 
+#include <QAction>
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -10,6 +11,7 @@
 #include "app/language.h"
 #include "app/model_paths.h"
 #include "app/run_log.h"
+#include "app/ui_settings.h"
 #include "inference/engine/backend_loader.h"
 #include "inference/remote/base_url.h"
 #include "inference/remote/connection_doctor.h"
@@ -54,6 +56,13 @@ ChatController::ChatController(ui::MainWindow* window, ProviderStore store, QStr
   connect(window, &ui::MainWindow::doctorRequested, this, &ChatController::runDoctor);
   connect(window, &ui::MainWindow::apiKeyRequested, this, &ChatController::editApiKey);
   connect(window, &ui::MainWindow::modelsRequested, this, &ChatController::refreshModels);
+  // View toggles keep their state across starts (ui.ini, keyed by the action's name).
+  for (const char* name : {"renderMarkdownAction", "markDraftedAction"})
+    if (auto* action = window->findChild<QAction*>(name)) {
+      const QString key = QString("view/") + name;
+      action->setChecked(uiSettings().value(key, action->isChecked()).toBool());
+      connect(action, &QAction::toggled, this, [key](bool on) { uiSettings().setValue(key, on); });
+    }
   window->setChosenLanguage(chosenLanguage());
   connect(window, &ui::MainWindow::languageChosen, this, [this](const QString& code) {
     if (code == chosenLanguage()) return;

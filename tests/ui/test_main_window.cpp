@@ -802,6 +802,21 @@ class TestMainWindow : public QObject {
     QVERIFY(!doc->toPlainText().contains("**bold**"));
   }
 
+  // View toggles survive into the next window (ui.ini).
+  void viewTogglesAreRemembered() {
+    auto* markdown = window_->findChild<QAction*>("renderMarkdownAction");
+    QVERIFY(markdown->isChecked());
+    markdown->trigger();
+    window_->findChild<QAction*>("markDraftedAction")->trigger();
+    cleanup();
+    init();
+    QVERIFY(!window_->findChild<QAction*>("renderMarkdownAction")->isChecked());
+    QVERIFY(window_->findChild<QAction*>("markDraftedAction")->isChecked());
+    QVERIFY(window_->chatPanel()->marksDrafted());
+    window_->findChild<QAction*>("renderMarkdownAction")->trigger();  // as the others expect
+    window_->findChild<QAction*>("markDraftedAction")->trigger();
+  }
+
   // Help → Keyboard shortcuts (Ctrl+/) lists the keys, read from the menus themselves.
   void shortcutsAreListed() {
     QTest::keyClick(window_.get(), Qt::Key_Slash, Qt::ControlModifier);
