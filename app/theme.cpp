@@ -13,6 +13,7 @@
 
 #include "app/ui_settings.h"
 #include "ui/main_window.h"
+#include "ui/palette_scheme.h"
 
 namespace ts {
 namespace {
@@ -22,10 +23,6 @@ const QString kPortalPath = "/org/freedesktop/portal/desktop";
 const QString kSettingsInterface = "org.freedesktop.portal.Settings";
 const QString kAppearance = "org.freedesktop.appearance";
 const QString kColorScheme = "color-scheme";
-
-bool paletteIsDark(const QPalette& p) {
-  return p.color(QPalette::Window).lightness() < 128;
-}
 
 // The portal answers Read with the value wrapped in one or two variants (v or v<v>).
 ColorScheme schemeOf(QVariant value) {
@@ -113,7 +110,7 @@ void ThemeController::setChoice(const QString& code) {
 }
 
 bool ThemeController::isDark() const {
-  return paletteIsDark(QApplication::palette());
+  return ui::isDarkPalette(QApplication::palette());
 }
 
 void ThemeController::onSettingChanged(const QDBusMessage& message) {
@@ -129,18 +126,21 @@ void ThemeController::setSystemScheme(ColorScheme scheme) {
 }
 
 void ThemeController::apply() {
-  bool dark = paletteIsDark(platform_palette_);
+  bool dark = ui::isDarkPalette(platform_palette_);
   if (choice_ != "system")
     dark = choice_ == "dark";
   else if (system_ != ColorScheme::NoPreference)
     dark = system_ == ColorScheme::Dark;
-  const bool platform = dark == paletteIsDark(platform_palette_);
+  const bool platform = dark == ui::isDarkPalette(platform_palette_);
   // The platform's own look when it already matches; else Fusion, which draws everything
   // from the palette, with a light or dark one.
   const QString style = platform ? platform_style_ : QString("Fusion");
   if (QApplication::style()->name().compare(style, Qt::CaseInsensitive) != 0)
     QApplication::setStyle(style);
-  QApplication::setPalette(platform ? platform_palette_ : dark ? darkPalette() : lightPalette());
+  const QPalette palette = platform ? platform_palette_ : dark ? darkPalette() : lightPalette();
+  // Each setPalette repaints every widget and re-renders the chat: only when it changes
+  // (the portal's first answer usually confirms what is shown).
+  if (palette != QApplication::palette()) QApplication::setPalette(palette);
   emit applied(dark);
 }
 

@@ -6,6 +6,8 @@
 #include <QEvent>
 #include <QLegend>
 
+#include "ui/palette_scheme.h"
+
 namespace ts::ui {
 namespace {
 
@@ -24,7 +26,7 @@ void paintChart(QChartView* view) {
     axis->setLabelsColor(text);
     axis->setTitleBrush(text);
     axis->setLinePenColor(grid);
-    axis->setGridLineColor(grid.lighter(p.color(QPalette::Base).lightness() < 128 ? 100 : 130));
+    axis->setGridLineColor(grid.lighter(isDarkPalette(p) ? 100 : 130));
   }
 }
 

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "ui/markdown_segments.h"
+#include "ui/palette_scheme.h"
 
 namespace ts::ui {
 namespace {
@@ -23,10 +24,6 @@ namespace {
 // Answers come from a remote model: Markdown, but never raw HTML.
 const auto kMarkdownFeatures = QTextDocument::MarkdownFeatures(
     QTextDocument::MarkdownDialectGitHub | QTextDocument::MarkdownNoHTML);
-
-bool isDark(const QPalette& palette) {
-  return palette.color(QPalette::Base).lightness() < 128;
-}
 
 QTextCharFormat headerFormat() {
   QTextCharFormat f;
@@ -180,7 +177,8 @@ void ChatPanel::appendAssistantText(const QString& text, bool drafted) {
   const bool follow = bar->value() >= bar->maximum() - 4;  // keep following unless scrolled up
   QTextCursor c(transcript_->document());
   c.movePosition(QTextCursor::End);
-  c.insertText(text, drafted ? draftedFormat(mark_drafted_, isDark(palette())) : bodyFormat());
+  c.insertText(text,
+               drafted ? draftedFormat(mark_drafted_, isDarkPalette(palette())) : bodyFormat());
   if (follow) bar->setValue(bar->maximum());
 }
 
@@ -321,7 +319,7 @@ bool ChatPanel::rendersMarkdown(const Entry& e) const {
 }
 
 void ChatPanel::render(QTextCursor& c, const Entry& e, int index) const {
-  const bool dark = isDark(palette());
+  const bool dark = isDarkPalette(palette());
   if (e.kind == Entry::Note) {
     newParagraph(c, noteFormat(e.is_error, dark));
     c.insertText(e.text);
@@ -344,7 +342,7 @@ void ChatPanel::render(QTextCursor& c, const Entry& e, int index) const {
 
 void ChatPanel::renderPlainAnswer(QTextCursor& c, const Entry& e) const {
   newParagraph(c, bodyFormat());
-  const QTextCharFormat drafted = draftedFormat(mark_drafted_, isDark(palette()));
+  const QTextCharFormat drafted = draftedFormat(mark_drafted_, isDarkPalette(palette()));
   int at = 0;
   for (const auto& [offset, length] : e.drafted) {
     c.insertText(e.text.mid(at, offset - at), bodyFormat());
@@ -360,7 +358,7 @@ void ChatPanel::renderMarkdownAnswer(QTextCursor& c, const Entry& e, int index) 
     if (s.is_code) {
       newParagraph(c, bodyFormat(), 4);
       if (!s.language.isEmpty())
-        c.insertText(s.language + "   ", noteFormat(false, isDark(palette())));
+        c.insertText(s.language + "   ", noteFormat(false, isDarkPalette(palette())));
       c.insertText(tr("Copy code"),
                    copyButtonFormat(QString("copy:code/%1/%2").arg(index).arg(block++),
                                     tr("Copy this code block"), palette()));

@@ -8,12 +8,12 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
-#include <QElapsedTimer>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTimer>
 #include <cstdio>
 
@@ -29,20 +29,8 @@ namespace {
 using ts::testing::OpenAiTestServer;
 using ts::testing::ServerScript;
 
-// Runs the event loop until `done` or `timeout_ms`; false on timeout.
-template <typename Done>
-bool waitFor(Done done, int timeout_ms) {
-  QElapsedTimer clock;
-  clock.start();
-  while (!done()) {
-    if (clock.elapsed() > timeout_ms) return false;
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-  }
-  return true;
-}
-
 bool save(QWidget* window, const QString& path) {
-  waitFor([] { return false; }, 400);  // the last frames and chart animations paint
+  QTest::qWait(400);  // the last frames and chart animations paint
   const bool ok = window->grab().save(path);
   std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "saved" : "cannot save", qPrintable(path));
   return ok;
@@ -92,7 +80,7 @@ int main(int argc, char** argv) {
     const auto c =
         QObject::connect(&window, &ts::ui::MainWindow::runDisplayed, [&shown] { shown = true; });
     window.send();
-    if (!waitFor([&] { return shown; }, 20000)) return fail("a chat run did not finish");
+    if (!QTest::qWaitFor([&] { return shown; }, 20000)) return fail("a chat run did not finish");
     QObject::disconnect(c);
     ids << controller.runStore()->list().first().id;
   }
@@ -117,7 +105,8 @@ int main(int argc, char** argv) {
   QObject::connect(bench, &ts::BenchmarkDialog::sweepFinished, [&finished] { finished = true; });
   bench->resize(1100, 760);
   bench->findChild<QPushButton*>("benchStart")->click();
-  if (!waitFor([&] { return finished; }, 60000)) return fail("the benchmark sweep did not end");
+  if (!QTest::qWaitFor([&] { return finished; }, 60000))
+    return fail("the benchmark sweep did not end");
   if (!save(bench, out.filePath("benchmark-sweep.png"))) return 1;
   return 0;
 }
