@@ -12,9 +12,11 @@
 #include "app/model_paths.h"
 #include "app/run_log.h"
 #include "app/ui_settings.h"
-#include "inference/engine/backend_loader.h"
+#include "inference/engine/backend/backend_loader.h"
 #include "inference/remote/base_url.h"
 #include "inference/remote/connection_doctor.h"
+#include "inference/remote/hub_url.h"
+#include "inference/remote/model_download.h"
 #include "ui/download_dialog.h"
 #include "ui/parameter_panel.h"
 #include "ui/table_dialog.h"
@@ -341,15 +343,30 @@ void ChatController::openDownloads() {
   auto* dialog = new ui::DownloadDialog(window_);
   dialog->setObjectName("downloadDialog");
   dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setHub(download_hub_);
   auto* download = new ModelDownload(dialog);
-  connect(dialog, &ui::DownloadDialog::startRequested, download, [download](const HubFile& f) {
-    download->start(f, modelsDir() + "/" + QFileInfo(f.file).fileName());
-  });
+  // What was typed: a pasted URL, or repository + file on the configured hub.
+  connect(dialog, &ui::DownloadDialog::startRequested, download,
+          [this, dialog, download](const QString& url, const QString& repo, const QString& file) {
+            HubFile f;
+            QString problem;
+            if (!url.isEmpty()) {
+              if (auto parsed = parseHubUrl(url, &problem)) f = *parsed;
+            } else {
+              f.base_url = download_hub_;
+              f.repo = repo;
+              f.file = file;
+              problem = checkHubFile(f);
+            }
+            if (!problem.isEmpty()) return dialog->onRejected(problem);
+            dialog->onStarted(f.file);
+            download->start(f, modelsDir() + "/" + QFileInfo(f.file).fileName());
+          });
   connect(dialog, &ui::DownloadDialog::pauseRequested, download, &ModelDownload::pause);
   connect(dialog, &ui::DownloadDialog::resumeRequested, download, &ModelDownload::resume);
   connect(dialog, &ui::DownloadDialog::cancelRequested, download, &ModelDownload::cancel);
-  connect(download, &ModelDownload::progress, dialog, &ui::DownloadDialog::onProgress);
+  connect(download, &ModelDownload::progress, dialog, [dialog](const DownloadProgress& p) {
+    dialog->onProgress(p.received, p.total, p.bytes_per_s, p.eta_s);
+  });
   connect(download, &ModelDownload::paused, dialog, &ui::DownloadDialog::onPaused);
   connect(download, &ModelDownload::verifying, dialog, &ui::DownloadDialog::onVerifying);
   connect(download, &ModelDownload::finished, dialog, &ui::DownloadDialog::onFinished);

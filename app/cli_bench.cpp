@@ -11,14 +11,14 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "app/bench/bench_runner.h"
 #include "app/cli_common.h"
 #include "app/cli_options.h"
 #include "app/server/model_server.h"
 #include "app/store/run_store.h"
-#include "inference/engine/thread_pool.h"
+#include "inference/engine/core/thread_pool.h"
+#include "inference/engine/formats/model_loader.h"
 #include "inference/remote/base_url.h"
 
 namespace ts {
@@ -109,19 +109,31 @@ int runBenchCommand(const QStringList& args) {
   const double timeout = real("timeout", 0.001, 86'400).value_or(60);
   if (!err.message.isEmpty()) return fail(err.message);
   if (p.isSet("burstiness") && !o.rate) return fail("--burstiness needs --rate");
-  // A local model: served in-process, then measured like any endpoint.
+  // Every argument is checked before anything starts (a model load, a serving thread).
+  auto weights = engine::parseWeightFormat(p.value("weights").toStdString());
+  auto kv = engine::parseKvFormat(p.value("kv").toStdString());
+  auto backend = engine::parseBackend(p.value("backend").toStdString());
+  if (!weights) return fail("--weights: " + QString::fromStdString(weights.error()));
+  if (!kv) return fail("--kv: " + QString::fromStdString(kv.error()));
+  if (!backend) return fail("--backend: " + QString::fromStdString(backend.error()));
+  if (!local) {
+    if (const NormalizedBaseUrl url = normalizeBaseUrl(p.value("base-url")); !url.ok())
+      return fail("base URL: " + url.error);
+  }
+  std::string prompt = p.value("prompt").toStdString();
+  if (p.isSet("prompt-file")) {
+    QFile f(p.value("prompt-file"));
+    if (!f.open(QIODevice::ReadOnly))
+      return fail(QString("--prompt-file: cannot read %1: %2").arg(f.fileName(), f.errorString()));
+    prompt = f.readAll().toStdString();
+  }
+  // A local model: served in-process (its server owns its thread: every return below
+  // stops and joins it), then measured like any endpoint.
   std::optional<server::ServedModel> served;
-  std::thread serving;
   QString base_url = p.value("base-url");
   const QString model_name =
       p.isSet("model") ? p.value("model") : QFileInfo(p.value("model-path")).completeBaseName();
   if (local) {
-    auto weights = engine::parseWeightFormat(p.value("weights").toStdString());
-    auto kv = engine::parseKvFormat(p.value("kv").toStdString());
-    auto backend = engine::parseBackend(p.value("backend").toStdString());
-    if (!weights) return fail("--weights: " + QString::fromStdString(weights.error()));
-    if (!kv) return fail("--kv: " + QString::fromStdString(kv.error()));
-    if (!backend) return fail("--backend: " + QString::fromStdString(backend.error()));
     engine::LoadOptions load;
     load.weights = weights.value();
     auto model = engine::loadModel(p.value("model-path").toStdString(), load);
@@ -146,34 +158,17 @@ int runBenchCommand(const QStringList& args) {
       printErr("tokenscope-cli bench: " + QString::fromStdString(made->note));
     served = std::move(made.value());
     const int port = served->server->bind("127.0.0.1", 0);
-    if (port < 0) {
+    if (port < 0 || !served->server->start()) {
       printErr("tokenscope-cli bench: cannot listen on 127.0.0.1 for the local model");
       return 1;
     }
-    serving = std::thread([&] { served->server->listen(); });
     base_url = QString("http://127.0.0.1:%1").arg(port);
     printErr(QString("tokenscope-cli bench: serving %1 on %2 (%3, %4 at once)")
                  .arg(model_name, base_url, QString::fromStdString(served->backend))
                  .arg(parallel));
   }
-  const auto stop_serving = [&] {
-    if (!served) return;
-    served->server->stop();
-    serving.join();
-  };
   const NormalizedBaseUrl url = normalizeBaseUrl(base_url);
-  if (!url.ok()) {
-    stop_serving();
-    return fail("base URL: " + url.error);
-  }
 
-  std::string prompt = p.value("prompt").toStdString();
-  if (p.isSet("prompt-file")) {
-    QFile f(p.value("prompt-file"));
-    if (!f.open(QIODevice::ReadOnly))
-      return fail(QString("--prompt-file: cannot read %1: %2").arg(f.fileName(), f.errorString()));
-    prompt = f.readAll().toStdString();
-  }
   o.request.provider = "tokenscope-cli bench";
   o.request.model = model_name.toStdString();
   o.request.messages = {{"user", prompt}};
@@ -207,10 +202,10 @@ int runBenchCommand(const QStringList& args) {
                                   : QString("c=%1").arg(o.concurrency.value_or(1)));
   context.tags = QStringList{"bench"} + p.values("tag");
 
-  BenchRunner runner(o);
+  auto runner = std::make_unique<BenchRunner>(o);
   const bool tty = ::isatty(STDERR_FILENO);
   QString first_error;
-  QObject::connect(&runner, &BenchRunner::requestFinished,
+  QObject::connect(runner.get(), &BenchRunner::requestFinished,
                    [&](int done, int total, const RecordedRun& run, bool warmup) {
                      const StreamEvent* end = run.terminal();
                      if (end && end->kind == EventKind::Failed && first_error.isEmpty())
@@ -218,18 +213,22 @@ int runBenchCommand(const QStringList& args) {
                      if (warmup) return;
                      if (tty) std::fprintf(stderr, "\r%d/%d requests", done, total);
                    });
-  QObject::connect(&runner, &BenchRunner::finished, qApp, &QCoreApplication::quit);
-  runner.start();
+  QObject::connect(runner.get(), &BenchRunner::finished, qApp, &QCoreApplication::quit);
+  runner->start();
   QCoreApplication::exec();
   if (tty) std::fprintf(stderr, "\n");
-  stop_serving();
+  // The clients close their connections first; a server stopped while they stay open
+  // would wait for them to time out.
+  const BenchResult result = runner->result();
+  runner.reset();
+  if (served) served->server->stop();
   // Recorded now, not while measuring: a write on the measuring thread would delay the
   // chunks of the requests still streaming.
   if (store)
-    for (const BenchRequest& r : runner.result().requests)
+    for (const BenchRequest& r : result.requests)
       RunStoreWriter(*store, o.request, context).finish(r.run);
 
-  const QJsonObject out = runner.result().json(o);
+  const QJsonObject out = result.json(o);
   if (p.isSet("json")) {
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
   } else {

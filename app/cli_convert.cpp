@@ -10,8 +10,9 @@
 
 #include "app/cli_common.h"
 #include "app/cli_options.h"
-#include "inference/engine/model_writer.h"
-#include "inference/engine/random_model.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/formats/model_writer.h"
+#include "inference/engine/model/random_model.h"
 
 namespace ts {
 namespace {

@@ -5,7 +5,8 @@
 #include <QCommandLineParser>
 #include <memory>
 
-#include "inference/engine/model.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/model/model.h"
 
 namespace ts {
 

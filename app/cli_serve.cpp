@@ -3,14 +3,13 @@
 #include <QFileInfo>
 #include <csignal>
 #include <cstdio>
-#include <thread>
 
 #include "app/cli_common.h"
 #include "app/cli_model_options.h"
 #include "app/cli_options.h"
 #include "app/server/model_server.h"
-#include "inference/engine/open_session.h"
-#include "inference/engine/thread_pool.h"
+#include "inference/engine/core/thread_pool.h"
+#include "inference/engine/decode/open_session.h"
 
 namespace ts {
 
@@ -122,16 +121,18 @@ int runServeCommand(const QStringList& args) {
                  .arg(*port));
     return 1;
   }
+  if (!server.start()) {
+    printErr("tokenscope-cli serve: the server stopped as it started");
+    return 1;
+  }
   std::printf("serving %s (%s, %s, %d positions, %s) at http://%s:%d/v1%s\n",
               options.model_name.c_str(), c.describe().c_str(), backend_line.c_str(), positions,
               options.chat ? "chat template" : "plain completion", host.c_str(), bound,
               options.api_key.empty() ? "" : " (API key required)");
   std::fflush(stdout);
-  std::thread serving([&] { server.listen(); });
   int signal = 0;
   sigwait(&stop_signals, &signal);
   server.stop();
-  serving.join();
   std::printf("stopped after %d completed requests\n", server.completedRequests());
   return 0;
 }

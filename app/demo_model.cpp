@@ -8,8 +8,9 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
-#include "inference/engine/model_writer.h"
-#include "inference/engine/random_model.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/formats/model_writer.h"
+#include "inference/engine/model/random_model.h"
 
 namespace ts {
 

@@ -6,7 +6,7 @@
 #include <QString>
 #include <memory>
 
-#include "inference/engine/model.h"
+#include "inference/engine/model/model.h"
 
 namespace ts {
 

@@ -4,8 +4,9 @@
 
 #include "app/demo_model.h"
 #include "app/loaded_models.h"
-#include "inference/engine/open_session.h"
-#include "inference/engine/thread_pool.h"
+#include "inference/engine/core/thread_pool.h"
+#include "inference/engine/decode/open_session.h"
+#include "inference/engine/formats/model_loader.h"
 
 namespace ts {
 

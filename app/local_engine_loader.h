@@ -6,9 +6,10 @@
 #include <QString>
 #include <memory>
 
-#include "inference/engine/decode_session.h"
-#include "inference/engine/kv_cache.h"
-#include "inference/engine/model.h"
+#include "inference/engine/backend/decode_session.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/model/kv_cache.h"
+#include "inference/engine/model/model.h"
 #include "inference/stream/provider_settings.h"
 
 namespace ts {

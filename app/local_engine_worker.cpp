@@ -3,9 +3,10 @@
 #include <algorithm>
 
 #include "app/server/local_server.h"
-#include "inference/engine/chat_template.h"
-#include "inference/engine/generator.h"
-#include "inference/engine/speculative.h"
+#include "inference/engine/decode/generator.h"
+#include "inference/engine/decode/speculative.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/tokenizer/chat_template.h"
 
 namespace ts {
 

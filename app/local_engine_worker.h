@@ -12,11 +12,11 @@
 #include <memory>
 
 #include "app/local_engine_loader.h"
-#include "inference/engine/decode_session.h"
-#include "inference/engine/kv_cache.h"
-#include "inference/engine/model.h"
-#include "inference/engine/speculative.h"
-#include "inference/engine/tokenizer.h"
+#include "inference/engine/backend/decode_session.h"
+#include "inference/engine/decode/speculative.h"
+#include "inference/engine/model/kv_cache.h"
+#include "inference/engine/model/model.h"
+#include "inference/engine/tokenizer/tokenizer.h"
 #include "inference/remote/openai_client.h"
 #include "inference/stream/provider_settings.h"
 

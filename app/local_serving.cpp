@@ -28,6 +28,7 @@ LocalServing::~LocalServing() {
 }
 
 void LocalServing::start(const LocalEngineSpec& spec, const QString& model_name) {
+  stop_when_loaded_ = false;
   if (server_ || starting_) return;
   starting_ = true;
   auto* watcher = new QFutureWatcher<std::shared_ptr<Loaded>>(this);
@@ -35,6 +36,10 @@ void LocalServing::start(const LocalEngineSpec& spec, const QString& model_name)
           [this, watcher, model_name] {
             watcher->deleteLater();
             starting_ = false;
+            if (stop_when_loaded_) {  // switched off while loading: never serve
+              stop_when_loaded_ = false;
+              return emit stopped();
+            }
             std::shared_ptr<Loaded> loaded = watcher->result();
             if (!loaded->error.isEmpty())
               return emit failed(tr("The model cannot be served: ") + loaded->error);
@@ -47,20 +52,20 @@ void LocalServing::start(const LocalEngineSpec& spec, const QString& model_name)
                                                             std::move(sessions), options);
             for (int port = 8080; port < 8100 && port_ < 0; ++port)
               port_ = server_->bind("127.0.0.1", port);
-            if (port_ < 0) {
+            if (port_ < 0 || !server_->start()) {
               server_.reset();
+              port_ = -1;
               return emit failed(tr("No free port between 8080 and 8099 on 127.0.0.1."));
             }
-            thread_ = std::thread([server = server_.get()] { server->listen(); });
             emit started(QString("http://127.0.0.1:%1/v1").arg(port_));
           });
   watcher->setFuture(QtConcurrent::run(load, spec));
 }
 
 void LocalServing::stop() {
+  if (starting_) stop_when_loaded_ = true;
   if (!server_) return;
   server_->stop();
-  if (thread_.joinable()) thread_.join();
   server_.reset();
   port_ = -1;
   emit stopped();

@@ -5,7 +5,6 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <memory>
-#include <thread>
 
 #include "app/local_engine_worker.h"
 
@@ -31,9 +30,9 @@ class LocalServing : public QObject {
 
  private:
   std::unique_ptr<server::LocalServer> server_;
-  std::thread thread_;
   int port_ = -1;
   bool starting_ = false;
+  bool stop_when_loaded_ = false;  // stop() came while the model was loading
 };
 
 }  // namespace ts

@@ -10,10 +10,12 @@
 
 #include "app/local_engine_loader.h"
 #include "app/ui_settings.h"
-#include "inference/engine/backend_loader.h"
-#include "inference/engine/cuda_session.h"
-#include "inference/engine/model_info.h"
-#include "inference/engine/open_session.h"
+#include "inference/engine/backend/backend_loader.h"
+#include "inference/engine/backend/cuda_session.h"
+#include "inference/engine/backend/model_memory.h"
+#include "inference/engine/decode/open_session.h"
+#include "inference/engine/formats/model_info.h"
+#include "inference/engine/formats/model_loader.h"
 #include "ui/format.h"
 
 namespace ts {

@@ -11,7 +11,7 @@
 #include <atomic>
 #include <memory>
 
-#include "inference/engine/model.h"
+#include "inference/engine/model/model.h"
 #include "inference/stream/provider_settings.h"
 #include "ui/model_manager_dialog.h"
 

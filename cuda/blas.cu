@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "cuda/memory_estimate.h"
-#include "cuda/plugin_abi.h"
+#include "inference/engine/backend/memory_estimate.h"
+#include "inference/engine/backend/plugin_abi.h"
 
 namespace ts::cuda {
 

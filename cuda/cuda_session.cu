@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "cuda/memory_estimate.h"
+#include "inference/engine/backend/memory_estimate.h"
 
 namespace ts::cuda {
 namespace {

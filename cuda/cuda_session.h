@@ -13,7 +13,7 @@
 #include "cuda/blas.h"
 #include "cuda/device_buffer.h"
 #include "cuda/kernels.h"
-#include "cuda/plugin_abi.h"
+#include "inference/engine/backend/plugin_abi.h"
 
 namespace ts::cuda {
 

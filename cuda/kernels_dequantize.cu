@@ -4,7 +4,7 @@
 
 #include "cuda/cuda_check.h"
 #include "cuda/kernels.h"
-#include "cuda/plugin_abi.h"
+#include "inference/engine/backend/plugin_abi.h"
 
 namespace ts::cuda {
 namespace {

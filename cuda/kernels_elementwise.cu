@@ -7,7 +7,7 @@
 #include "cuda/block_reduce.cuh"
 #include "cuda/cuda_check.h"
 #include "cuda/kernels.h"
-#include "cuda/plugin_abi.h"
+#include "inference/engine/backend/plugin_abi.h"
 
 namespace ts::cuda {
 namespace {

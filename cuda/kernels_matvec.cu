@@ -7,8 +7,8 @@
 
 #include "cuda/cuda_check.h"
 #include "cuda/kernels.h"
-#include "cuda/memory_estimate.h"
-#include "cuda/plugin_abi.h"
+#include "inference/engine/backend/memory_estimate.h"
+#include "inference/engine/backend/plugin_abi.h"
 
 namespace ts::cuda {
 namespace {

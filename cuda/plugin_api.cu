@@ -5,9 +5,9 @@
 #include <new>
 
 #include "cuda/cuda_session.h"
-#include "cuda/memory_estimate.h"
-#include "cuda/plugin_abi.h"
 #include "cuda/plugin_ops.h"
+#include "inference/engine/backend/memory_estimate.h"
+#include "inference/engine/backend/plugin_abi.h"
 
 extern "C" int tokenscope_cuda_probe(TsCudaProbe* probe);  // plugin_probe.cu
 

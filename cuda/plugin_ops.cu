@@ -10,7 +10,7 @@
 #include "cuda/blas.h"
 #include "cuda/device_buffer.h"
 #include "cuda/kernels.h"
-#include "cuda/memory_estimate.h"
+#include "inference/engine/backend/memory_estimate.h"
 
 namespace ts::cuda {
 namespace {

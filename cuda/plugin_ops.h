@@ -3,7 +3,7 @@
 #pragma once
 #include <cstddef>
 
-#include "cuda/plugin_abi.h"
+#include "inference/engine/backend/plugin_abi.h"
 
 namespace ts::cuda {
 

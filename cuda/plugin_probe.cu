@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "cuda/plugin_abi.h"
+#include "inference/engine/backend/plugin_abi.h"
 
 extern "C" __attribute__((visibility("default"))) int tokenscope_cuda_probe(TsCudaProbe* probe) {
   std::memset(probe, 0, sizeof(*probe));

@@ -116,32 +116,17 @@ DownloadDialog::DownloadDialog(QWidget* parent) : QDialog(parent) {
   setRunning(false);
 }
 
-void DownloadDialog::setHub(const QString& base_url) {
-  hub_ = base_url;
+void DownloadDialog::start() {
+  emit startRequested(url_->text().trimmed(), repo_->text().trimmed(), file_->text().trimmed());
 }
 
-void DownloadDialog::start() {
-  HubFile f;
-  QString error;
-  if (!url_->text().trimmed().isEmpty()) {
-    auto parsed = parseHubUrl(url_->text(), &error);
-    if (!parsed) {
-      status_->setText(error);
-      return;
-    }
-    f = *parsed;
-  } else {
-    f.base_url = hub_;
-    f.repo = repo_->text().trimmed();
-    f.file = file_->text().trimmed();
-    if (const QString problem = checkHubFile(f); !problem.isEmpty()) {
-      status_->setText(problem);
-      return;
-    }
-  }
+void DownloadDialog::onStarted(const QString& file) {
   setRunning(true);
-  status_->setText(tr("Asking the hub for %1…").arg(f.file));
-  emit startRequested(f);
+  status_->setText(tr("Asking the hub for %1…").arg(file));
+}
+
+void DownloadDialog::onRejected(const QString& problem) {
+  status_->setText(problem);
 }
 
 void DownloadDialog::setRunning(bool running) {
@@ -151,12 +136,12 @@ void DownloadDialog::setRunning(bool running) {
     w->setEnabled(!running);
 }
 
-void DownloadDialog::onProgress(const DownloadProgress& p) {
-  if (p.total > 0) bar_->setValue(static_cast<int>(1000.0 * p.received / p.total));
+void DownloadDialog::onProgress(qint64 received, qint64 total, double bytes_per_s, double eta_s) {
+  if (total > 0) bar_->setValue(static_cast<int>(1000.0 * received / total));
   status_->setText(tr("%1 of %2 MB · %3 · %4 left")
-                       .arg(p.received / 1e6, 0, 'f', 1)
-                       .arg(p.total > 0 ? QString::number(p.total / 1e6, 'f', 1) : "?")
-                       .arg(humanRate(p.bytes_per_s), humanTime(p.eta_s)));
+                       .arg(received / 1e6, 0, 'f', 1)
+                       .arg(total > 0 ? QString::number(total / 1e6, 'f', 1) : "?")
+                       .arg(humanRate(bytes_per_s), humanTime(eta_s)));
 }
 
 void DownloadDialog::onPaused() {

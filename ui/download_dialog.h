@@ -1,11 +1,9 @@
 // Download a model from a Hugging Face hub: repository + file (or a pasted URL), a few
 // suggestions, a progress bar with speed and ETA, Pause / Resume / Cancel. Widgets only:
-// the app connects the signals to a ModelDownload and feeds its progress back.
+// it says what was typed; the app checks it, drives a ModelDownload and feeds its progress
+// back as numbers.
 #pragma once
 #include <QDialog>
-
-#include "inference/remote/hub_url.h"
-#include "inference/remote/model_download.h"
 
 class QLabel;
 class QLineEdit;
@@ -19,18 +17,20 @@ class DownloadDialog : public QDialog {
   Q_OBJECT
  public:
   explicit DownloadDialog(QWidget* parent = nullptr);
-  // The hub address used for repository + file (a mirror for tests and closed networks).
-  void setHub(const QString& base_url);
 
  public slots:
-  void onProgress(const ts::DownloadProgress& progress);
+  void onStarted(const QString& file);      // the request was accepted: asking the hub
+  void onRejected(const QString& problem);  // what was typed names no hub file
+  // bytes so far, total (-1 while unknown), bytes/s, seconds left (-1 while unknown).
+  void onProgress(qint64 received, qint64 total, double bytes_per_s, double eta_s);
   void onPaused();
   void onVerifying();
   void onFinished(const QString& path, const QString& checksum);
   void onFailed(const QString& message, bool resumable);
 
  signals:
-  void startRequested(const ts::HubFile& file);
+  // A pasted URL (empty when the repository and file fields were filled instead).
+  void startRequested(const QString& url, const QString& repo, const QString& file);
   void pauseRequested();
   void resumeRequested();
   void cancelRequested();
@@ -40,7 +40,6 @@ class DownloadDialog : public QDialog {
   void start();
   void setRunning(bool running);
 
-  QString hub_ = "https://huggingface.co";
   QLineEdit* url_;
   QLineEdit* repo_;
   QLineEdit* file_;

@@ -7,8 +7,8 @@
 #include <variant>
 #include <vector>
 
-#include "inference/engine/chat_template.h"
-#include "inference/engine/sampler.h"
+#include "inference/engine/decode/sampler.h"
+#include "inference/engine/tokenizer/chat_template.h"
 
 namespace ts::server {
 

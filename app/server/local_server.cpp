@@ -4,7 +4,7 @@
 
 #include "app/server/chat_api.h"
 #include "app/server/http_server.h"
-#include "inference/engine/generator.h"
+#include "inference/engine/decode/generator.h"
 
 namespace ts::server {
 
@@ -215,12 +215,12 @@ int LocalServer::bind(const std::string& host, int port) {
   return bound;
 }
 
-void LocalServer::listen() {
-  http_->listen_after_bind();
+bool LocalServer::start() {
+  return http_->startListening();
 }
 
 void LocalServer::stop() {
-  if (http_) http_->stop();
+  if (http_) http_->stopListening();
 }
 
 }  // namespace ts::server

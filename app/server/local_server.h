@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "inference/engine/decode_session.h"
-#include "inference/engine/model.h"
-#include "inference/engine/tokenizer.h"
+#include "inference/engine/backend/decode_session.h"
+#include "inference/engine/model/model.h"
+#include "inference/engine/tokenizer/tokenizer.h"
 
 namespace ts::server {
 
@@ -38,7 +38,10 @@ class LocalServer {
 
   // Binds host:port (port 0: any free port); returns the port, or -1 when binding failed.
   int bind(const std::string& host, int port);
-  void listen();  // serves until stop()
+  // Serves on a thread of its own; returns once connections are accepted (false: the
+  // loop ended at once). stop() ends it and waits for requests in progress; it is safe
+  // at any time, and the destructor calls it.
+  bool start();
   void stop();
 
   int completedRequests() const { return completed_.load(); }

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/server/local_server.h"
-#include "inference/engine/open_session.h"
+#include "inference/engine/decode/open_session.h"
 
 namespace ts::server {
 

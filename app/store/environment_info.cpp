@@ -4,7 +4,7 @@
 #include <QSysInfo>
 #include <QThread>
 
-#include "inference/engine/backend_loader.h"
+#include "inference/engine/backend/backend_loader.h"
 
 namespace ts {
 namespace {

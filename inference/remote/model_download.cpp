@@ -202,6 +202,9 @@ void ModelDownload::onFetchFinished() {
 }
 
 void ModelDownload::verify() {
+  // The transfer is over: close the connection to the hub now rather than leaving it idle
+  // in Qt's cache (a server being stopped would otherwise wait for it to time out).
+  nam_->clearConnectionCache();
   const qint64 have = QFileInfo(partPath()).size();
   if (expected_size_ > 0 && have != expected_size_)
     return fail(tr("the file has %1 bytes, the hub said %2; resume or download again")

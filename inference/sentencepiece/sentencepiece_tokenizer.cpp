@@ -2,7 +2,7 @@
 
 #include <sentencepiece_processor.h>
 
-#include "inference/engine/sentencepiece_model.h"
+#include "inference/engine/tokenizer/sentencepiece_model.h"
 
 namespace ts {
 

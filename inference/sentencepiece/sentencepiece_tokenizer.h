@@ -1,15 +1,15 @@
 // The sentencepiece library's own tokenizer, for a tokenizer.model file or for one rebuilt
 // from a GGUF / llama2.c vocabulary (serializeSentencePieceModel). Optional: built only
 // where libsentencepiece is installed (not in the engine-only configuration); the engine's
-// own tokenizer (inference/engine/tokenizer.h) is checked against it.
+// own tokenizer (inference/engine/tokenizer/tokenizer.h) is checked against it.
 #pragma once
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "inference/engine/llama2c.h"  // Vocabulary
-#include "inference/engine/result.h"
+#include "inference/engine/core/result.h"
+#include "inference/engine/tokenizer/vocabulary.h"
 
 namespace sentencepiece {
 class SentencePieceProcessor;

@@ -99,17 +99,40 @@ class TestCliBench : public QObject {
       for (size_t i = 1; i < q.chunks.size(); ++i)
         itl.push_back((q.chunks[i].t_ns - q.chunks[i - 1].t_ns) / 1e6);
     }
+    // p50 and mean: within 1 ms of the server's truth. The tails (p90, p99 of 12 requests
+    // or 180 gaps) are one or two samples, and one late wake-up of the client's thread on a
+    // loaded machine moves them by a few ms: they are held to kTailSlackMs of the truth,
+    // never below it for TTFT and E2E (a chunk cannot arrive before it was sent), and to
+    // the client's own per-request record exactly.
+    constexpr double kTailSlackMs = 25;
+    std::vector<double> client_ttft, client_e2e;
+    for (const QJsonValue& q : r.json.value("per_request").toArray()) {
+      client_ttft.push_back(q.toObject().value("ttft_ms").toDouble());
+      client_e2e.push_back(q.toObject().value("e2e_ms").toDouble());
+    }
+    const Summary own_ttft = summarize(client_ttft), own_e2e = summarize(client_e2e);
     for (auto [name, truth] :
          {std::pair{"ttft_ms", summarize(ttft)}, std::pair{"tpot_ms", summarize(tpot)},
           std::pair{"itl_ms", summarize(itl)}, std::pair{"e2e_ms", summarize(e2e)}}) {
       const QJsonObject got = r.json.value(name).toObject();
+      const bool arrival = QString(name) == "ttft_ms" || QString(name) == "e2e_ms";
       for (auto [key, value] : {std::pair{"p50", truth.p50}, std::pair{"p90", truth.p90},
-                                std::pair{"p99", truth.p99}, std::pair{"mean", truth.mean}})
-        QVERIFY2(std::abs(got.value(key).toDouble() - value) < 1.0,
-                 qPrintable(QString("%1 %2: reported %3 ms, server truth %4 ms")
-                                .arg(name, key)
-                                .arg(got.value(key).toDouble())
-                                .arg(value)));
+                                std::pair{"p99", truth.p99}, std::pair{"mean", truth.mean}}) {
+        const bool tail = QString(key) == "p90" || QString(key) == "p99";
+        const double diff = got.value(key).toDouble() - value;
+        const bool ok = !tail
+                            ? std::abs(diff) < 1.0
+                            : diff < kTailSlackMs && (arrival ? diff > -1.0 : diff > -kTailSlackMs);
+        QVERIFY2(ok, qPrintable(QString("%1 %2: reported %3 ms, server truth %4 ms")
+                                    .arg(name, key)
+                                    .arg(got.value(key).toDouble())
+                                    .arg(value)));
+      }
+    }
+    for (auto [name, own] : {std::pair{"ttft_ms", own_ttft}, std::pair{"e2e_ms", own_e2e}}) {
+      const QJsonObject got = r.json.value(name).toObject();
+      QCOMPARE(got.value("p90").toDouble(), own.p90);
+      QCOMPARE(got.value("p99").toDouble(), own.p99);
     }
     QCOMPARE(r.json.value("median_ttft_ms").toDouble(),
              r.json.value("ttft_ms").toObject().value("p50").toDouble());  // vLLM's name

@@ -12,8 +12,10 @@
 #include "app/demo_model.h"
 #include "app/loaded_models.h"
 #include "app/local_engine_worker.h"
-#include "inference/engine/model.h"
-#include "inference/engine/tokenizer.h"
+#include "app/local_serving.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/model/model.h"
+#include "inference/engine/tokenizer/tokenizer.h"
 
 using namespace ts;
 
@@ -125,11 +127,43 @@ class TestDemoModel : public QObject {
     const QString shared = qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") + "/models";
     const QString real = shared + "/aidreams260K/aidreams260K.gguf";
     if (!QFile::exists(real)) QSKIP("the shared fixtures are absent");
+    QDir(modelsDir()).removeRecursively();  // this function's own start: an empty folder
+    QVERIFY(QDir().mkpath(modelsDir()));
     QVERIFY(QFile::copy(real, modelsDir() + "/aidreams260K.gguf"));
     const ProviderSettings p = readyDefaultProvider();
     QCOMPARE(QString::fromStdString(p.base_url), modelsDir() + "/aidreams260K.gguf");
     QCOMPARE(p.default_model, std::string("aidreams260K"));
     QVERIFY(!QString::fromStdString(p.name).contains("random"));
+  }
+
+  // Provider -> Serve the local model switched off while the model loads, and right after
+  // the server started, many times: the calling (GUI) thread never hangs on the server's
+  // thread, and nothing keeps serving after off.
+  void servingSwitchedOnAndAtOnceOffNeverHangs() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("demo.gguf");
+    QCOMPARE(ensureDemoModel(path), QString());
+    const LocalEngineSpec spec{path, {}};
+    LocalServing serving;
+    QSignalSpy started(&serving, &LocalServing::started);
+    QSignalSpy stopped(&serving, &LocalServing::stopped);
+    QSignalSpy failed(&serving, &LocalServing::failed);
+    for (int i = 1; i <= 10; ++i) {  // off while the model is still loading: never serves
+      serving.start(spec, "demo");
+      serving.stop();
+      QTRY_COMPARE_WITH_TIMEOUT(stopped.count(), i, 60000);
+      QVERIFY(!serving.isServing());
+    }
+    QCOMPARE(started.count(), 0);
+    for (int i = 1; i <= 30; ++i) {  // off the moment it serves
+      serving.start(spec, "demo");
+      QTRY_COMPARE_WITH_TIMEOUT(started.count(), i, 60000);
+      QVERIFY(serving.isServing());
+      serving.stop();
+      QVERIFY(!serving.isServing());
+      QCOMPARE(stopped.count(), 10 + i);
+    }
+    QCOMPARE(failed.count(), 0);
   }
 };
 

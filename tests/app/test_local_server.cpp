@@ -16,8 +16,10 @@
 #include <mutex>
 #include <thread>
 
+#include "app/server/http_server.h"
 #include "app/server/local_server.h"
-#include "inference/engine/cpu_forward.h"
+#include "inference/engine/cpu/cpu_forward.h"
+#include "inference/engine/formats/model_loader.h"
 #include "inference/remote/openai_client.h"
 
 using namespace ts;
@@ -62,18 +64,13 @@ class GatedSession : public engine::DecodeSession {
 // A LocalServer listening on 127.0.0.1 in its own thread for the life of the object.
 struct RunningServer {
   std::unique_ptr<server::LocalServer> server;
-  std::thread thread;
   int port = -1;
   RunningServer(std::shared_ptr<const engine::Model> model,
                 std::vector<std::unique_ptr<engine::DecodeSession>> sessions,
                 server::ServerOptions options) {
     server = std::make_unique<server::LocalServer>(model, std::move(sessions), options);
     port = server->bind("127.0.0.1", 0);
-    thread = std::thread([this] { server->listen(); });
-  }
-  ~RunningServer() {
-    server->stop();
-    thread.join();
+    server->start();
   }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
 };
@@ -313,6 +310,24 @@ class TestLocalServer : public QObject {
   }
 
   // The command as a user runs it: the address it prints answers; SIGTERM stops it.
+  // One way of starting and stopping every server: stop at any moment after start (or
+  // without one) returns, also when the accept loop had not begun yet.
+  void serversStopAtAnyMoment() {
+    for (int i = 0; i < 200; ++i) {
+      server::HttpServer http;
+      QVERIFY(http.bind_to_any_port("127.0.0.1") > 0);
+      if (i % 4 != 3) QVERIFY(http.startListening());  // every 4th: stopped, never started
+      http.stopListening();
+      http.stopListening();  // twice is fine
+      QVERIFY(!http.is_running());
+    }
+    for (int i = 0; i < 50; ++i) {
+      server::LocalServer local(model_, cpuSessions(1), options());
+      QVERIFY(local.bind("127.0.0.1", 0) > 0);
+      QVERIFY(local.start());
+    }  // the destructor stops it
+  }
+
   void theServeCommandStartsAndStops() {
     QProcess p;
     p.start(TOKENSCOPE_CLI,

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "cuda/plugin_abi.h"
-#include "inference/engine/backend_loader.h"
+#include "inference/engine/backend/backend_loader.h"
+#include "inference/engine/backend/plugin_abi.h"
 #include "tests/cuda/selftest.h"
 
 int main(int argc, char** argv) {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda/plugin_abi.h"
-#include "inference/engine/model.h"
+#include "inference/engine/backend/plugin_abi.h"
+#include "inference/engine/model/model.h"
 
 namespace ts::selftest {
 

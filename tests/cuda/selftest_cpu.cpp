@@ -4,11 +4,11 @@
 // formulas.
 #include <cmath>
 
-#include "cuda/memory_estimate.h"
-#include "inference/engine/cpu_ops.h"
-#include "inference/engine/cuda_session.h"
-#include "inference/engine/random_model.h"
-#include "inference/engine/tensor_types.h"
+#include "inference/engine/backend/cuda_session.h"
+#include "inference/engine/backend/memory_estimate.h"
+#include "inference/engine/core/tensor_types.h"
+#include "inference/engine/cpu/cpu_ops.h"
+#include "inference/engine/model/random_model.h"
 #include "tests/cuda/selftest.h"
 
 namespace ts::selftest {

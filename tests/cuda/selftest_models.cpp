@@ -7,9 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "inference/engine/cpu_forward.h"
-#include "inference/engine/cuda_session.h"
-#include "inference/engine/random_model.h"
+#include "inference/engine/backend/cuda_session.h"
+#include "inference/engine/cpu/cpu_forward.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/model/random_model.h"
 #include "tests/cuda/selftest.h"
 #include "tests/inference/engine/json_text.h"
 

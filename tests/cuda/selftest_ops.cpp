@@ -3,10 +3,11 @@
 // normalised-error limit per path and dtype.
 #include <string>
 
-#include "inference/engine/cpu_forward.h"
-#include "inference/engine/cpu_ops.h"
-#include "inference/engine/cuda_session.h"
-#include "inference/engine/quant_matrix.h"
+#include "inference/engine/backend/cuda_session.h"
+#include "inference/engine/cpu/cpu_forward.h"
+#include "inference/engine/cpu/cpu_ops.h"
+#include "inference/engine/model/positional.h"
+#include "inference/engine/model/quant_matrix.h"
 #include "tests/cuda/selftest.h"
 
 namespace ts::selftest {

@@ -5,11 +5,11 @@
 #include <cstring>
 #include <span>
 
-#include "inference/engine/gguf.h"
-#include "inference/engine/json.h"
-#include "inference/engine/llama2c.h"
-#include "inference/engine/safetensors.h"
-#include "inference/engine/sentencepiece_model.h"
+#include "inference/engine/formats/gguf.h"
+#include "inference/engine/formats/json_reader.h"
+#include "inference/engine/formats/llama2c.h"
+#include "inference/engine/formats/safetensors.h"
+#include "inference/engine/tokenizer/sentencepiece_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

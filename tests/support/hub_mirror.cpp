@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include "app/server/http_server.h"
+
 #include <QCryptographicHash>
 #include <QFile>
 #include <chrono>
@@ -20,7 +22,7 @@ std::string readAll(const std::string& path) {
 
 }  // namespace
 
-HubMirror::HubMirror() : server_(std::make_unique<httplib::Server>()) {
+HubMirror::HubMirror() : server_(std::make_unique<server::HttpServer>()) {
   server_->Get(R"(/([^/]+/[^/]+)/resolve/([^/]+)/(.+))", [this](const httplib::Request& req,
                                                                 httplib::Response& res) {
     const std::string key = std::string(req.matches[1]) + "/" + std::string(req.matches[3]);
@@ -82,15 +84,12 @@ HubMirror::~HubMirror() {
 
 int HubMirror::start() {
   port_ = server_->bind_to_any_port("127.0.0.1");
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  if (port_ < 0 || !server_->startListening()) return -1;
   return port_;
 }
 
 void HubMirror::stop() {
-  if (thread_.joinable()) {
-    server_->stop();
-    thread_.join();
-  }
+  server_->stopListening();
 }
 
 void HubMirror::serve(const std::string& repo, const std::string& file,

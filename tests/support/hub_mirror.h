@@ -7,11 +7,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
-namespace httplib {
-class Server;
+namespace ts::server {
+class HttpServer;
 }
 
 namespace ts::testing {
@@ -41,8 +40,7 @@ class HubMirror {
   std::vector<MirrorRequest> requests();
 
  private:
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  std::unique_ptr<server::HttpServer> server_;
   int port_ = 0;
   std::mutex mutex_;
   std::map<std::string, std::string> files_;  // "repo/file" -> local path

@@ -200,15 +200,13 @@ int OpenAiTestServer::start(int port) {
                     : (server_->bind_to_port("127.0.0.1", port) ? port : -1);
   if (port_ < 0) return -1;
   server_->widenBacklog();
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  while (!server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (!server_->startListening()) return -1;
   return port_;
 }
 
 void OpenAiTestServer::stop() {
   stopping_ = true;
-  if (server_) server_->stop();
-  if (thread_.joinable()) thread_.join();
+  if (server_) server_->stopListening();
 }
 
 std::string OpenAiTestServer::baseUrl() const {

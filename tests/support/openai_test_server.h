@@ -80,7 +80,6 @@ class OpenAiTestServer {
   bool sleepUntil(int64_t deadline_ns) const;  // false when the server is stopping
 
   std::unique_ptr<server::HttpServer> server_;
-  std::thread thread_;
   int port_ = -1;
   std::atomic<bool> stopping_{false};
   mutable std::mutex mutex_;

@@ -4,10 +4,11 @@
 #include <cstdio>
 #include <string>
 
-#include "cuda/plugin_abi.h"
-#include "inference/engine/backend_loader.h"
-#include "inference/engine/cuda_session.h"
-#include "inference/engine/random_model.h"
+#include "inference/engine/backend/backend_loader.h"
+#include "inference/engine/backend/cuda_session.h"
+#include "inference/engine/backend/plugin_abi.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/model/random_model.h"
 #include "tests/bench/engine/bench_clock.h"
 
 namespace ts::bench {

@@ -18,9 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "inference/engine/cpu_forward.h"
-#include "inference/engine/random_model.h"
-#include "inference/engine/weight_buffer.h"
+#include "inference/engine/cpu/cpu_forward.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/model/random_model.h"
+#include "inference/engine/model/weight_buffer.h"
 #include "tests/bench/engine/bench_clock.h"
 #include "tests/bench/engine/cuda_bench.h"
 #include "tests/bench/engine/speculative_bench.h"

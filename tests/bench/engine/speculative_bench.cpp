@@ -5,9 +5,10 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "inference/engine/cpu_forward.h"
-#include "inference/engine/speculative.h"
-#include "inference/engine/tokenizer.h"
+#include "inference/engine/cpu/cpu_forward.h"
+#include "inference/engine/decode/speculative.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/tokenizer/tokenizer.h"
 #include "tests/bench/engine/bench_clock.h"
 
 namespace ts::bench {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "inference/engine/kv_cache.h"
-#include "inference/engine/model.h"
+#include "inference/engine/model/kv_cache.h"
+#include "inference/engine/model/model.h"
 
 namespace ts::bench {
 

@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "inference/engine/model.h"
-#include "inference/engine/sentencepiece_model.h"
-#include "inference/engine/tokenizer.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/model/model.h"
+#include "inference/engine/tokenizer/sentencepiece_model.h"
+#include "inference/engine/tokenizer/tokenizer.h"
 #include "inference/sentencepiece/sentencepiece_tokenizer.h"
 #include "tests/inference/engine/check.h"
 #include "tests/inference/engine/temp_dir.h"

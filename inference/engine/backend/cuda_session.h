@@ -1,0 +1,75 @@
+// The CUDA backend behind the DecodeSession interface: the model's matrices are handed to
+// the plugin (backend/plugin_abi.h) in their runtime format and uploaded once; every pass
+// runs on the device and returns logits to the host. Created only through the plugin, so
+// the engine itself links no CUDA library.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "inference/engine/backend/decode_session.h"
+#include "inference/engine/backend/plugin_abi.h"
+#include "inference/engine/model/kv_cache.h"
+#include "inference/engine/model/model.h"
+
+namespace ts::engine {
+
+struct CudaOptions {
+  int device = 0;
+  int max_batch = 512;  // positions per pass; longer prompts run in several passes
+  bool graph = true;    // replay the one-token step from a CUDA graph
+};
+
+// The plugin's view of one matrix (host pointers into `m`, which must outlive the call).
+TsCudaMatrix cudaMatrixView(const QuantMatrix& m);
+int cudaKvFormat(KvFormat format);
+
+// The plugin's view of a whole model. Owns the layer array and the ALiBi slopes it
+// points to; the weights stay in `model`.
+class CudaModelView {
+ public:
+  explicit CudaModelView(const Model& model);
+  // A model of `config`'s shape whose weights the plugin fills on the device with seeded
+  // random values in `format` (benchmarks of full-size shapes).
+  CudaModelView(const ModelConfig& config, WeightFormat format, int int4_group,
+                unsigned long long seed);
+  const TsCudaModel& get() const { return model_; }
+
+ private:
+  void setShape(const ModelConfig& c);
+  TsCudaModel model_{};
+  std::vector<TsCudaLayer> layers_;
+  std::vector<float> slopes_;
+};
+
+// Device memory a session would need, and what the device has free.
+Result<TsCudaMemory> estimateCudaMemory(const CudaModelView& model, int max_positions, KvFormat kv,
+                                        const CudaOptions& options = {});
+
+class CudaSession : public DecodeSession {
+ public:
+  // Fails with the plugin's message: no plugin or device, not enough memory (with the
+  // estimate), an unsupported shape.
+  static Result<std::unique_ptr<CudaSession>> create(const CudaModelView& model, int vocab,
+                                                     int max_positions, KvFormat kv,
+                                                     const CudaOptions& options = {});
+  ~CudaSession() override;
+
+  // Throws std::runtime_error with the plugin's message (std::out_of_range past
+  // maxPositions(), as the CPU session).
+  std::span<const float> forwardBatch(std::span<const int> tokens, int pos,
+                                      bool all_logits = false) override;
+  void truncate(int length) override;
+  int vocab() const override { return vocab_; }
+  int maxPositions() const override { return max_positions_; }
+
+ private:
+  CudaSession(const TsCudaApi* api, TsCudaSession* session, int vocab, int max_positions)
+      : api_(api), session_(session), vocab_(vocab), max_positions_(max_positions) {}
+  const TsCudaApi* api_;
+  TsCudaSession* session_;
+  int vocab_, max_positions_;
+  std::vector<float> logits_;
+};
+
+}  // namespace ts::engine

@@ -1,0 +1,24 @@
+#include "inference/engine/backend/model_memory.h"
+
+#include "inference/engine/backend/cuda_session.h"
+#include "inference/engine/backend/memory_estimate.h"
+
+namespace ts::engine {
+
+MemoryEstimate estimateMemory(const ModelConfig& config, WeightFormat weights, int int4_group,
+                              int positions, KvFormat kv, bool cuda) {
+  const CudaModelView view(config, weights, int4_group, 0);  // shapes only
+  const CudaModelView f32(config, WeightFormat::F32, int4_group, 0);
+  TsCudaSessionOptions options{};
+  options.max_positions = positions;
+  options.kv_format = cudaKvFormat(kv);
+  options.max_batch = CudaOptions{}.max_batch;
+  MemoryEstimate e;
+  e.weights = cuda::weightBytes(view.get());
+  e.kv_cache = cuda::kvCacheBytes(view.get(), positions, options.kv_format);
+  e.workspace = cuda ? cuda::workspaceBytes(view.get(), options) : 0;
+  e.load_peak = weights == WeightFormat::F32 ? e.weights : cuda::weightBytes(f32.get());
+  return e;
+}
+
+}  // namespace ts::engine

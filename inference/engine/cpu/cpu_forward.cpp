@@ -1,0 +1,139 @@
+#include "inference/engine/cpu/cpu_forward.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "inference/engine/cpu/cpu_ops.h"
+#include "inference/engine/model/positional.h"
+
+namespace ts::engine {
+
+CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, KvFormat kv_format,
+                       int threads)
+    : model_(std::move(model)),
+      max_positions_(max_positions),
+      quantize_inputs_(model_->classifier.needsQuantizedInput()),
+      cache_(model_->config.n_layers, max_positions, model_->config.n_kv_heads,
+             model_->config.head_dim, kv_format),
+      pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr) {
+  if (model_->config.positional == Positional::Alibi)
+    alibi_slopes_ = alibiSlopes(model_->config.n_heads);
+}
+
+void CpuSession::parallel(int n, size_t work, const std::function<void(int, int)>& fn) {
+  // Waking threads costs microseconds: small jobs are faster on the calling thread.
+  constexpr size_t kMinParallelWork = 1 << 18;
+  if (!pool_ || work < kMinParallelWork || n < 2) return fn(0, n);
+  // About eight chunks per thread: small enough to even out a late or slowed thread,
+  // large enough (a few hundred rows of a 4096-wide matrix) to keep each stream long.
+  pool_->parallelChunks(n, std::max(1, n / (8 * pool_->threads())), fn);
+}
+
+void CpuSession::multiply(const QuantMatrix& w, float* out, const Activations& act) {
+  multiply({{&w, out}}, act);
+}
+
+void CpuSession::multiply(std::initializer_list<Product> products, const Activations& act) {
+  int rows = 0;
+  for (const Product& p : products) rows += p.w->rows();
+  const size_t work = static_cast<size_t>(rows) * products.begin()->w->cols() * act.count;
+  // Rows [begin, end) of the stacked matrices, cut at the boundaries between them.
+  parallel(rows, work, [&](int begin, int end) {
+    int first = 0;  // stacked index of the current matrix's row 0
+    for (const Product& p : products) {
+      const int from = std::max(begin, first), to = std::min(end, first + p.w->rows());
+      if (from < to) p.w->multiplyRows(p.out, p.w->rows(), act, from - first, to - first);
+      first += p.w->rows();
+    }
+  });
+}
+
+// Position pos + i of the pass attends to positions 0 ..= pos + i (causal).
+void CpuSession::attention(int layer, int pos, int count) {
+  const ModelConfig& c = model_->config;
+  const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
+  const int q_dim = c.n_heads * c.head_dim;
+  const size_t work = static_cast<size_t>(count) * c.n_heads * (pos + count) * c.head_dim;
+  parallel(count * c.n_heads, work, [&](int begin, int end) {
+    std::vector<float> att(pos + count);
+    for (int item = begin; item < end; ++item) {
+      const int i = item / c.n_heads, h = item % c.n_heads;
+      const size_t offset = static_cast<size_t>(i) * q_dim + h * c.head_dim;
+      attendHead(cache_, layer, q_.data() + offset, pos + i, h / group, c.head_dim,
+                 alibi_slopes_.empty() ? 0.f : alibi_slopes_[h], att.data(), xb_.data() + offset);
+    }
+  });
+}
+
+void CpuSession::truncate(int length) {
+  if (length < written_) cache_.clear(length, written_);
+  written_ = std::min(written_, std::max(0, length));
+}
+
+std::span<const float> CpuSession::forward(int token, int pos) {
+  return forwardBatch(std::span<const int>(&token, 1), pos);
+}
+
+std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int pos,
+                                                bool all_logits) {
+  const Model& m = *model_;
+  const ModelConfig& c = m.config;
+  const int n = static_cast<int>(tokens.size());
+  if (n == 0 || pos < 0 || pos + n > max_positions_)
+    throw std::out_of_range("forward: positions " + std::to_string(pos) + ".." +
+                            std::to_string(pos + n - 1) + " outside the KV cache of " +
+                            std::to_string(max_positions_));
+  written_ = std::max(written_, pos + n);
+  const size_t D = c.dim, F = c.ffn_dim, Q = static_cast<size_t>(c.n_heads) * c.head_dim,
+               KV = static_cast<size_t>(c.n_kv_heads) * c.head_dim;
+  x_.resize(n * D);
+  xb_.resize(n * std::max(D, Q));
+  xb2_.resize(n * D);
+  q_.resize(n * Q);
+  k_.resize(n * KV);
+  v_.resize(n * KV);
+  hb_.resize(n * F);
+  hb2_.resize(n * F);
+  for (int i = 0; i < n; ++i)
+    std::copy_n(m.token_embd.data() + static_cast<size_t>(tokens[i]) * D, D, x_.data() + i * D);
+  const auto norm_all = [&](const WeightBuffer<float>& weight) {
+    for (int i = 0; i < n; ++i)
+      rmsnorm(xb_.data() + i * D, x_.data() + i * D, weight.data(), c.dim, c.rms_eps);
+  };
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerWeights& w = m.layers[l];
+    norm_all(w.attn_norm);
+    act_.set(xb_.data(), n, c.dim, quantize_inputs_);
+    multiply({{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}}, act_);
+    for (int i = 0; i < n; ++i) {
+      if (c.positional == Positional::Rope) {
+        rope(q_.data() + i * Q, c.n_heads, c.head_dim, c.rope_dim, pos + i, c.rope_theta);
+        rope(k_.data() + i * KV, c.n_kv_heads, c.head_dim, c.rope_dim, pos + i, c.rope_theta);
+      }
+      cache_.store(l, pos + i, k_.data() + i * KV, v_.data() + i * KV);
+    }
+    attention(l, pos, n);
+    act_.set(xb_.data(), n, static_cast<int>(Q), quantize_inputs_);
+    multiply(w.wo, xb2_.data(), act_);
+    for (size_t i = 0; i < n * D; ++i) x_[i] += xb2_[i];
+
+    norm_all(w.ffn_norm);
+    act_.set(xb_.data(), n, c.dim, quantize_inputs_);
+    multiply({{&w.w_gate, hb_.data()}, {&w.w_up, hb2_.data()}}, act_);
+    swiglu(hb_.data(), hb2_.data(), n * F);  // silu(gate) * up
+    act_.set(hb_.data(), n, c.ffn_dim, quantize_inputs_);
+    multiply(w.w_down, xb2_.data(), act_);
+    for (size_t i = 0; i < n * D; ++i) x_[i] += xb2_[i];
+  }
+  const int first = all_logits ? 0 : n - 1;  // only the positions whose logits are wanted
+  for (int i = first; i < n; ++i)
+    rmsnorm(x_.data() + i * D, x_.data() + i * D, m.output_norm.data(), c.dim, c.rms_eps);
+  act_.set(x_.data() + first * D, n - first, c.dim, quantize_inputs_);
+  logits_.resize(static_cast<size_t>(n - first) * c.vocab);
+  multiply(m.classifier, logits_.data(), act_);
+  return logits_;
+}
+
+}  // namespace ts::engine

@@ -1,0 +1,66 @@
+// The forward pass on the CPU: f32 activations, weights in the model's runtime format
+// (multiplied by kernels.h), attention over the KV cache. One token at a time for decode,
+// or many positions in one pass (prefill, speculative verification), where every weight
+// matrix is multiplied with all of them at once. Other backends are checked against it.
+#pragma once
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "inference/engine/backend/decode_session.h"
+#include "inference/engine/core/thread_pool.h"
+#include "inference/engine/cpu/kernels/kernels.h"
+#include "inference/engine/model/kv_cache.h"
+#include "inference/engine/model/model.h"
+
+namespace ts::engine {
+
+class CpuSession : public DecodeSession {
+ public:
+  // max_positions: KV cache capacity (prompt + generated tokens).
+  // threads: work is split over this many threads (1 = the calling thread only).
+  CpuSession(std::shared_ptr<const Model> model, int max_positions,
+             KvFormat kv_format = KvFormat::F32, int threads = 1);
+
+  // Runs token `token` at position `pos` (0-based; positions must be fed in order) and
+  // returns the logits [vocab]. The span stays valid until the next call.
+  std::span<const float> forward(int token, int pos);
+  // Runs tokens[i] at positions pos + i in one pass. Returns the logits of the last
+  // position [vocab], or with all_logits those of every position [tokens.size(), vocab].
+  // Throws std::out_of_range past maxPositions().
+  std::span<const float> forwardBatch(std::span<const int> tokens, int pos,
+                                      bool all_logits = false) override;
+  // Zeros the KV rows of positions >= length that were written.
+  void truncate(int length) override;
+  int vocab() const override { return model_->config.vocab; }
+  int maxPositions() const override { return max_positions_; }
+  const KvCache& cache() const { return cache_; }
+
+ private:
+  void attention(int layer, int pos, int count);
+  // out[count, w.rows()] = W · act, rows split over the pool when the product is large.
+  void multiply(const QuantMatrix& w, float* out, const Activations& act);
+  // Several products of one input (q, k, v; gate, up) as one job over all their rows: one
+  // hand-off to the pool instead of one per matrix, and one long stream of weights.
+  struct Product {
+    const QuantMatrix* w;
+    float* out;
+  };
+  void multiply(std::initializer_list<Product> products, const Activations& act);
+  void parallel(int n, size_t work, const std::function<void(int, int)>& fn);
+
+  std::shared_ptr<const Model> model_;
+  int max_positions_;
+  int written_ = 0;       // positions [0, written_) may hold KV rows
+  bool quantize_inputs_;  // integer weights: activations go to int8 before each product
+  // Activations, [count, width] for a pass of `count` positions.
+  std::vector<float> x_, xb_, xb2_, q_, k_, v_, hb_, hb2_, logits_;
+  Activations act_;
+  KvCache cache_;
+  std::unique_ptr<ThreadPool> pool_;  // null for one thread
+  std::vector<float> alibi_slopes_;   // [n_heads] when the model uses ALiBi
+};
+
+// ALiBi head slopes as Baichuan-13B / llama.cpp compute them (max bias 8).
+
+}  // namespace ts::engine

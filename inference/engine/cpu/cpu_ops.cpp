@@ -1,0 +1,56 @@
+#include "inference/engine/cpu/cpu_ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ts::engine {
+
+void rmsnorm(float* out, const float* x, const float* w, int n, float eps) {
+  float ss = 0.f;
+  for (int i = 0; i < n; ++i) ss += x[i] * x[i];
+  const float scale = 1.0f / std::sqrt(ss / n + eps);
+  for (int i = 0; i < n; ++i) out[i] = w[i] * (x[i] * scale);
+}
+
+void rope(float* x, int n_heads, int head_dim, int rope_dim, int pos, float theta) {
+  for (int h = 0; h < n_heads; ++h) {
+    float* v = x + h * head_dim;
+    for (int i = 0; i < rope_dim; i += 2) {
+      const float freq = std::pow(theta, -static_cast<float>(i) / rope_dim);
+      const float angle = pos * freq;
+      const float c = std::cos(angle), s = std::sin(angle);
+      const float a = v[i], b = v[i + 1];
+      v[i] = a * c - b * s;
+      v[i + 1] = a * s + b * c;
+    }
+  }
+}
+
+void softmax(float* x, int n) {
+  const float max = *std::max_element(x, x + n);
+  float sum = 0.f;
+  for (int i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - max);
+    sum += x[i];
+  }
+  for (int i = 0; i < n; ++i) x[i] /= sum;
+}
+
+void swiglu(float* gate, const float* up, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float g = gate[i];
+    gate[i] = g / (1.0f + std::exp(-g)) * up[i];
+  }
+}
+
+void attendHead(const KvCache& cache, int layer, const float* q, int at, int kv_head, int head_dim,
+                float slope, float* scratch, float* out) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  for (int t = 0; t <= at; ++t)
+    scratch[t] = cache.dotKey(layer, t, kv_head, q) * scale + slope * static_cast<float>(t - at);
+  softmax(scratch, at + 1);
+  std::fill(out, out + head_dim, 0.f);
+  for (int t = 0; t <= at; ++t) cache.addValue(layer, t, kv_head, scratch[t], out);
+}
+
+}  // namespace ts::engine

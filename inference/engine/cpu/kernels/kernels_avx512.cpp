@@ -1,0 +1,206 @@
+// AVX-512 VNNI kernels for the integer formats (int4 and int8 / q8_0), where one vpdpbusd
+// on 64 bytes does the work of two AVX-VNNI ones: int4 decode is bound by these multiplies
+// (two per 32 weight bytes), so it halves the work per byte. The other kernels (float
+// formats, KV cache) are the AVX-VNNI set's: they are bound by memory, not instructions.
+// Same arithmetic as kernels_portable.cpp; only the order of f32 additions differs.
+#include "inference/engine/cpu/kernels/kernels.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+
+// GCC 12 reports the deliberately undefined upper lanes inside its own AVX-512 intrinsics
+// (_mm512_undefined_*) as uninitialized once they are inlined here: false positives.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace ts::engine {
+namespace avx512 {
+
+#define TS_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,fma")))
+
+TS_TARGET inline float horizontalSum(__m512 v) {
+  return _mm512_reduce_add_ps(v);
+}
+
+// Four lanes of a __m128 spread over a __m512 as [s0 x8, s1 x8] (first) and [s2 x8,
+// s3 x8] (second): the scales of the two blocks each 16-lane product covers.
+TS_TARGET inline __m512 spreadFirstPair(__m128 s) {
+  return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+                               _mm512_castps128_ps512(s));
+}
+TS_TARGET inline __m512 spreadSecondPair(__m128 s) {
+  return _mm512_permutexvar_ps(_mm512_set_epi32(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2),
+                               _mm512_castps128_ps512(s));
+}
+
+// int4 (layout in kernels.h): 64 weight bytes are blocks b..b+3, the low nibbles of the
+// first 32 bytes block b, their high nibbles block b + 1, and so on. Unpacked and
+// regrouped as [b | b+1] and [b+2 | b+3], each meets 64 contiguous activation bytes.
+// The weight scale of each block times its activation scale multiplies the block's
+// integer dot product; the zero point (weight scale x activation offset) sums apart.
+template <int kGroup>
+TS_TARGET inline __m128 blockWeightScales(const float* w_scale, int b) {  // scales of b..b+3
+  if constexpr (kGroup == 1) return _mm_loadu_ps(w_scale + b);
+  if constexpr (kGroup == 2)
+    return _mm_setr_ps(w_scale[b / 2], w_scale[b / 2], w_scale[b / 2 + 1], w_scale[b / 2 + 1]);
+  return _mm_set1_ps(w_scale[b / 4]);
+}
+
+template <int kGroup, int kTokens>
+TS_TARGET void dotQ4Tokens(const uint8_t* w, const float* w_scale, const int8_t* x,
+                           const float* x_scale, const float* x_offset, int blocks, float* out) {
+  const size_t x_stride = static_cast<size_t>(blocks) * 32;
+  const __m512i low = _mm512_set1_epi8(0x0F);
+  __m512 acc_a[kTokens], acc_b[kTokens];
+  __m128 zero_point[kTokens];
+  for (int t = 0; t < kTokens; ++t) {
+    acc_a[t] = acc_b[t] = _mm512_setzero_ps();
+    zero_point[t] = _mm_setzero_ps();
+  }
+  for (int b = 0; b < blocks; b += 4) {
+    // A last unit of two blocks (blocks is even) reads only its own 32 weight bytes, 64
+    // activation bytes and two scales: the arrays end there.
+    const bool half = b + 2 == blocks;
+    const __m512i packed = half ? _mm512_zextsi256_si512(_mm256_loadu_si256(
+                                      reinterpret_cast<const __m256i*>(w + b * 16)))
+                                : _mm512_loadu_si512(w + b * 16);
+    const __m512i lo = _mm512_and_si512(packed, low);                        // [b | b+2]
+    const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(packed, 4), low);  // [b+1 | b+3]
+    const __m512i first = _mm512_shuffle_i64x2(lo, hi, 0x44);                // [b | b+1]
+    const __m512i second = _mm512_shuffle_i64x2(lo, hi, 0xEE);               // [b+2 | b+3]
+    const __m128 ws = half ? _mm_setr_ps(w_scale[b / kGroup], w_scale[(b + 1) / kGroup], 0.f, 0.f)
+                           : blockWeightScales<kGroup>(w_scale, b);
+    for (int t = 0; t < kTokens; ++t) {
+      const int8_t* xt = x + t * x_stride + b * 32;
+      const float* st = x_scale + t * blocks + b;
+      const float* ot = x_offset + t * blocks + b;
+      const __m128 xs = half ? _mm_setr_ps(st[0], st[1], 0.f, 0.f) : _mm_loadu_ps(st);
+      const __m128 offsets = half ? _mm_setr_ps(ot[0], ot[1], 0.f, 0.f) : _mm_loadu_ps(ot);
+      zero_point[t] = _mm_fmadd_ps(ws, offsets, zero_point[t]);
+      const __m128 scales = _mm_mul_ps(ws, xs);
+      const __m512i d0 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), first, _mm512_loadu_si512(xt));
+      acc_a[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d0), spreadFirstPair(scales), acc_a[t]);
+      if (half) continue;
+      const __m512i d1 =
+          _mm512_dpbusd_epi32(_mm512_setzero_si512(), second, _mm512_loadu_si512(xt + 64));
+      acc_b[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d1), spreadSecondPair(scales), acc_b[t]);
+    }
+  }
+  for (int t = 0; t < kTokens; ++t) {
+    __m128 z = _mm_add_ps(zero_point[t], _mm_movehl_ps(zero_point[t], zero_point[t]));
+    z = _mm_add_ss(z, _mm_movehdup_ps(z));
+    out[t] = horizontalSum(_mm512_add_ps(acc_a[t], acc_b[t])) - _mm_cvtss_f32(z);
+  }
+}
+
+template <int kTokens>
+TS_TARGET void dotQ4Any(const uint8_t* w, const float* w_scale, int blocks_per_group,
+                        const int8_t* x, const float* x_scale, const float* x_offset, int blocks,
+                        float* out) {
+  switch (blocks_per_group) {
+    case 1:
+      return dotQ4Tokens<1, kTokens>(w, w_scale, x, x_scale, x_offset, blocks, out);
+    case 2:
+      return dotQ4Tokens<2, kTokens>(w, w_scale, x, x_scale, x_offset, blocks, out);
+    default:
+      return dotQ4Tokens<4, kTokens>(w, w_scale, x, x_scale, x_offset, blocks, out);
+  }
+}
+
+TS_TARGET float dotQ4(const uint8_t* w, const float* w_scale, int blocks_per_group, const int8_t* x,
+                      const float* x_scale, const float* x_offset, int blocks) {
+  float out;
+  dotQ4Any<1>(w, w_scale, blocks_per_group, x, x_scale, x_offset, blocks, &out);
+  return out;
+}
+
+// Four tokens in one pass (32 vector registers hold their accumulators), each computed
+// exactly as dotQ4 computes one: bit-identical results.
+TS_TARGET void dotQ4X4(const uint8_t* w, const float* w_scale, int blocks_per_group,
+                       const int8_t* x, const float* x_scale, const float* x_offset, int blocks,
+                       float* out) {
+  dotQ4Any<4>(w, w_scale, blocks_per_group, x, x_scale, x_offset, blocks, out);
+}
+
+// int8 against int8 activations, 64 bytes (two blocks) per step: vpdpbusd wants unsigned
+// x signed, so the weights' signs move to the activations (|w| x sign(w) x).
+template <int kTokens>
+TS_TARGET void dotQ8Tokens(const int8_t* w, const int8_t* x, const float* x_scale, int blocks,
+                           float* out) {
+  const size_t x_stride = static_cast<size_t>(blocks) * 32;
+  const __m512i zero = _mm512_setzero_si512();
+  __m512 acc[kTokens];
+  for (int t = 0; t < kTokens; ++t) acc[t] = _mm512_setzero_ps();
+  for (int b = 0; b < blocks; b += 2) {  // blocks is even (rows are padded to 64)
+    const __m512i wv = _mm512_loadu_si512(w + b * 32);
+    const __m512i magnitude = _mm512_abs_epi8(wv);
+    const __mmask64 negative = _mm512_movepi8_mask(wv);
+    for (int t = 0; t < kTokens; ++t) {
+      const __m512i xv = _mm512_loadu_si512(x + t * x_stride + b * 32);
+      const __m512i signed_x = _mm512_mask_sub_epi8(xv, negative, zero, xv);
+      const __m512i d = _mm512_dpbusd_epi32(zero, magnitude, signed_x);
+      const float* st = x_scale + t * blocks + b;
+      const __m512 scales = _mm512_insertf32x8(_mm512_set1_ps(st[0]), _mm256_set1_ps(st[1]), 1);
+      acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d), scales, acc[t]);
+    }
+  }
+  for (int t = 0; t < kTokens; ++t) out[t] = horizontalSum(acc[t]);
+}
+
+TS_TARGET float dotQ8(const int8_t* w, const int8_t* x, const float* x_scale, int blocks) {
+  float out;
+  dotQ8Tokens<1>(w, x, x_scale, blocks, &out);
+  return out;
+}
+
+TS_TARGET void dotQ8X4(const int8_t* w, const int8_t* x, const float* x_scale, int blocks,
+                       float* out) {
+  dotQ8Tokens<4>(w, x, x_scale, blocks, out);
+}
+
+#undef TS_TARGET
+
+}  // namespace avx512
+
+namespace {
+
+bool hasAvx512Vnni() {
+  // CPUID leaf 7 sub-leaf 0: ECX bit 11 is AVX512_VNNI; __builtin_cpu_supports checks the
+  // others together with the operating system's saving of the 512-bit registers.
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+         __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 11));
+}
+
+}  // namespace
+
+const Kernels* avx512Kernels() {
+  static const Kernels* k = []() -> const Kernels* {
+    const Kernels* base = vnniKernels() ? vnniKernels() : avx2Kernels();
+    if (!base || !hasAvx512Vnni()) return nullptr;
+    static Kernels set = *base;
+    set.name = "avx512-vnni";
+    set.dot_q8 = avx512::dotQ8;
+    set.dot_q8_x4 = avx512::dotQ8X4;
+    set.dot_q4 = avx512::dotQ4;
+    set.dot_q4_x4 = avx512::dotQ4X4;
+    return &set;
+  }();
+  return k;
+}
+
+}  // namespace ts::engine
+
+#else  // not x86-64 with GCC/Clang
+
+namespace ts::engine {
+const Kernels* avx512Kernels() {
+  return nullptr;
+}
+}  // namespace ts::engine
+
+#endif

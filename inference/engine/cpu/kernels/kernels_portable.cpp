@@ -1,0 +1,152 @@
+// The portable kernels (plain C++) and activation quantization; the AVX2 set is checked
+// against these.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "inference/engine/core/tensor_types.h"
+#include "inference/engine/cpu/kernels/kernels.h"
+
+namespace ts::engine {
+namespace {
+
+float dotF32(const float* w, const float* x, int n) {
+  float sum = 0.f;
+  for (int i = 0; i < n; ++i) sum += w[i] * x[i];
+  return sum;
+}
+
+float dotF16(const uint16_t* w, const float* x, int n) {
+  float sum = 0.f;
+  for (int i = 0; i < n; ++i) sum += f16ToF32(w[i]) * x[i];
+  return sum;
+}
+
+float dotQ8(const int8_t* w, const int8_t* x, const float* x_scale, int blocks) {
+  float sum = 0.f;
+  for (int b = 0; b < blocks; ++b, w += kQuantBlock, x += kQuantBlock) {
+    int32_t dot = 0;
+    for (int i = 0; i < kQuantBlock; ++i) dot += w[i] * x[i];
+    sum += x_scale[b] * static_cast<float>(dot);
+  }
+  return sum;
+}
+
+float dotQ4(const uint8_t* w, const float* w_scale, int blocks_per_group, const int8_t* x,
+            const float* x_scale, const float* x_offset, int blocks) {
+  float sum = 0.f;
+  for (int b = 0; b < blocks; ++b, x += kQuantBlock) {
+    const uint8_t* pair = w + b / 2 * kQuantBlock;  // block 2p: low nibbles, 2p + 1: high
+    const int shift = b % 2 ? 4 : 0;
+    int32_t dot = 0;
+    for (int j = 0; j < kQuantBlock; ++j) dot += ((pair[j] >> shift) & 15) * x[j];
+    sum += w_scale[b / blocks_per_group] * (x_scale[b] * static_cast<float>(dot) - x_offset[b]);
+  }
+  return sum;
+}
+
+void dotF32X4(const float* w, const float* x, size_t stride, int n, float* out) {
+  for (int t = 0; t < 4; ++t) out[t] = dotF32(w, x + t * stride, n);
+}
+
+void dotF16X4(const uint16_t* w, const float* x, size_t stride, int n, float* out) {
+  for (int t = 0; t < 4; ++t) out[t] = dotF16(w, x + t * stride, n);
+}
+
+void dotQ8X4(const int8_t* w, const int8_t* x, const float* x_scale, int blocks, float* out) {
+  for (int t = 0; t < 4; ++t)
+    out[t] =
+        dotQ8(w, x + static_cast<size_t>(t) * blocks * kQuantBlock, x_scale + t * blocks, blocks);
+}
+
+void dotQ4X4(const uint8_t* w, const float* w_scale, int blocks_per_group, const int8_t* x,
+             const float* x_scale, const float* x_offset, int blocks, float* out) {
+  for (int t = 0; t < 4; ++t)
+    out[t] = dotQ4(w, w_scale, blocks_per_group, x + static_cast<size_t>(t) * blocks * kQuantBlock,
+                   x_scale + t * blocks, x_offset + t * blocks, blocks);
+}
+
+double sumF32(const float* x, size_t n) {
+  float s[4] = {0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; ++k) s[k] += x[i + k];
+  for (; i < n; ++i) s[0] += x[i];
+  return static_cast<double>(s[0]) + s[1] + s[2] + s[3];
+}
+
+void axpyF32(float* y, float a, const float* x, int n) {
+  for (int i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+void axpyF16(float* y, float a, const uint16_t* x, int n) {
+  for (int i = 0; i < n; ++i) y[i] += a * f16ToF32(x[i]);
+}
+
+float dotI8F32(const int8_t* w, const float* x, int n) {
+  float sum = 0.f;
+  for (int i = 0; i < n; ++i) sum += static_cast<float>(w[i]) * x[i];
+  return sum;
+}
+
+void axpyI8(float* y, float a, const int8_t* x, int n) {
+  for (int i = 0; i < n; ++i) y[i] += a * static_cast<float>(x[i]);
+}
+
+}  // namespace
+
+void Activations::set(const float* x, int count_, int n_, bool quantize) {
+  count = count_;
+  n = n_;
+  blocks = paddedToBlock(n) / kQuantBlock;  // even: int4 rows hold blocks in pairs
+  f32.assign(x, x + static_cast<size_t>(count) * n);
+  if (!quantize) {
+    q.clear();
+    return;
+  }
+  q.assign(static_cast<size_t>(count) * blocks * kQuantBlock, 0);
+  scale.resize(static_cast<size_t>(count) * blocks);
+  offset.resize(scale.size());
+  for (int t = 0; t < count; ++t) {
+    const float* row = f32Row(t);
+    int8_t* qrow = q.data() + static_cast<size_t>(t) * blocks * kQuantBlock;
+    for (int b = 0; b < blocks; ++b) {
+      const int begin = b * kQuantBlock, end = std::min(n, begin + kQuantBlock);
+      float amax = 0.f;
+      for (int i = begin; i < end; ++i) amax = std::max(amax, std::abs(row[i]));
+      const float inv = amax > 0 ? 127.f / amax : 0.f;
+      int32_t qsum = 0;
+      for (int i = begin; i < end; ++i) {
+        // nearbyint: round half to even, as the vector conversion does
+        qrow[i] = static_cast<int8_t>(std::clamp(std::nearbyint(row[i] * inv), -127.f, 127.f));
+        qsum += qrow[i];
+      }
+      const size_t at = static_cast<size_t>(t) * blocks + b;
+      scale[at] = amax / 127.f;
+      offset[at] = 8.f * scale[at] * static_cast<float>(qsum);
+    }
+  }
+}
+
+const Kernels& portableKernels() {
+  static const Kernels k{"portable", dotF32,  dotF16, dotQ8,   dotQ4,   dotF32X4, dotF16X4,
+                         dotQ8X4,    dotQ4X4, sumF32, axpyF32, axpyF16, dotI8F32, axpyI8};
+  return k;
+}
+
+const Kernels& activeKernels() {
+  static const Kernels* chosen = [] {
+    const char* force = std::getenv("TOKENSCOPE_KERNELS");
+    const std::string wanted = force ? force : "";
+    if (wanted == "portable") return &portableKernels();
+    for (const Kernels* k : {avx512Kernels(), vnniKernels(), avx2Kernels()})
+      if (k && wanted == k->name) return k;
+    for (const Kernels* k : {avx512Kernels(), vnniKernels(), avx2Kernels()})
+      if (k) return k;
+    return &portableKernels();
+  }();
+  return *chosen;
+}
+
+}  // namespace ts::engine

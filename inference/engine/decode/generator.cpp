@@ -1,0 +1,66 @@
+#include "inference/engine/decode/generator.h"
+
+#include <chrono>
+
+#include "inference/engine/tokenizer/chat_template.h"
+
+namespace ts::engine {
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
+                           const std::vector<int>& prompt, const GenerateOptions& options,
+                           const std::function<bool(const GeneratedToken&)>& on_token) {
+  GenerationOutcome out;
+  out.finish = "length";
+  if (prompt.empty() || options.max_tokens <= 0) return out;
+  session.truncate(0);
+  Sampler sampler(options.sampling);
+  Utf8Stream utf8;
+  std::vector<int> history = prompt;
+  // Each token as it is produced: false when generation ends here.
+  const auto take = [&](int id, bool drafted) {
+    if (id == tokenizer.eos() || (options.chat && id == kBaichuanUserToken)) {
+      out.finish = "stop";
+      return false;
+    }
+    out.ids.push_back(id);
+    history.push_back(id);
+    GeneratedToken token{id, utf8.push(tokenizer.piece(id)), drafted};
+    out.text += token.text;
+    if (!on_token(token)) {
+      out.finish = "cancelled";
+      return false;
+    }
+    return true;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  if (options.draft) {
+    SpeculativeDecoder decoder(session, *options.draft, sampler, options.speculative);
+    decoder.generate(prompt, options.max_tokens, take);
+    out.prefill_ms = decoder.prefillMs();
+    out.speculative = decoder.stats();
+    out.target_forwards = decoder.targetForwards();
+  } else {
+    std::span<const float> logits = session.forwardBatch(prompt, 0, false);
+    out.prefill_ms = msSince(t0);
+    int pos = static_cast<int>(prompt.size());
+    for (int step = 0; step < options.max_tokens; ++step) {
+      if (!take(sampler.sample(logits, history), false)) break;
+      if (step + 1 == options.max_tokens || pos >= session.maxPositions()) break;
+      logits = session.forwardBatch({&out.ids.back(), 1}, pos++, false);
+    }
+  }
+  if (const std::string tail = utf8.flush(); !tail.empty()) {
+    out.text += tail;
+    if (out.finish != "cancelled") on_token({-1, tail});  // the held bytes, at the end
+  }
+  return out;
+}
+
+}  // namespace ts::engine

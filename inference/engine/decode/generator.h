@@ -1,0 +1,48 @@
+// One generation on a decoding session, as the app, the CLI and the OpenAI-compatible
+// server run it: the prompt in one batched pass, then tokens sampled one at a time (or
+// drafted and verified, with a draft source) until the end-of-sequence token, the chat
+// format's user token, max_tokens, the end of the KV cache, or the caller says stop.
+// Each token's text is released UTF-8-complete. The session is emptied first, so one
+// session serves many generations.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "inference/engine/backend/decode_session.h"
+#include "inference/engine/decode/sampler.h"
+#include "inference/engine/decode/speculative.h"
+#include "inference/engine/tokenizer/tokenizer.h"
+
+namespace ts::engine {
+
+struct GenerateOptions {
+  int max_tokens = 128;
+  SamplingConfig sampling;
+  bool chat = false;             // stop also at the chat format's user token (195)
+  DraftSource* draft = nullptr;  // speculative sampling when set
+  SpeculativeConfig speculative;
+};
+
+struct GeneratedToken {
+  int id = 0;            // -1 for the bytes still held at the end (an incomplete character)
+  std::string text;      // the UTF-8-complete bytes this token releases (may be empty)
+  bool drafted = false;  // speculative runs: a draft token the target accepted
+};
+
+struct GenerationOutcome {
+  std::vector<int> ids;
+  std::string text;
+  std::string finish;  // "stop" (end of sequence), "length" (max_tokens or the cache), "cancelled"
+  double prefill_ms = 0;
+  std::optional<SpeculativeStats> speculative;
+  int target_forwards = 0;  // passes of the target model (speculative runs)
+};
+
+// on_token returns false to stop now (finish "cancelled"). Throws what the session throws.
+GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
+                           const std::vector<int>& prompt, const GenerateOptions& options,
+                           const std::function<bool(const GeneratedToken&)>& on_token);
+
+}  // namespace ts::engine

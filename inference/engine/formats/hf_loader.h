@@ -1,0 +1,38 @@
+// Hugging Face model folders -> Model: config.json, model.safetensors or the shards named
+// by model.safetensors.index.json, and tokenizer.model for the vocabulary.
+//
+// Architecture rule (documented in README): architectures[0] BaichuanForCausalLM /
+// BaiChuanForCausalLM or LlamaForCausalLM. A Baichuan config with 40 hidden layers is the
+// 13B layout (ALiBi, no RoPE), as for GGUF files; vocab_size 125,696 marks Baichuan2,
+// whose NormHead lm_head rows are normalised at load (see loadModel).
+//
+// Baichuan's fused W_pack [3 * hidden, hidden] splits into q, k, v. Hugging Face stores
+// q / k rows for rotate-half RoPE; they are permuted here to the adjacent-pair order the
+// forward pass (and every GGUF) uses: row 2j + a of a head <- row a * head_dim / 2 + j.
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/model/model.h"
+
+namespace ts::engine {
+
+// `progress` is told the share of layers read (false: fail with kLoadCancelled).
+Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder,
+                                            const LoadProgress& progress = {});
+
+// The safetensors files of a folder: the shards model.safetensors.index.json names, or
+// model.safetensors (an error says what was expected: PyTorch .bin weights, nothing).
+Result<std::vector<std::filesystem::path>> safetensorsFiles(const std::filesystem::path& dir);
+
+// Rows of a [heads * head_dim, cols] matrix from rotate-half to adjacent-pair order, and
+// back (the safetensors writer's direction).
+WeightBuffer<float> rotateHalfToPairs(const WeightBuffer<float>& w, int heads, int head_dim,
+                                      int cols);
+WeightBuffer<float> pairsToRotateHalf(const WeightBuffer<float>& w, int heads, int head_dim,
+                                      int cols);
+
+}  // namespace ts::engine

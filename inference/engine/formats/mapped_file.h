@@ -1,0 +1,34 @@
+// A read-only memory map of a whole file; the parsers work on its bytes (a span), apart
+// from the opening (calm's tensors_parse / tensors_open split).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "inference/engine/core/result.h"
+
+namespace ts::engine {
+
+class MappedFile {
+ public:
+  // Whole: every byte will be read (weights): pages are mapped up front. Sparse: only parts
+  // (a vocabulary, a header), mapped on first touch.
+  enum class Access { Sparse, Whole };
+  static Result<std::shared_ptr<MappedFile>> open(const std::string& path,
+                                                  Access access = Access::Sparse);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
+  const std::string& path() const { return path_; }
+
+ private:
+  MappedFile() = default;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  std::string path_;
+};
+
+}  // namespace ts::engine

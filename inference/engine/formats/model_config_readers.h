@@ -1,0 +1,21 @@
+// The configuration a model file declares, read without its weights: shared by the
+// loaders and by inspectModel (model_info.h), so both apply the same architecture rules.
+#pragma once
+#include <string>
+
+#include "inference/engine/formats/gguf.h"
+#include "inference/engine/formats/llama2c.h"
+#include "inference/engine/model/model.h"
+
+namespace ts::engine {
+
+// general.architecture, <arch>.* keys, tokenscope.positional, vocab from token_embd.
+Result<ModelConfig> configFromGguf(const GgufFile& g);
+// config.json of a Hugging Face folder; `tied` is set from tie_word_embeddings.
+Result<ModelConfig> configFromHfFolder(const std::string& folder, bool* tied = nullptr);
+ModelConfig configFromLlama2c(const Llama2cHeader& header);
+// A folder (or its config.json / a .safetensors shard in it) is a Hugging Face model:
+// that folder; otherwise "".
+std::string hfFolderOf(const std::string& path);
+
+}  // namespace ts::engine

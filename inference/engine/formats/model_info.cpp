@@ -1,0 +1,85 @@
+#include "inference/engine/formats/model_info.h"
+
+#include <cstring>
+#include <filesystem>
+
+#include "inference/engine/formats/hf_loader.h"
+#include "inference/engine/formats/mapped_file.h"
+#include "inference/engine/formats/model_config_readers.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/formats/safetensors.h"
+
+namespace ts::engine {
+namespace fs = std::filesystem;
+namespace {
+
+Result<ModelSummary> inspectFolder(const std::string& folder) {
+  auto config = configFromHfFolder(folder);
+  if (!config) return fail(config.error());
+  auto files = safetensorsFiles(folder);
+  if (!files) return fail(files.error());
+  ModelSummary s;
+  s.config = config.value();
+  for (const fs::path& path : files.value()) {
+    auto file = MappedFile::open(path.string());  // only the header is touched
+    if (!file) return fail(file.error());
+    auto parsed = parseSafetensors(file.value()->bytes());
+    if (!parsed) return fail(path.filename().string() + ": " + parsed.error());
+    s.file_bytes += file.value()->bytes().size();
+    for (const SafetensorsTensor& t : parsed->tensors) {
+      uint64_t n = 1;
+      for (uint64_t d : t.shape) n *= d;
+      s.parameters += n;
+      ++s.stored_types[t.dtype];
+    }
+  }
+  return s;
+}
+
+Result<ModelSummary> inspectFile(const std::string& path) {
+  auto file = MappedFile::open(path);
+  if (!file) return fail(file.error());
+  const auto bytes = file.value()->bytes();
+  ModelSummary s;
+  s.file_bytes = bytes.size();
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0) {
+    auto g = parseGguf(bytes);
+    if (!g) return fail(g.error());
+    auto config = configFromGguf(g.value());
+    if (!config) return fail(config.error());
+    s.config = config.value();
+    for (const GgufTensor& t : g->tensors) {
+      s.parameters += t.elements();
+      ++s.stored_types[typeName(t.type)];
+    }
+    return s;
+  }
+  auto layout = parseLlama2c(bytes);
+  if (!layout) return fail(layout.error());
+  const Llama2cHeader& h = layout->header;
+  s.config = configFromLlama2c(h);
+  const ModelConfig& c = s.config;
+  const uint64_t D = c.dim, F = c.ffn_dim, V = c.vocab, Q = c.n_heads * c.head_dim,
+                 KV = c.n_kv_heads * c.head_dim;
+  s.parameters = V * D + D + c.n_layers * (2 * D + D * Q + 2 * D * KV + Q * D + 3 * D * F);
+  if (!h.shared_classifier) s.parameters += V * D;
+  s.stored_types["F32"] = 2 + 9 * c.n_layers + (h.shared_classifier ? 0 : 1);
+  return s;
+}
+
+}  // namespace
+
+Result<ModelSummary> inspectModel(const std::string& path) {
+  const std::string folder = hfFolderOf(path);
+  auto summary = folder.empty() ? inspectFile(path) : inspectFolder(folder);
+  if (!summary) return fail(path + ": " + summary.error());
+  ModelSummary& s = summary.value();
+  s.config.norm_head = s.config.architecture == "baichuan" && s.config.vocab == kBaichuan2Vocab;
+  if (auto vocab = loadVocabulary(path); vocab && !vocab->pieces.empty())
+    s.vocabulary_pieces = static_cast<int>(vocab->pieces.size());
+  else
+    s.vocabulary_note = vocab ? "the file carries no vocabulary" : vocab.error();
+  return summary;
+}
+
+}  // namespace ts::engine

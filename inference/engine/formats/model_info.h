@@ -1,0 +1,25 @@
+// What a model file is, read without loading its weights (for the model manager); the
+// memory a load would take is backend/model_memory.h's estimateMemory.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "inference/engine/model/model.h"
+
+namespace ts::engine {
+
+struct ModelSummary {
+  ModelConfig config;                       // as loadModel sets it (NormHead included)
+  uint64_t parameters = 0;                  // elements of every tensor the file stores
+  uint64_t file_bytes = 0;                  // the file, or every safetensors shard of a folder
+  std::map<std::string, int> stored_types;  // "Q4_0", "F32", "BF16", ... -> tensors so stored
+  int vocabulary_pieces = 0;                // 0 when no tokenizer goes with the model
+  std::string vocabulary_note;              // why there is none (empty when there is one)
+};
+
+// Reads only headers: a GGUF's metadata and tensor table, a folder's config.json and
+// safetensors headers, a llama2.c header. Errors as loadModel's.
+Result<ModelSummary> inspectModel(const std::string& path);
+
+}  // namespace ts::engine

@@ -1,0 +1,69 @@
+// A loaded model: its configuration (what the file says) and its weights in row-major
+// [out][in] order, in one runtime format. The readers that fill it live in formats/
+// (formats/model_loader.h's loadModel); backends read it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "inference/engine/core/result.h"
+#include "inference/engine/model/quant_matrix.h"
+#include "inference/engine/tokenizer/vocabulary.h"
+
+namespace ts::engine {
+
+enum class Positional { Rope, Alibi };
+
+struct ModelConfig {
+  std::string architecture;   // "llama" | "baichuan"
+  std::string source_format;  // "gguf" | "llama2c" | "safetensors" | "random"
+  int n_layers = 0;
+  int dim = 0;  // embedding width
+  int n_heads = 0;
+  int n_kv_heads = 0;  // < n_heads: grouped-query attention
+  int head_dim = 0;
+  int ffn_dim = 0;
+  int vocab = 0;
+  int context = 0;  // trained context length
+  float rms_eps = 1e-5f;
+  float rope_theta = 10000.f;
+  int rope_dim = 0;  // rotated dimensions per head (== head_dim unless partial)
+  Positional positional = Positional::Rope;
+  bool norm_head = false;        // Baichuan2: classifier rows normalised to unit length at load
+  std::string describe() const;  // one line for CLIs and the UI
+};
+
+struct LayerWeights {
+  WeightBuffer<float> attn_norm;  // [dim]
+  QuantMatrix wq;                 // [n_heads*head_dim, dim]
+  QuantMatrix wk;                 // [n_kv_heads*head_dim, dim]
+  QuantMatrix wv;                 // [n_kv_heads*head_dim, dim]
+  QuantMatrix wo;                 // [dim, n_heads*head_dim]
+  WeightBuffer<float> ffn_norm;   // [dim]
+  QuantMatrix w_gate;             // [ffn_dim, dim]
+  QuantMatrix w_up;               // [ffn_dim, dim]
+  QuantMatrix w_down;             // [dim, ffn_dim]
+};
+
+struct Model {
+  ModelConfig config;
+  WeightBuffer<float> token_embd;   // [vocab, dim], f32 (rows are gathered, not multiplied)
+  WeightBuffer<float> output_norm;  // [dim]
+  QuantMatrix classifier;           // [vocab, dim]; a copy of token_embd when the file ties them
+  std::vector<LayerWeights> layers;
+  Vocabulary vocab;  // pieces and scores, when the file carries them
+  WeightFormat weight_format = WeightFormat::F32;
+  // What the quantization cache did on this load: "hit: PATH", "written: PATH",
+  // "off", "not used for f32 weights" or "not written: WHY" (the load still succeeded).
+  std::string cache_note;
+  size_t weight_bytes() const;  // matrices as stored at run time
+};
+
+// Baichuan2's vocabulary size: its lm_head is a NormHead.
+constexpr int kBaichuan2Vocab = 125696;
+// Scales every classifier row to unit L2 length (rows of zeros stay zero). Idempotent up to
+// rounding, so a GGUF converted with normalised rows loads the same.
+void normalizeRows(WeightBuffer<float>& w, int rows, int cols);
+
+}  // namespace ts::engine

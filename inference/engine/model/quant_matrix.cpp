@@ -1,0 +1,294 @@
+#include "inference/engine/model/quant_matrix.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "inference/engine/core/tensor_types.h"
+
+namespace ts::engine {
+
+Result<WeightFormat> parseWeightFormat(const std::string& name) {
+  if (name == "f32") return WeightFormat::F32;
+  if (name == "f16") return WeightFormat::F16;
+  if (name == "int8") return WeightFormat::Int8;
+  if (name == "int4") return WeightFormat::Int4;
+  if (name == "q8_0") return WeightFormat::Q8_0;
+  return fail("unknown weight format: expected f32, f16, int8, int4 or q8_0, found '" + name + "'");
+}
+
+std::string weightFormatName(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::F32:
+      return "f32";
+    case WeightFormat::F16:
+      return "f16";
+    case WeightFormat::Int8:
+      return "int8";
+    case WeightFormat::Int4:
+      return "int4";
+    case WeightFormat::Q8_0:
+      return "q8_0";
+  }
+  return "f32";
+}
+
+QuantMatrix QuantMatrix::fromF32(WeightBuffer<float> w, int rows, int cols) {
+  QuantMatrix m;
+  m.rows_ = rows;
+  m.cols_ = cols;
+  m.f32_ = std::move(w);
+  return m;
+}
+
+float QuantMatrix::at(int r, int c) const {
+  const size_t i = static_cast<size_t>(r) * cols_ + c;
+  switch (format_) {
+    case WeightFormat::F32:
+      return f32_[i];
+    case WeightFormat::F16:
+      return f16ToF32(f16_[i]);
+    case WeightFormat::Int8:
+      return scales_[r] * q8_[r * paddedCols() + c];
+    case WeightFormat::Q8_0:
+      return scales_[r * paddedCols() / kQuantBlock + c / kQuantBlock] * q8_[r * paddedCols() + c];
+    case WeightFormat::Int4: {
+      const int block = c / kQuantBlock;  // pairs of blocks share 32 bytes (kernels.h)
+      const uint8_t b = q4_[r * paddedCols() / 2 + block / 2 * kQuantBlock + c % kQuantBlock];
+      const int q = (block % 2 ? b >> 4 : b & 15) - 8;
+      return scales_[r * scaleGroups() + c / group_] * q;
+    }
+  }
+  return 0.f;
+}
+
+namespace {
+
+// Round half away from zero (as lround) and clamp to [-limit, limit], without a libm call:
+// quantizing a 7B model calls this billions of times.
+inline int roundClamped(float v, int limit) {
+  const int q = static_cast<int>(v + (v >= 0 ? 0.5f : -0.5f));
+  return std::clamp(q, -limit, limit);
+}
+
+}  // namespace
+
+QuantMatrix QuantMatrix::shaped(WeightFormat format, int rows, int cols, int group) {
+  QuantMatrix m;
+  m.format_ = format;
+  m.rows_ = rows;
+  m.cols_ = cols;
+  m.group_ = group;
+  return m;
+}
+
+QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
+  if (format == format_ && (format != WeightFormat::Int4 || group == group_)) return *this;
+  QuantMatrix m = shaped(format, rows_, cols_, group);
+  const size_t n = static_cast<size_t>(rows_) * cols_;
+  // The usual source is f32 (the loaders' output): copy it instead of decoding per element.
+  WeightBuffer<float> src;
+  if (format_ == WeightFormat::F32) {
+    src = f32_;
+  } else {
+    src.resize(n);
+    for (int r = 0; r < rows_; ++r)
+      for (int c = 0; c < cols_; ++c) src[static_cast<size_t>(r) * cols_ + c] = at(r, c);
+  }
+  switch (format) {
+    case WeightFormat::F32:
+      m.f32_ = std::move(src);
+      break;
+    case WeightFormat::F16:
+      m.f16_.resize(n);
+      for (size_t i = 0; i < n; ++i) m.f16_[i] = f32ToF16(src[i]);
+      break;
+    case WeightFormat::Int8:
+      m.q8_.assign(rows_ * paddedCols(), 0);
+      m.scales_.resize(rows_);
+      for (int r = 0; r < rows_; ++r) {
+        const float* row = src.data() + static_cast<size_t>(r) * cols_;
+        float amax = 0.f;
+        for (int c = 0; c < cols_; ++c) amax = std::max(amax, std::abs(row[c]));
+        const float scale = amax > 0 ? amax / 127.f : 1.f;
+        m.scales_[r] = scale;
+        for (int c = 0; c < cols_; ++c)
+          m.q8_[r * paddedCols() + c] = static_cast<int8_t>(roundClamped(row[c] / scale, 127));
+      }
+      break;
+    case WeightFormat::Q8_0: {
+      const size_t blocks = paddedCols() / kQuantBlock;
+      m.q8_.assign(rows_ * paddedCols(), 0);
+      m.scales_.assign(rows_ * blocks, 0.f);
+      for (int r = 0; r < rows_; ++r) {
+        const float* row = src.data() + static_cast<size_t>(r) * cols_;
+        for (size_t b = 0; b * kQuantBlock < static_cast<size_t>(cols_); ++b) {
+          const int begin = static_cast<int>(b) * kQuantBlock,
+                    end = std::min(cols_, begin + kQuantBlock);
+          float amax = 0.f;
+          for (int c = begin; c < end; ++c) amax = std::max(amax, std::abs(row[c]));
+          const float scale = amax > 0 ? amax / 127.f : 1.f;
+          m.scales_[r * blocks + b] = scale;
+          for (int c = begin; c < end; ++c)
+            m.q8_[r * paddedCols() + c] = static_cast<int8_t>(roundClamped(row[c] / scale, 127));
+        }
+      }
+      break;
+    }
+    case WeightFormat::Int4: {
+      // Scales for every group of the padded row (those past cols stay 0).
+      const size_t row_bytes = paddedCols() / 2, groups = m.scaleGroups();
+      m.q4_.assign(rows_ * row_bytes, 0x88);  // padding: nibble 8 = value 0
+      m.scales_.assign(rows_ * groups, 0.f);
+      for (int r = 0; r < rows_; ++r) {
+        const float* row = src.data() + static_cast<size_t>(r) * cols_;
+        for (size_t g = 0; g * group < static_cast<size_t>(cols_); ++g) {
+          const int begin = static_cast<int>(g) * group, end = std::min(cols_, begin + group);
+          float amax = 0.f;
+          for (int c = begin; c < end; ++c) amax = std::max(amax, std::abs(row[c]));
+          const float scale = amax > 0 ? amax / 7.f : 1.f;
+          m.scales_[r * groups + g] = scale;
+          for (int c = begin; c < end; ++c) {
+            const int q = std::min(roundClamped(row[c] / scale, 8), 7) + 8;
+            const int block = c / kQuantBlock;
+            uint8_t& b = m.q4_[r * row_bytes + block / 2 * kQuantBlock + c % kQuantBlock];
+            b = block % 2 ? static_cast<uint8_t>((b & 0x0F) | (q << 4))
+                          : static_cast<uint8_t>((b & 0xF0) | q);
+          }
+        }
+      }
+      break;
+    }
+  }
+  return m;
+}
+
+float QuantMatrix::dotRow(const Kernels& k, int r, const Activations& x, int t) const {
+  const size_t row = r;
+  switch (format_) {
+    case WeightFormat::F32:
+      return k.dot_f32(f32_.data() + row * cols_, x.f32Row(t), cols_);
+    case WeightFormat::F16:
+      return k.dot_f16(f16_.data() + row * cols_, x.f32Row(t), cols_);
+    case WeightFormat::Int8:  // dequantize once per row
+      return scales_[r] *
+             k.dot_q8(q8_.data() + row * paddedCols(), x.qRow(t), x.scaleRow(t), x.blocks);
+    case WeightFormat::Q8_0: {  // the block's weight scale folds into its activation scale
+      float* combined = combinedScales(r, x, t, 1);
+      return k.dot_q8(q8_.data() + row * paddedCols(), x.qRow(t), combined, x.blocks);
+    }
+    case WeightFormat::Int4: {
+      return k.dot_q4(q4_.data() + row * paddedCols() / 2, scales_.data() + row * scaleGroups(),
+                      group_ / kQuantBlock, x.qRow(t), x.scaleRow(t), x.offsetRow(t), x.blocks);
+    }
+  }
+  return 0.f;
+}
+
+void QuantMatrix::dotRowX4(const Kernels& k, int r, const Activations& x, int t, float* out) const {
+  const size_t row = r;
+  switch (format_) {
+    case WeightFormat::F32:
+      return k.dot_f32_x4(f32_.data() + row * cols_, x.f32Row(t), cols_, cols_, out);
+    case WeightFormat::F16:
+      return k.dot_f16_x4(f16_.data() + row * cols_, x.f32Row(t), cols_, cols_, out);
+    case WeightFormat::Int8:
+      k.dot_q8_x4(q8_.data() + row * paddedCols(), x.qRow(t), x.scaleRow(t), x.blocks, out);
+      for (int i = 0; i < 4; ++i) out[i] *= scales_[r];
+      return;
+    case WeightFormat::Q8_0:
+      return k.dot_q8_x4(q8_.data() + row * paddedCols(), x.qRow(t), combinedScales(r, x, t, 4),
+                         x.blocks, out);
+    case WeightFormat::Int4: {
+      return k.dot_q4_x4(q4_.data() + row * paddedCols() / 2, scales_.data() + row * scaleGroups(),
+                         group_ / kQuantBlock, x.qRow(t), x.scaleRow(t), x.offsetRow(t), x.blocks,
+                         out);
+    }
+  }
+}
+
+// q8_0: the weight scale of each block times the activation scale of the same block, for
+// `tokens` activation rows from t on (laid out as Activations' scales). A per-thread
+// buffer: products run on several threads at once.
+float* QuantMatrix::combinedScales(int r, const Activations& x, int t, int tokens) const {
+  thread_local std::vector<float> buffer;
+  buffer.resize(static_cast<size_t>(tokens) * x.blocks);
+  const float* w = scales_.data() + static_cast<size_t>(r) * x.blocks;
+  for (int i = 0; i < tokens; ++i) {
+    const float* s = x.scaleRow(t + i);
+    for (int b = 0; b < x.blocks; ++b) buffer[static_cast<size_t>(i) * x.blocks + b] = w[b] * s[b];
+  }
+  return buffer.data();
+}
+
+void QuantMatrix::multiplyRows(float* out, int out_stride, const Activations& x, int begin,
+                               int end) const {
+  const Kernels& k = activeKernels();
+  float four[4];
+  for (int r = begin; r < end; ++r) {
+    int t = 0;
+    for (; t + 4 <= x.count; t += 4) {  // four tokens per pass over the weight row
+      dotRowX4(k, r, x, t, four);
+      for (int i = 0; i < 4; ++i) out[static_cast<size_t>(t + i) * out_stride + r] = four[i];
+    }
+    for (; t < x.count; ++t) out[static_cast<size_t>(t) * out_stride + r] = dotRow(k, r, x, t);
+  }
+}
+
+void QuantMatrix::matvec(float* out, const float* x) const {
+  Activations a;
+  a.set(x, 1, cols_, needsQuantizedInput());
+  multiplyRows(out, rows_, a, 0, rows_);
+}
+
+void QuantMatrix::appendTo(ByteWriter& out) const {
+  const int32_t header[4] = {static_cast<int32_t>(format_), rows_, cols_, group_};
+  out.pod(header);
+  out.array(f32_);
+  out.array(scales_);
+  out.array(f16_);
+  out.array(q8_);
+  out.array(q4_);
+}
+
+Result<QuantMatrix> QuantMatrix::readFrom(ByteReader& in) {
+  int32_t h[4];
+  if (!in.pod(h)) return fail("cache: a matrix record is cut short");
+  if (h[0] < 0 || h[0] > static_cast<int32_t>(WeightFormat::Q8_0) || h[1] <= 0 || h[2] <= 0 ||
+      (h[3] != 32 && h[3] != 64 && h[3] != 128))
+    return fail("cache: a matrix record has an impossible header");
+  QuantMatrix m = shaped(static_cast<WeightFormat>(h[0]), h[1], h[2], h[3]);
+  const uint64_t n = static_cast<uint64_t>(m.rows_) * m.cols_, padded = m.rows_ * m.paddedCols();
+  const uint64_t groups = static_cast<uint64_t>(m.rows_) * m.scaleGroups();
+  const auto is = [&](WeightFormat f, uint64_t size) { return m.format_ == f ? size : 0; };
+  const bool ok =
+      in.array(m.f32_, is(WeightFormat::F32, n)) &&
+      in.array(m.scales_, is(WeightFormat::Int8, m.rows_) + is(WeightFormat::Int4, groups) +
+                              is(WeightFormat::Q8_0, padded / kQuantBlock)) &&
+      in.array(m.f16_, is(WeightFormat::F16, n)) &&
+      in.array(m.q8_, is(WeightFormat::Int8, padded) + is(WeightFormat::Q8_0, padded)) &&
+      in.array(m.q4_, is(WeightFormat::Int4, padded / 2));
+  if (!ok) return fail("cache: a matrix's arrays do not match its shape");
+  return m;
+}
+
+const void* QuantMatrix::storage() const {
+  switch (format_) {
+    case WeightFormat::F32:
+      return f32_.data();
+    case WeightFormat::F16:
+      return f16_.data();
+    case WeightFormat::Int8:
+    case WeightFormat::Q8_0:
+      return q8_.data();
+    case WeightFormat::Int4:
+      return q4_.data();
+  }
+  return nullptr;
+}
+
+size_t QuantMatrix::bytes() const {
+  return f32_.size() * 4 + f16_.size() * 2 + q8_.size() + q4_.size() + scales_.size() * 4;
+}
+
+}  // namespace ts::engine

@@ -1,0 +1,94 @@
+// A weight matrix in one runtime format: f32 (the reference), f16, int8 per output channel
+// (one scale per row), q8_0 (int8 with one scale per 32 inputs, as GGUF's Q8_0) or int4
+// group-wise (one scale per `group` inputs of a row; the last group of a row may be
+// shorter; group 32 holds GGUF's Q4_0 exactly). Quantized once at load (or taken from
+// Q8_0 / Q4_0 blocks as they are); the products dequantize on the fly (fused: kernels.h),
+// with integer rows padded with zeros to whole 64-input pairs of blocks.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "inference/engine/core/byte_io.h"
+#include "inference/engine/core/result.h"
+#include "inference/engine/cpu/kernels/kernels.h"
+#include "inference/engine/model/weight_buffer.h"
+
+namespace ts::engine {
+
+enum class WeightFormat { F32, F16, Int8, Int4, Q8_0 };
+// "f32" | "f16" | "int8" | "int4" | "q8_0"
+Result<WeightFormat> parseWeightFormat(const std::string& name);
+std::string weightFormatName(WeightFormat format);
+
+class QuantMatrix {
+ public:
+  QuantMatrix() = default;
+  // w: [rows, cols] row-major f32, consumed.
+  static QuantMatrix fromF32(WeightBuffer<float> w, int rows, int cols);
+  static QuantMatrix fromF32(const std::vector<float>& w, int rows, int cols) {
+    return fromF32(toWeightBuffer(w), rows, cols);
+  }
+  // GGUF Q8_0 / Q4_0 blocks of a [rows, cols] tensor (cols a multiple of 32), kept exactly:
+  // Q8_0 as q8_0, Q4_0 as int4 with group 32.
+  static QuantMatrix fromQ8_0Blocks(std::span<const uint8_t> blocks, int rows, int cols);
+  static QuantMatrix fromQ4_0Blocks(std::span<const uint8_t> blocks, int rows, int cols);
+  // A copy of this matrix in `format` (group: inputs per int4 scale: 32, 64 or 128); the
+  // matrix itself when it is in that format already.
+  QuantMatrix converted(WeightFormat format, int group = 128) const;
+
+  // Whether products with this matrix read the int8 form of the activations.
+  bool needsQuantizedInput() const {
+    return format_ == WeightFormat::Int8 || format_ == WeightFormat::Int4 ||
+           format_ == WeightFormat::Q8_0;
+  }
+  // out[t * out_stride + r] = W[r] · x_t for every activation vector t and rows
+  // [begin, end) (threads split a product by rows). x must be quantized when
+  // needsQuantizedInput(). With one vector this is the decode matvec; with many, the
+  // prefill matmul, which reuses each weight row (in L1) for every token.
+  void multiplyRows(float* out, int out_stride, const Activations& x, int begin, int end) const;
+  // out[rows] = W · x[cols] on the calling thread (tests and tools).
+  void matvec(float* out, const float* x) const;
+  // The f32 value of W[row, col] (for tests and conversions).
+  float at(int row, int col) const;
+
+  // The matrix as bytes (format, shape, group, then its arrays) and back, for the
+  // quantization cache. readFrom advances `in` and fails on a short or inconsistent record.
+  void appendTo(ByteWriter& out) const;
+  static Result<QuantMatrix> readFrom(ByteReader& in);
+
+  WeightFormat format() const { return format_; }
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+  int group() const { return group_; }
+  size_t bytes() const;  // storage, scales included
+  const float* f32Data() const { return f32_.data(); }
+  // The stored arrays as they are (for uploading to another backend): f32 [rows, cols],
+  // f16 [rows, cols], int8 / q8_0 [rows, padded cols], int4 [rows, padded cols / 2]; the
+  // scales as described below (null for f32 and f16).
+  const void* storage() const;
+  const float* scales() const { return scales_.empty() ? nullptr : scales_.data(); }
+
+ private:
+  WeightFormat format_ = WeightFormat::F32;
+  float dotRow(const Kernels& k, int row, const Activations& x, int t) const;
+  void dotRowX4(const Kernels& k, int row, const Activations& x, int t, float* out) const;
+  float* combinedScales(int row, const Activations& x, int t, int tokens) const;
+  size_t paddedCols() const { return paddedToBlock(cols_); }
+  // An empty matrix of this shape and format (arrays not yet allocated).
+  static QuantMatrix shaped(WeightFormat format, int rows, int cols, int group);
+  // int4 scales per row: every group of the padded row, so the kernels' last (padding)
+  // block never reads past a row's scales (padding groups have scale 0).
+  size_t scaleGroups() const { return (paddedCols() + group_ - 1) / group_; }
+
+  int rows_ = 0, cols_ = 0, group_ = 128;
+  WeightBuffer<float> f32_;
+  WeightBuffer<uint16_t> f16_;
+  WeightBuffer<int8_t> q8_;     // int8, q8_0: [rows, padded cols]
+  WeightBuffer<uint8_t> q4_;    // [rows, padded cols / 2]: 32 bytes per pair of blocks (kernels.h)
+  WeightBuffer<float> scales_;  // int8: [rows]; int4: [rows, ceil(cols/group)];
+                                // q8_0: [rows, padded cols / 32]
+};
+
+}  // namespace ts::engine

@@ -1,0 +1,44 @@
+// Text <-> token ids for sentencepiece-style (BPE by piece score) vocabularies, as stored
+// in GGUF files and llama2.c tokenizer files: the text gets a leading space, spaces become
+// "▁" when the vocabulary uses that mark, characters are merged pairwise by the best score
+// of the merged piece, and characters the vocabulary lacks fall back to <0xNN> byte pieces.
+#pragma once
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "inference/engine/tokenizer/vocabulary.h"
+
+namespace ts::engine {
+
+class Tokenizer {
+ public:
+  explicit Tokenizer(Vocabulary vocab);
+  std::vector<int> encode(std::string_view text, bool add_bos) const;
+  std::string piece(int id) const;  // the bytes of one token ("▁" as a space, bytes raw)
+  const Vocabulary& vocabulary() const { return vocab_; }
+  int bos() const { return vocab_.bos; }
+  int eos() const { return vocab_.eos; }
+
+ private:
+  int find(const std::string& piece) const;
+
+  Vocabulary vocab_;
+  std::unordered_map<std::string, int> index_;
+  bool space_mark_ = false;  // the vocabulary writes spaces as U+2581
+  int byte_ids_[256];
+};
+
+// Streaming detokenization: feeds token bytes, returns only complete UTF-8 characters and
+// keeps an incomplete tail for the next token (never emits half a character).
+class Utf8Stream {
+ public:
+  std::string push(const std::string& bytes);
+  std::string flush();  // the held tail, as is, at the end of the stream
+
+ private:
+  std::string pending_;
+};
+
+}  // namespace ts::engine

@@ -1,0 +1,163 @@
+// The AVX2 kernels against the portable ones (same arithmetic, so only f32 rounding may
+// differ), over lengths with and without tails; and activation quantization's contract.
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "inference/engine/core/tensor_types.h"
+#include "inference/engine/cpu/kernels/kernels.h"
+#include "tests/inference/engine/check.h"
+
+using namespace ts::engine;
+using ts::testing::check;
+
+namespace {
+
+bool close(double got, double want, double scale) {
+  return std::abs(got - want) <= 1e-5 * scale + 1e-6;
+}
+
+}  // namespace
+
+int main() {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::uniform_int_distribution<int> byte(0, 255), int8(-127, 127);
+
+  // Quantized activations: |q| <= 127, q = 0 past n, scale * q within half a step of x.
+  {
+    std::vector<float> x(70);
+    for (float& v : x) v = normal(rng);
+    x[5] = 40.f;  // an outlier sets its block's scale
+    Activations a;
+    a.set(x.data(), 1, 70, true);
+    bool bounded = a.blocks == 4 && a.q.size() == 128, exact = true;
+    for (int i = 0; i < 128; ++i) {
+      bounded = bounded && std::abs(a.q[i]) <= 127 && (i < 70 || a.q[i] == 0);
+      if (i < 70)
+        exact = exact && std::abs(a.scale[i / 32] * a.q[i] - x[i]) <= a.scale[i / 32] / 2 * 1.0001f;
+    }
+    check(bounded,
+          "activations: n = 70 pads to 4 blocks of 32 (whole pairs), |q| <= 127, zeros past n");
+    check(exact, "activations: every value within half a quantization step");
+    check(a.q[5] == 127 && std::abs(a.scale[0] - 40.f / 127) < 1e-6,
+          "activations: the block maximum maps to 127");
+    Activations zero;
+    std::vector<float> zeros(32, 0.f);
+    zero.set(zeros.data(), 1, 32, true);
+    check(zero.scale[0] == 0.f && zero.q[0] == 0, "activations: an all-zero block has scale 0");
+  }
+
+  const Kernels& portable = portableKernels();
+  std::printf("active kernels: %s\n", activeKernels().name);
+  std::vector<const Kernels*> fast_sets;
+  for (const Kernels* k : {avx2Kernels(), vnniKernels(), avx512Kernels()})
+    if (k)
+      fast_sets.push_back(k);
+    else
+      std::printf(
+          "SKIP a vector kernel set this CPU lacks (AVX2/FMA/F16C, AVX-VNNI or AVX-512 VNNI)\n");
+  for (const Kernels* fast : fast_sets) {
+    const std::string name = fast->name;
+    bool f32_ok = true, f16_ok = true, q8_ok = true, q4_ok = true, sum_ok = true, x4_ok = true,
+         axpy_ok = true;
+    for (int n : {1, 7, 8, 31, 32, 33, 64, 100, 300, 4096}) {
+      // Four activation vectors of n floats and their int8 blocks.
+      std::vector<float> w(n), x(4 * n);
+      std::vector<uint16_t> h(n);
+      for (int i = 0; i < n; ++i) {
+        w[i] = normal(rng);
+        h[i] = f32ToF16(w[i]);
+      }
+      for (float& v : x) v = normal(rng);
+      const double scale = std::sqrt(static_cast<double>(n)) * 4;
+      f32_ok = f32_ok && close(fast->dot_f32(w.data(), x.data(), n),
+                               portable.dot_f32(w.data(), x.data(), n), scale);
+      f16_ok = f16_ok && close(fast->dot_f16(h.data(), x.data(), n),
+                               portable.dot_f16(h.data(), x.data(), n), scale);
+      sum_ok = sum_ok && close(fast->sum_f32(x.data(), n), portable.sum_f32(x.data(), n), scale);
+      // y += a x: FMA rounds once where the portable code rounds twice.
+      std::vector<float> y1(x.begin(), x.begin() + n), y2 = y1, y3 = y1, y4 = y1;
+      fast->axpy_f32(y1.data(), 0.7f, w.data(), n);
+      portable.axpy_f32(y2.data(), 0.7f, w.data(), n);
+      fast->axpy_f16(y3.data(), -1.3f, h.data(), n);
+      portable.axpy_f16(y4.data(), -1.3f, h.data(), n);
+      std::vector<int8_t> k8(n);
+      for (auto& v : k8) v = static_cast<int8_t>(int8(rng));
+      std::vector<float> y5(x.begin(), x.begin() + n), y6 = y5;
+      fast->axpy_i8(y5.data(), 0.01f, k8.data(), n);
+      portable.axpy_i8(y6.data(), 0.01f, k8.data(), n);
+      for (int i = 0; i < n; ++i)
+        axpy_ok =
+            axpy_ok && close(y1[i], y2[i], 4) && close(y3[i], y4[i], 4) && close(y5[i], y6[i], 4);
+      axpy_ok = axpy_ok && close(fast->dot_i8_f32(k8.data(), x.data(), n),
+                                 portable.dot_i8_f32(k8.data(), x.data(), n), scale * 127);
+      const int blocks = (n + 63) / 64 * 2;  // integer formats: whole pairs of 32-blocks
+      std::vector<int8_t> wq(blocks * 32), xq(4 * blocks * 32);
+      std::vector<uint8_t> w4(blocks * 16);
+      std::vector<float> xs(4 * blocks), xo(4 * blocks), ws(blocks);
+      for (auto& v : wq) v = static_cast<int8_t>(int8(rng));
+      for (auto& v : xq) v = static_cast<int8_t>(int8(rng));
+      for (auto& v : w4) v = static_cast<uint8_t>(byte(rng));
+      for (int b = 0; b < 4 * blocks; ++b) {
+        xs[b] = std::abs(normal(rng)) / 127;
+        xo[b] = normal(rng);
+      }
+      for (float& v : ws) v = std::abs(normal(rng)) / 7;
+      const double qscale = scale * 127;
+      q8_ok = q8_ok && close(fast->dot_q8(wq.data(), xq.data(), xs.data(), blocks),
+                             portable.dot_q8(wq.data(), xq.data(), xs.data(), blocks), qscale);
+      for (int per_group : {1, 2, 4})
+        q4_ok = q4_ok && close(fast->dot_q4(w4.data(), ws.data(), per_group, xq.data(), xs.data(),
+                                            xo.data(), blocks),
+                               portable.dot_q4(w4.data(), ws.data(), per_group, xq.data(),
+                                               xs.data(), xo.data(), blocks),
+                               qscale);
+      // Four tokens at once give bit for bit the four single products of the same set:
+      // batched prefill and speculative verification must match one-token decoding.
+      for (const Kernels* k : {fast, &portable}) {
+        float got[4];
+        k->dot_f32_x4(w.data(), x.data(), n, n, got);
+        for (int t = 0; t < 4; ++t)
+          x4_ok = x4_ok && got[t] == k->dot_f32(w.data(), x.data() + t * n, n);
+        k->dot_f16_x4(h.data(), x.data(), n, n, got);
+        for (int t = 0; t < 4; ++t)
+          x4_ok = x4_ok && got[t] == k->dot_f16(h.data(), x.data() + t * n, n);
+        k->dot_q8_x4(wq.data(), xq.data(), xs.data(), blocks, got);
+        for (int t = 0; t < 4; ++t)
+          x4_ok = x4_ok && got[t] == k->dot_q8(wq.data(), xq.data() + t * blocks * 32,
+                                               xs.data() + t * blocks, blocks);
+        for (int per_group : {1, 2, 4}) {
+          k->dot_q4_x4(w4.data(), ws.data(), per_group, xq.data(), xs.data(), xo.data(), blocks,
+                       got);
+          for (int t = 0; t < 4; ++t)
+            x4_ok =
+                x4_ok &&
+                got[t] == k->dot_q4(w4.data(), ws.data(), per_group, xq.data() + t * blocks * 32,
+                                    xs.data() + t * blocks, xo.data() + t * blocks, blocks);
+        }
+      }
+    }
+    check(f32_ok, name + " dot_f32 equals portable (10 lengths, 1..4096)");
+    check(f16_ok, name + " dot_f16 equals portable");
+    check(q8_ok, name + " dot_q8 equals portable");
+    check(q4_ok, name + " dot_q4 equals portable (1, 2 and 4 blocks per group)");
+    check(x4_ok, name +
+                     " four-token products are bit-identical to four single ones (every format, "
+                     "and portable)");
+    check(sum_ok, name + " sum_f32 equals portable");
+    check(axpy_ok, name + " axpy_f32 / f16 / i8 and dot_i8_f32 (the KV cache's) equal portable");
+    // A known value, so both cannot be wrong the same way: block 0 all nibble 15 (value
+    // 7), block 1 all nibble 8 (value 0), one weight group of both; x = 0.5 everywhere
+    // (q = 1, scale 0.5, offset 8 x 0.5 x 32 per block); weight scale 2.
+    std::vector<uint8_t> w4(32, 0x8F);
+    std::vector<int8_t> xq(64, 1);
+    const float ws = 2.f, xs[2] = {0.5f, 0.5f}, xo[2] = {8 * 0.5f * 32, 8 * 0.5f * 32};
+    const float want = 2.f * 7 * 0.5f * 32;
+    check(std::abs(fast->dot_q4(w4.data(), &ws, 2, xq.data(), xs, xo, 2) - want) < 1e-4 &&
+              std::abs(portable.dot_q4(w4.data(), &ws, 2, xq.data(), xs, xo, 2) - want) < 1e-4,
+          name + " and portable dot_q4 of a block of 7s and a block of 0s with x = 0.5: 224");
+  }
+  return ts::testing::finish();
+}

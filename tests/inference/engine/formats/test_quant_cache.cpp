@@ -1,0 +1,96 @@
+// The quantization cache beside a model: written on the first quantized load, read on the
+// next (same logits, bit for bit), keyed by the settings and the source's content, and
+// rebuilt when it is damaged; a cache that cannot be written never fails the load.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "inference/engine/cpu/cpu_forward.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/formats/model_writer.h"
+#include "inference/engine/model/random_model.h"
+#include "tests/inference/engine/check.h"
+#include "tests/inference/engine/temp_dir.h"
+
+using namespace ts::engine;
+using ts::testing::check;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<float> logitsOf(const std::shared_ptr<const Model>& m) {
+  CpuSession s(m, 8);
+  const std::vector<int> tokens = {1, 2, 3, 4};
+  auto l = s.forwardBatch(tokens, 0, true);
+  return {l.begin(), l.end()};
+}
+
+std::string pathIn(const std::string& note) {  // "hit: PATH" / "written: PATH ..." -> PATH
+  const size_t colon = note.find(": ");
+  const size_t end = note.find(' ', colon + 2);
+  return note.substr(colon + 2, end == std::string::npos ? end : end - colon - 2);
+}
+
+}  // namespace
+
+int main() {
+  ts::testing::TempDir dir("tokenscope-quant-cache");
+  auto config = shapeConfig("llama-tiny", 2);
+  const std::string model_path = dir / "tiny.gguf";
+  check(writeGguf(*randomModel(config.value(), WeightFormat::F32, 1), model_path).ok(),
+        "a random llama-tiny GGUF is written");
+  for (WeightFormat format : {WeightFormat::Int8, WeightFormat::Int4, WeightFormat::F16}) {
+    const std::string name = weightFormatName(format);
+    LoadOptions options;
+    options.weights = format;
+    auto first = loadModel(model_path, options);
+    if (!first) return check(false, first.error()), ts::testing::finish();
+    const std::string note = first.value()->cache_note;
+    check(note.rfind("written: " + model_path + ".tokenscope-cache/" + name, 0) == 0,
+          name + ": the first load writes the cache: " + note);
+    const std::string cache = pathIn(note);
+    check(fs::exists(cache) && fs::file_size(cache) > first.value()->weight_bytes(),
+          name + ": the cache file holds the quantized weights (" +
+              std::to_string(fs::exists(cache) ? fs::file_size(cache) : 0) + " bytes)");
+    auto second = loadModel(model_path, options);
+    check(second.ok() && second.value()->cache_note == "hit: " + cache,
+          name + ": the second load reads it: " + second.value()->cache_note);
+    check(logitsOf(second.value()) == logitsOf(first.value()) &&
+              second.value()->config.describe() == first.value()->config.describe() &&
+              second.value()->weight_format == format,
+          name + ": a cached model gives bit-identical logits");
+  }
+  LoadOptions int8;
+  int8.weights = WeightFormat::Int8;
+  const std::string cache = pathIn(loadModel(model_path, int8).value()->cache_note);
+  // A damaged cache is replaced, and the load still succeeds.
+  fs::resize_file(cache, fs::file_size(cache) / 2);
+  auto rebuilt = loadModel(model_path, int8);
+  check(rebuilt.ok() && rebuilt.value()->cache_note.find("written: " + cache + " (replacing " +
+                                                         cache + ": unusable cache (") == 0,
+        "a truncated cache is rebuilt: " + rebuilt.value()->cache_note);
+  check(loadModel(model_path, int8).value()->cache_note == "hit: " + cache,
+        "and the rebuilt cache is read next time");
+  // Another model in the same file name: another key.
+  check(writeGguf(*randomModel(config.value(), WeightFormat::F32, 2), model_path).ok(),
+        "the GGUF is replaced by other weights");
+  auto changed = loadModel(model_path, int8);
+  check(changed.ok() && changed.value()->cache_note.rfind("written: ", 0) == 0 &&
+            pathIn(changed.value()->cache_note) != cache,
+        "changed weights get a new cache entry: " + changed.value()->cache_note);
+  // Opting out touches nothing.
+  LoadOptions off = int8;
+  off.cache = false;
+  check(loadModel(model_path, off).value()->cache_note == "off", "cache = false: 'off'");
+  // The cache folder cannot be created (a file is in the way): the load still works.
+  const std::string other = dir / "other.gguf";
+  fs::copy_file(model_path, other);
+  std::ofstream(other + ".tokenscope-cache") << "in the way";
+  auto blocked = loadModel(other, int8);
+  check(blocked.ok() && blocked.value()->cache_note.rfind("not written: cannot create", 0) == 0,
+        "an unwritable cache is reported, not fatal: " + blocked.value()->cache_note);
+  check(loadModel(model_path, LoadOptions{}).value()->cache_note == "not used for f32 weights",
+        "f32 weights need no cache");
+  return ts::testing::finish();
+}
