@@ -26,6 +26,7 @@ class TestCliBench : public QObject {
 
   struct Run {
     int exit_code = -1;
+    bool crashed = false;  // ended by a signal (an abort), not by returning
     QJsonObject json;
     QString stderr_text;
   };
@@ -39,6 +40,7 @@ class TestCliBench : public QObject {
     Run r;
     if (!p.waitForFinished(120000)) return r;
     r.exit_code = p.exitCode();
+    r.crashed = p.exitStatus() == QProcess::CrashExit;
     r.stderr_text = QString::fromUtf8(p.readAllStandardError());
     r.json = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
     return r;
@@ -248,6 +250,49 @@ class TestCliBench : public QObject {
     QCOMPARE(refused.json.value("requests_failed").toInt(), 2);
     QVERIFY2(refused.stderr_text.contains("first failure"), qPrintable(refused.stderr_text));
     server_.setScript(ServerScript{});
+  }
+
+  // bench --model-path: each bad argument is refused before anything starts (it used to
+  // abort, "terminate called without an active exception", with the serving thread still
+  // running), saying what was expected.
+  void badModelPathArgumentsAreRefusedBeforeServing() {
+    const QString model = qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") +
+                          "/models/aidreams260K/aidreams260K.gguf";
+    if (!QFile::exists(model)) QSKIP("the shared fixtures are absent");
+    struct Case {
+      QStringList args;
+      int exit_code;
+      QString says;
+    };
+    const QStringList local{"--model-path", model, "--requests", "1", "--no-store"};
+    const QList<Case> cases = {
+        {local + QStringList{"--prompt-file", dir_.filePath("missing.txt")}, 2,
+         "--prompt-file: cannot read"},
+        {local + QStringList{"--prompt", "x", "--weights", "int3"}, 2,
+         "--weights: unknown weight format: expected f32, f16, int8, int4 or q8_0, found 'int3'"},
+        {local + QStringList{"--prompt", "x", "--kv", "f8"}, 2,
+         "--kv: unknown KV cache format: expected f32, f16 or int8, found 'f8'"},
+        {local + QStringList{"--prompt", "x", "--backend", "tpu"}, 2,
+         "--backend: expected cpu, cuda or auto, found 'tpu'"},
+        {local + QStringList{"--prompt", "x", "--burstiness", "2"}, 2, "--burstiness needs --rate"},
+        {local + QStringList{"--prompt", "x", "--concurrency", "0"}, 2,
+         "--concurrency: expected a whole number from 1"},
+        {local + QStringList{"--prompt", "x", "--prompt-file", "/etc/hostname"}, 2,
+         "expected one of --prompt TEXT or --prompt-file F"},
+        {QStringList{"--model-path", dir_.filePath("absent.gguf"), "--requests", "1", "--no-store",
+                     "--prompt", "x"},
+         1, "absent.gguf"},
+    };
+    for (const Case& c : cases) {
+      const Run r = bench(c.args);
+      QVERIFY2(!r.crashed, qPrintable(c.args.join(' ') + ": " + r.stderr_text));
+      QVERIFY2(r.exit_code == c.exit_code && r.stderr_text.contains(c.says),
+               qPrintable(QString("%1: exit %2, %3")
+                              .arg(c.args.join(' '))
+                              .arg(r.exit_code)
+                              .arg(r.stderr_text)));
+      QVERIFY2(!r.stderr_text.contains("serving"), qPrintable(r.stderr_text));
+    }
   }
 };
 
