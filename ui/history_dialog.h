@@ -2,7 +2,7 @@
 // prompt, TTFT, TPOT, decode tok/s, output tokens, tags, note), filtered by provider,
 // model, tag and a search in the prompts; tags and notes are edited in place; Delete,
 // Run again, and importing run logs. Widgets only: the app fills it from the run store
-// (app/history_controller.h) and acts on its signals.
+// (app/desktop/history_controller.h) and acts on its signals.
 #pragma once
 #include <QDateTime>
 #include <QDialog>

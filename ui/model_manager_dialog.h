@@ -2,7 +2,7 @@
 // what it is before loading it, choose how it runs -- backend (CPU with a thread count, or
 // a CUDA device), runtime weight format, KV cache format, context length -- with the memory
 // that takes, then load it with a progress bar and Cancel. Recent models on the left.
-// Widgets only: the app inspects, estimates and loads (app/model_manager.h) and feeds the
+// Widgets only: the app inspects, estimates and loads (app/desktop/model_manager.h) and feeds the
 // results back through the slots.
 #pragma once
 #include <QDialog>

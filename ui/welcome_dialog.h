@@ -1,6 +1,6 @@
 // The first-run welcome: four ways in -- use the demo model, add an API key (TaoToken or
 // any OpenAI-compatible endpoint), open a local model, download a model -- and Skip.
-// Widgets only: the app acts on the choice (app/first_run.h).
+// Widgets only: the app acts on the choice (app/desktop/first_run.h).
 #pragma once
 #include <QDialog>
 

@@ -14,19 +14,14 @@
 
 #include "app/store/run_store.h"
 #include "inference/stream/metrics.h"
+#include "ui/comparison_figures.h"
 
 namespace ts {
 
-struct ComparedSeries {
-  QString label;
+// The figures the view shows, and where they came from.
+struct ComparedSeries : ui::SeriesFigures {
   QList<qint64> run_ids;
   StoredRun first;  // settings and environment of the series (its first run)
-  int completed = 0, failed = 0;
-  Summary ttft_ms, tpot_ms, itl_ms, e2e_ms;
-  std::optional<double> decode_tok_s, overall_tok_s;  // means over the runs that have them
-  std::optional<double> prefill_ms, acceptance_rate;  // local engine runs
-  int64_t output_tokens = 0;                          // over all runs
-  QList<QPointF> itl_curve;  // first run: (arrival s since the request, gap ms)
 };
 
 // `runs` loaded with their events (RunStore::load).
@@ -40,9 +35,7 @@ QString comparisonCsv(const QList<ComparedSeries>& series);
 // {"series": [{label, runs, completed, mean_ttft_ms, median_ttft_ms, p90_ttft_ms, p99_ttft_ms,
 //   ... tpot, itl, e2el ..., output_throughput_tok_s (mean decode rate), settings}]}
 QJsonObject comparisonJson(const QList<ComparedSeries>& series);
-
-// What a figure means (the view's hover text): metric is ttft | tpot | itl | e2e | decode |
-// overall | prefill | acceptance.
-QString metricDefinition(const QString& metric);
+// Everything the comparison view shows and exports.
+ui::ComparisonContent comparisonContent(const QList<ComparedSeries>& series);
 
 }  // namespace ts

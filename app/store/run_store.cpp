@@ -16,8 +16,8 @@
 #include <cerrno>
 #include <csignal>
 
-#include "app/run_json.h"
 #include "app/store/environment_info.h"
+#include "app/store/run_json.h"
 #include "inference/stream/metrics.h"
 
 namespace ts {

@@ -106,6 +106,29 @@
     </message>
 </context>
 <context>
+    <name>ts::AboutBox</name>
+    <message>
+        <source>CUDA driver %1, runtime %2: %3</source>
+        <translation>CUDA 驱动 %1，运行时 %2：%3</translation>
+    </message>
+    <message>
+        <source>CUDA: not used (%1)</source>
+        <translation>CUDA：未使用（%1）</translation>
+    </message>
+    <message>
+        <source>About TokenScope</source>
+        <translation>关于 TokenScope</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;TokenScope %1&lt;/b&gt;&lt;br&gt;An LLM inference playground: chat, measure every token, compare and benchmark.</source>
+        <translation>&lt;b&gt;TokenScope %1&lt;/b&gt;&lt;br&gt;大模型推理实验台：对话、测量每个词元、比较与基准测试。</translation>
+    </message>
+    <message>
+        <source>Qt %1 (built with %2)&lt;br&gt;sentencepiece %3&lt;br&gt;%4</source>
+        <translation>Qt %1（构建于 %2）&lt;br&gt;sentencepiece %3&lt;br&gt;%4</translation>
+    </message>
+</context>
+<context>
     <name>ts::ApiKey</name>
     <message>
         <source>No API key is configured for this provider: name the environment variable that holds it (for example TAOTOKEN_API_KEY) in the provider settings.</source>
@@ -134,6 +157,13 @@
     <message>
         <source> It had white space around it (a pasted newline?), which TokenScope trimmed before sending; check that nothing else was pasted with it.</source>
         <translation> 它两端有空白(是否粘贴了换行?),TokenScope 已在发送前去除;请确认没有一起粘贴其他内容。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::AppController</name>
+    <message>
+        <source>%1 is loaded: chat, serve or benchmark it (weights %2, KV cache %3, %4 positions).</source>
+        <translation>%1 已加载：可以对话、提供服务或做基准测试（权重 %2，KV 缓存 %3，%4 个位置）。</translation>
     </message>
 </context>
 <context>
@@ -168,381 +198,21 @@
     </message>
 </context>
 <context>
-    <name>ts::BenchmarkDialog</name>
+    <name>ts::BenchmarkController</name>
     <message>
         <source>Benchmark</source>
         <translation>基准测试</translation>
     </message>
     <message>
-        <source>Endpoint: %1 · model %2</source>
-        <translation>端点：%1 · 模型 %2</translation>
-    </message>
-    <message>
-        <source>Write a short story about a robot who learns to paint.</source>
-        <translation>写一个关于机器人学画画的短篇故事。</translation>
-    </message>
-    <message>
-        <source>&amp;Prompt</source>
-        <translation>提示(&amp;P)</translation>
-    </message>
-    <message>
-        <source>&amp;Requests per step</source>
-        <translation>每步请求数(&amp;R)</translation>
-    </message>
-    <message>
-        <source>&amp;Warm-up requests</source>
-        <translation>预热请求数(&amp;W)</translation>
-    </message>
-    <message>
-        <source>Max &amp;tokens</source>
-        <translation>最大词元数(&amp;T)</translation>
-    </message>
-    <message>
-        <source>Concurrency sweep</source>
-        <translation>并发扫描</translation>
-    </message>
-    <message>
-        <source>Request-rate sweep (req/s)</source>
-        <translation>请求速率扫描（请求/秒）</translation>
-    </message>
-    <message>
-        <source>Prompt-length sweep (words)</source>
-        <translation>提示长度扫描（词）</translation>
-    </message>
-    <message>
-        <source>&amp;Sweep</source>
-        <translation>扫描(&amp;S)</translation>
-    </message>
-    <message>
-        <source>One step per value, comma-separated</source>
-        <translation>每个值一步，以逗号分隔</translation>
-    </message>
-    <message>
-        <source>&amp;Values</source>
-        <translation>取值(&amp;V)</translation>
-    </message>
-    <message>
-        <source>Rate sweeps: gamma shape of the gaps; 1 is Poisson, smaller is burstier</source>
-        <translation>速率扫描：间隔的伽马分布形状参数；1 为泊松过程，越小越突发</translation>
-    </message>
-    <message>
-        <source>&amp;Burstiness</source>
-        <translation>突发度(&amp;B)</translation>
-    </message>
-    <message>
-        <source>none</source>
-        <translation>无</translation>
-    </message>
-    <message>
-        <source> ms</source>
-        <translation> 毫秒</translation>
-    </message>
-    <message>
-        <source>SLO: TTFT at most</source>
-        <translation>SLO：TTFT 不超过</translation>
-    </message>
-    <message>
-        <source>SLO: TPOT at most</source>
-        <translation>SLO：TPOT 不超过</translation>
-    </message>
-    <message>
-        <source>&amp;Start</source>
-        <translation>开始(&amp;S)</translation>
-    </message>
-    <message>
-        <source>&amp;Cancel</source>
-        <translation>取消(&amp;C)</translation>
-    </message>
-    <message>
-        <source>Save &amp;JSON…</source>
-        <translation>保存 &amp;JSON…</translation>
-    </message>
-    <message>
-        <source>Value</source>
-        <translation>取值</translation>
-    </message>
-    <message>
-        <source>Done</source>
-        <translation>完成</translation>
-    </message>
-    <message>
-        <source>Failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <source>TTFT p50</source>
-        <translation>TTFT p50</translation>
-    </message>
-    <message>
-        <source>TTFT p99</source>
-        <translation>TTFT p99</translation>
-    </message>
-    <message>
-        <source>TPOT p50</source>
-        <translation>TPOT p50</translation>
-    </message>
-    <message>
-        <source>TPOT p99</source>
-        <translation>TPOT p99</translation>
-    </message>
-    <message>
-        <source>ITL p50</source>
-        <translation>ITL p50</translation>
-    </message>
-    <message>
-        <source>E2E p50</source>
-        <translation>E2E p50</translation>
-    </message>
-    <message>
-        <source>Output tok/s</source>
-        <translation>输出 tok/s</translation>
-    </message>
-    <message>
-        <source>Goodput req/s</source>
-        <translation>有效吞吐 请求/秒</translation>
-    </message>
-    <message>
-        <source>Cancelling…</source>
-        <translation>正在取消…</translation>
-    </message>
-    <message>
-        <source>Save the benchmark</source>
-        <translation>保存基准测试</translation>
-    </message>
-    <message>
-        <source>JSON (*.json)</source>
-        <translation>JSON (*.json)</translation>
-    </message>
-    <message>
-        <source>Saved %1</source>
-        <translation>已保存 %1</translation>
-    </message>
-    <message>
-        <source>Values: expected positive numbers separated by commas, found &apos;%1&apos;</source>
-        <translation>取值：应为以逗号分隔的正数，实际为“%1”</translation>
-    </message>
-    <message>
-        <source>Values: give at least one step</source>
-        <translation>取值：至少给出一步</translation>
-    </message>
-    <message>
-        <source>Step %1 of %2: %3 of %4 requests</source>
-        <translation>第 %1/%2 步：%3/%4 个请求</translation>
-    </message>
-    <message>
-        <source>Cancelled; the finished steps are kept.</source>
-        <translation>已取消；已完成的步骤会保留。</translation>
-    </message>
-    <message numerus="yes">
-        <source>Done: %n step(s), recorded in the run store.</source>
-        <translation>
-            <numerusform>完成：%n 步，已记录到运行记录库。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Nothing to save yet: run a benchmark first.</source>
-        <translation>还没有可保存的内容：请先运行基准测试。</translation>
+        <source>A local model is benchmarked over HTTP, as other tools see it: start Provider → Serve the local model first, then open the benchmark again.</source>
+        <translation>本地模型通过 HTTP 进行基准测试（与其他工具看到的一样）：请先启动“提供方 → 提供本地模型服务”，再重新打开基准测试。</translation>
     </message>
 </context>
 <context>
     <name>ts::ChatController</name>
     <message>
-        <source>Language</source>
-        <translation>语言</translation>
-    </message>
-    <message>
-        <source>The new language is used after TokenScope restarts. Restart now? Your providers and settings are saved; the current conversation is not kept.</source>
-        <translation>新语言将在 TokenScope 重启后生效。现在重启吗?提供方和设置都已保存;当前对话不会保留。</translation>
-    </message>
-    <message>
-        <source>%1 model(s) listed by the endpoint.</source>
-        <translation>端点列出了 %1 个模型。</translation>
-    </message>
-    <message>
-        <source>Configuration not imported</source>
-        <translation>配置未导入</translation>
-    </message>
-    <message>
-        <source>Imported </source>
-        <translation>已导入 </translation>
-    </message>
-    <message>
-        <source>Configuration not exported</source>
-        <translation>配置未导出</translation>
-    </message>
-    <message>
-        <source>Exported </source>
-        <translation>已导出 </translation>
-    </message>
-    <message>
-        <source> (the key variable&apos;s name, never a key)</source>
-        <translation>(只包含密钥变量名,绝不包含密钥)</translation>
-    </message>
-    <message>
-        <source>Providers not saved: </source>
-        <translation>提供方未保存:</translation>
-    </message>
-    <message>
-        <source>The API key could not be read: </source>
-        <translation>无法读取 API 密钥:</translation>
-    </message>
-    <message>
-        <source>Fetching the model list…</source>
-        <translation>正在获取模型列表…</translation>
-    </message>
-    <message>
-        <source>The key works: </source>
-        <translation>密钥可用:</translation>
-    </message>
-    <message>
-        <source> answered.</source>
-        <translation> 已应答。</translation>
-    </message>
-    <message>
-        <source>no answer</source>
-        <translation>无应答</translation>
-    </message>
-    <message>
-        <source> (white space around it was removed)</source>
-        <translation>(已去除两端空白)</translation>
-    </message>
-    <message>
-        <source>%1 reads its key from %2.</source>
-        <translation>%1 从 %2 读取密钥。</translation>
-    </message>
-    <message>
-        <source>API key not saved</source>
-        <translation>API 密钥未保存</translation>
-    </message>
-    <message>
-        <source>Key saved to </source>
-        <translation>密钥已保存到 </translation>
-    </message>
-    <message>
-        <source>The key for %1 is stored in the keychain%2.</source>
-        <translation>%1 的密钥已存入钥匙串%2。</translation>
-    </message>
-    <message>
         <source>Run not logged: </source>
         <translation>运行未记录:</translation>
-    </message>
-    <message>
-        <source>Effective configuration</source>
-        <translation>生效配置</translation>
-    </message>
-    <message>
-        <source>Setting</source>
-        <translation>设置项</translation>
-    </message>
-    <message>
-        <source>Value</source>
-        <translation>值</translation>
-    </message>
-    <message>
-        <source>Source</source>
-        <translation>来源</translation>
-    </message>
-    <message>
-        <source>%1 (environment: %2)</source>
-        <translation>%1(环境变量:%2)</translation>
-    </message>
-    <message>
-        <source>No configuration file is in use.</source>
-        <translation>未使用配置文件。</translation>
-    </message>
-    <message>
-        <source>Configuration file: </source>
-        <translation>配置文件:</translation>
-    </message>
-    <message>
-        <source>Connection doctor — </source>
-        <translation>连接诊断 — </translation>
-    </message>
-    <message>
-        <source>Step</source>
-        <translation>步骤</translation>
-    </message>
-    <message>
-        <source>Result</source>
-        <translation>结果</translation>
-    </message>
-    <message>
-        <source>What happened / fix</source>
-        <translation>发生了什么 / 如何修复</translation>
-    </message>
-    <message>
-        <source>Run again</source>
-        <translation>重新运行</translation>
-    </message>
-    <message>
-        <source>
-Fix: </source>
-        <translation>
-修复:</translation>
-    </message>
-    <message>
-        <source>unknown</source>
-        <translation>未知</translation>
-    </message>
-    <message>
-        <source>%1 · stream_options: %2 · usage chunk: %3</source>
-        <translation>%1 · stream_options:%2 · usage 块:%3</translation>
-    </message>
-    <message>
-        <source>All steps passed</source>
-        <translation>所有步骤均通过</translation>
-    </message>
-    <message>
-        <source>Problems found</source>
-        <translation>发现问题</translation>
-    </message>
-    <message>
-        <source>accepted</source>
-        <translation>接受</translation>
-    </message>
-    <message>
-        <source>rejected</source>
-        <translation>拒绝</translation>
-    </message>
-    <message>
-        <source>sent</source>
-        <translation>已发送</translation>
-    </message>
-    <message>
-        <source>not sent</source>
-        <translation>未发送</translation>
-    </message>
-    <message>
-        <source>Running…</source>
-        <translation>正在运行…</translation>
-    </message>
-    <message>
-        <source>Added the local provider %1</source>
-        <translation>已添加本地提供方 %1</translation>
-    </message>
-    <message>
-        <source>Serve the local model</source>
-        <translation>提供本地模型服务</translation>
-    </message>
-    <message>
-        <source>%1 is a remote endpoint. Choose a local provider (a model file) to serve it to other tools.</source>
-        <translation>%1 是远程端点。请选择本地提供方（模型文件）才能把它提供给其他工具使用。</translation>
-    </message>
-    <message>
-        <source>Loading %1 to serve it…</source>
-        <translation>正在加载 %1 以提供服务…</translation>
-    </message>
-    <message>
-        <source>Serving the local model at %1 (OpenAI-compatible; Provider → Serve stops it)</source>
-        <translation>正在 %1 提供本地模型服务（OpenAI 兼容；在“提供方 → 提供服务”中停止）</translation>
-    </message>
-    <message>
-        <source>Stopped serving the local model.</source>
-        <translation>已停止本地模型服务。</translation>
-    </message>
-    <message>
-        <source>%1 is loaded: chat, serve or benchmark it (weights %2, KV cache %3, %4 positions).</source>
-        <translation>%1 已加载：可以对话、提供服务或做基准测试（权重 %2，KV 缓存 %3，%4 个位置）。</translation>
     </message>
     <message>
         <source>Loading %1… %2% (Stop cancels)</source>
@@ -566,126 +236,56 @@ Fix: </source>
         <source>Run not recorded: </source>
         <translation>运行未记录：</translation>
     </message>
-    <message>
-        <source>Benchmark</source>
-        <translation>基准测试</translation>
-    </message>
-    <message>
-        <source>A local model is benchmarked over HTTP, as other tools see it: start Provider → Serve the local model first, then open the benchmark again.</source>
-        <translation>本地模型通过 HTTP 进行基准测试（与其他工具看到的一样）：请先启动“提供方 → 提供本地模型服务”，再重新打开基准测试。</translation>
-    </message>
-    <message>
-        <source>CUDA driver %1, runtime %2: %3</source>
-        <translation>CUDA 驱动 %1，运行时 %2：%3</translation>
-    </message>
-    <message>
-        <source>CUDA: not used (%1)</source>
-        <translation>CUDA：未使用（%1）</translation>
-    </message>
-    <message>
-        <source>About TokenScope</source>
-        <translation>关于 TokenScope</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;TokenScope %1&lt;/b&gt;&lt;br&gt;An LLM inference playground: chat, measure every token, compare and benchmark.</source>
-        <translation>&lt;b&gt;TokenScope %1&lt;/b&gt;&lt;br&gt;大模型推理实验台：对话、测量每个词元、比较与基准测试。</translation>
-    </message>
-    <message>
-        <source>Qt %1 (built with %2)&lt;br&gt;sentencepiece %3&lt;br&gt;%4</source>
-        <translation>Qt %1（构建于 %2）&lt;br&gt;sentencepiece %3&lt;br&gt;%4</translation>
-    </message>
 </context>
 <context>
-    <name>ts::ComparisonView</name>
+    <name>ts::ConfigController</name>
     <message>
-        <source>Compare runs</source>
-        <translation>比较运行</translation>
+        <source>Configuration not imported</source>
+        <translation>配置未导入</translation>
     </message>
     <message>
-        <source>TTFT (ms)</source>
-        <translation>TTFT（毫秒）</translation>
+        <source>Imported </source>
+        <translation>已导入 </translation>
     </message>
     <message>
-        <source>TPOT (ms)</source>
-        <translation>TPOT（毫秒）</translation>
+        <source>Configuration not exported</source>
+        <translation>配置未导出</translation>
     </message>
     <message>
-        <source>&amp;Export…</source>
-        <translation>导出(&amp;E)…</translation>
+        <source>Exported </source>
+        <translation>已导出 </translation>
     </message>
     <message>
-        <source>PNG or SVG of the view; CSV or JSON of the numbers</source>
-        <translation>视图导出为 PNG 或 SVG；数值导出为 CSV 或 JSON</translation>
+        <source> (the key variable&apos;s name, never a key)</source>
+        <translation>(只包含密钥变量名,绝不包含密钥)</translation>
     </message>
     <message>
-        <source>Close</source>
-        <translation>关闭</translation>
+        <source>Effective configuration</source>
+        <translation>生效配置</translation>
     </message>
     <message>
-        <source>Gap before each chunk (first run of each series)</source>
-        <translation>每个内容块之前的间隔（每个系列的第一次运行）</translation>
+        <source>Setting</source>
+        <translation>设置项</translation>
     </message>
     <message>
-        <source>arrival (s since the request)</source>
-        <translation>到达时间（距请求开始的秒数）</translation>
+        <source>Value</source>
+        <translation>取值</translation>
     </message>
     <message>
-        <source>inter-token latency (ms)</source>
-        <translation>词元间延迟（毫秒）</translation>
+        <source>Source</source>
+        <translation>来源</translation>
     </message>
     <message>
-        <source>
-Box: p50 to p90; whiskers: the minimum and p99.</source>
-        <translation>
-箱体：p50 到 p90；须线：最小值和 p99。</translation>
+        <source>%1 (environment: %2)</source>
+        <translation>%1(环境变量:%2)</translation>
     </message>
     <message>
-        <source>Decode tok/s</source>
-        <translation>解码 tok/s</translation>
+        <source>No configuration file is in use.</source>
+        <translation>未使用配置文件。</translation>
     </message>
     <message>
-        <source>Overall tok/s</source>
-        <translation>总体 tok/s</translation>
-    </message>
-    <message>
-        <source>Prefill (ms)</source>
-        <translation>预填充（毫秒）</translation>
-    </message>
-    <message>
-        <source>Acceptance</source>
-        <translation>接受率</translation>
-    </message>
-    <message>
-        <source>Runs (completed / failed)</source>
-        <translation>运行（完成 / 失败）</translation>
-    </message>
-    <message>
-        <source>Every setting is the same</source>
-        <translation>所有设置都相同</translation>
-    </message>
-    <message>
-        <source>Only the settings that differ</source>
-        <translation>仅显示不同的设置</translation>
-    </message>
-    <message>
-        <source>cannot write %1 as PNG</source>
-        <translation>无法将 %1 写为 PNG</translation>
-    </message>
-    <message>
-        <source>cannot write %1 as SVG</source>
-        <translation>无法将 %1 写为 SVG</translation>
-    </message>
-    <message>
-        <source>Export the comparison</source>
-        <translation>导出比较</translation>
-    </message>
-    <message>
-        <source>PNG image (*.png);;SVG image (*.svg);;CSV numbers (*.csv);;JSON numbers (*.json)</source>
-        <translation>PNG 图像 (*.png);;SVG 图像 (*.svg);;CSV 数值 (*.csv);;JSON 数值 (*.json)</translation>
-    </message>
-    <message>
-        <source>Export</source>
-        <translation>导出</translation>
+        <source>Configuration file: </source>
+        <translation>配置文件:</translation>
     </message>
 </context>
 <context>
@@ -833,6 +433,13 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>Pick a model id the endpoint lists: %1.</source>
         <translation>请选择端点列出的模型 ID:%1。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::DownloadController</name>
+    <message>
+        <source>Added the local provider %1</source>
+        <translation>已添加本地提供方 %1</translation>
     </message>
 </context>
 <context>
@@ -1344,46 +951,153 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     </message>
 </context>
 <context>
-    <name>ts::SweepChart</name>
+    <name>ts::PreferencesController</name>
     <message>
-        <source>TTFT p99 (ms)</source>
-        <translation>TTFT p99（毫秒）</translation>
+        <source>Language</source>
+        <translation>语言</translation>
     </message>
     <message>
-        <source>TPOT p99 (ms)</source>
-        <translation>TPOT p99（毫秒）</translation>
+        <source>The new language is used after TokenScope restarts. Restart now? Your providers and settings are saved; the current conversation is not kept.</source>
+        <translation>新语言将在 TokenScope 重启后生效。现在重启吗?提供方和设置都已保存;当前对话不会保留。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ProviderController</name>
+    <message>
+        <source>%1 model(s) listed by the endpoint.</source>
+        <translation>端点列出了 %1 个模型。</translation>
     </message>
     <message>
-        <source>TTFT SLO</source>
-        <translation>TTFT SLO</translation>
+        <source>Providers not saved: </source>
+        <translation>提供方未保存:</translation>
     </message>
     <message>
-        <source>TPOT SLO</source>
-        <translation>TPOT SLO</translation>
+        <source>Fetching the model list…</source>
+        <translation>正在获取模型列表…</translation>
     </message>
     <message>
-        <source>ms</source>
-        <translation>毫秒</translation>
+        <source>The key works: </source>
+        <translation>密钥可用:</translation>
     </message>
     <message>
-        <source>p99 of each step: where a line crosses its dashed SLO, the service stops meeting it</source>
-        <translation>每一步的 p99：曲线越过对应的虚线 SLO 处，即服务开始无法满足它</translation>
+        <source> answered.</source>
+        <translation> 已应答。</translation>
     </message>
     <message>
-        <source>concurrent requests</source>
-        <translation>并发请求数</translation>
+        <source>no answer</source>
+        <translation>无应答</translation>
     </message>
     <message>
-        <source>requests per second</source>
-        <translation>每秒请求数</translation>
+        <source> (white space around it was removed)</source>
+        <translation>(已去除两端空白)</translation>
     </message>
     <message>
-        <source>prompt length (words)</source>
-        <translation>提示长度（词）</translation>
+        <source>%1 reads its key from %2.</source>
+        <translation>%1 从 %2 读取密钥。</translation>
     </message>
     <message>
-        <source>p99 latency per step</source>
-        <translation>每步的 p99 延迟</translation>
+        <source>API key not saved</source>
+        <translation>API 密钥未保存</translation>
+    </message>
+    <message>
+        <source>Key saved to </source>
+        <translation>密钥已保存到 </translation>
+    </message>
+    <message>
+        <source>The key for %1 is stored in the keychain%2.</source>
+        <translation>%1 的密钥已存入钥匙串%2。</translation>
+    </message>
+    <message>
+        <source>Connection doctor — </source>
+        <translation>连接诊断 — </translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>What happened / fix</source>
+        <translation>发生了什么 / 如何修复</translation>
+    </message>
+    <message>
+        <source>Run again</source>
+        <translation>重新运行</translation>
+    </message>
+    <message>
+        <source>
+Fix: </source>
+        <translation>
+修复:</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>%1 · stream_options: %2 · usage chunk: %3</source>
+        <translation>%1 · stream_options:%2 · usage 块:%3</translation>
+    </message>
+    <message>
+        <source>All steps passed</source>
+        <translation>所有步骤均通过</translation>
+    </message>
+    <message>
+        <source>Problems found</source>
+        <translation>发现问题</translation>
+    </message>
+    <message>
+        <source>accepted</source>
+        <translation>接受</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>sent</source>
+        <translation>已发送</translation>
+    </message>
+    <message>
+        <source>not sent</source>
+        <translation>未发送</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>正在运行…</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ProviderKeys</name>
+    <message>
+        <source>The API key could not be read: </source>
+        <translation>无法读取 API 密钥:</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ServingController</name>
+    <message>
+        <source>Serve the local model</source>
+        <translation>提供本地模型服务</translation>
+    </message>
+    <message>
+        <source>%1 is a remote endpoint. Choose a local provider (a model file) to serve it to other tools.</source>
+        <translation>%1 是远程端点。请选择本地提供方（模型文件）才能把它提供给其他工具使用。</translation>
+    </message>
+    <message>
+        <source>Loading %1 to serve it…</source>
+        <translation>正在加载 %1 以提供服务…</translation>
+    </message>
+    <message>
+        <source>Serving the local model at %1 (OpenAI-compatible; Provider → Serve stops it)</source>
+        <translation>正在 %1 提供本地模型服务（OpenAI 兼容；在“提供方 → 提供服务”中停止）</translation>
+    </message>
+    <message>
+        <source>Stopped serving the local model.</source>
+        <translation>已停止本地模型服务。</translation>
     </message>
 </context>
 <context>
@@ -1575,6 +1289,183 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     </message>
 </context>
 <context>
+    <name>ts::ui::BenchmarkDialog</name>
+    <message>
+        <source>Benchmark</source>
+        <translation>基准测试</translation>
+    </message>
+    <message>
+        <source>Endpoint: %1 · model %2</source>
+        <translation>端点：%1 · 模型 %2</translation>
+    </message>
+    <message>
+        <source>Write a short story about a robot who learns to paint.</source>
+        <translation>写一个关于机器人学画画的短篇故事。</translation>
+    </message>
+    <message>
+        <source>&amp;Prompt</source>
+        <translation>提示(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Requests per step</source>
+        <translation>每步请求数(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Warm-up requests</source>
+        <translation>预热请求数(&amp;W)</translation>
+    </message>
+    <message>
+        <source>Max &amp;tokens</source>
+        <translation>最大词元数(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Concurrency sweep</source>
+        <translation>并发扫描</translation>
+    </message>
+    <message>
+        <source>Request-rate sweep (req/s)</source>
+        <translation>请求速率扫描（请求/秒）</translation>
+    </message>
+    <message>
+        <source>Prompt-length sweep (words)</source>
+        <translation>提示长度扫描（词）</translation>
+    </message>
+    <message>
+        <source>&amp;Sweep</source>
+        <translation>扫描(&amp;S)</translation>
+    </message>
+    <message>
+        <source>One step per value, comma-separated</source>
+        <translation>每个值一步，以逗号分隔</translation>
+    </message>
+    <message>
+        <source>&amp;Values</source>
+        <translation>取值(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Rate sweeps: gamma shape of the gaps; 1 is Poisson, smaller is burstier</source>
+        <translation>速率扫描：间隔的伽马分布形状参数；1 为泊松过程，越小越突发</translation>
+    </message>
+    <message>
+        <source>&amp;Burstiness</source>
+        <translation>突发度(&amp;B)</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation> 毫秒</translation>
+    </message>
+    <message>
+        <source>SLO: TTFT at most</source>
+        <translation>SLO：TTFT 不超过</translation>
+    </message>
+    <message>
+        <source>SLO: TPOT at most</source>
+        <translation>SLO：TPOT 不超过</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>开始(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>取消(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Save &amp;JSON…</source>
+        <translation>保存 &amp;JSON…</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>取值</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>TTFT p50</source>
+        <translation>TTFT p50</translation>
+    </message>
+    <message>
+        <source>TTFT p99</source>
+        <translation>TTFT p99</translation>
+    </message>
+    <message>
+        <source>TPOT p50</source>
+        <translation>TPOT p50</translation>
+    </message>
+    <message>
+        <source>TPOT p99</source>
+        <translation>TPOT p99</translation>
+    </message>
+    <message>
+        <source>ITL p50</source>
+        <translation>ITL p50</translation>
+    </message>
+    <message>
+        <source>E2E p50</source>
+        <translation>E2E p50</translation>
+    </message>
+    <message>
+        <source>Output tok/s</source>
+        <translation>输出 tok/s</translation>
+    </message>
+    <message>
+        <source>Goodput req/s</source>
+        <translation>有效吞吐 请求/秒</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Save the benchmark</source>
+        <translation>保存基准测试</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>Values: expected positive numbers separated by commas, found &apos;%1&apos;</source>
+        <translation>取值：应为以逗号分隔的正数，实际为“%1”</translation>
+    </message>
+    <message>
+        <source>Values: give at least one step</source>
+        <translation>取值：至少给出一步</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2: %3 of %4 requests</source>
+        <translation>第 %1/%2 步：%3/%4 个请求</translation>
+    </message>
+    <message>
+        <source>Cancelled; the finished steps are kept.</source>
+        <translation>已取消；已完成的步骤会保留。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Done: %n step(s), recorded in the run store.</source>
+        <translation>
+            <numerusform>完成：%n 步，已记录到运行记录库。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Nothing to save yet: run a benchmark first.</source>
+        <translation>还没有可保存的内容：请先运行基准测试。</translation>
+    </message>
+</context>
+<context>
     <name>ts::ui::ChatPanel</name>
     <message>
         <source>Pick a provider, type a message and press Ctrl+Return.</source>
@@ -1627,6 +1518,99 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>Copied the message to the clipboard.</source>
         <translation>已将消息复制到剪贴板。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::ComparisonView</name>
+    <message>
+        <source>Compare runs</source>
+        <translation>比较运行</translation>
+    </message>
+    <message>
+        <source>TTFT (ms)</source>
+        <translation>TTFT（毫秒）</translation>
+    </message>
+    <message>
+        <source>TPOT (ms)</source>
+        <translation>TPOT（毫秒）</translation>
+    </message>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>PNG or SVG of the view; CSV or JSON of the numbers</source>
+        <translation>视图导出为 PNG 或 SVG；数值导出为 CSV 或 JSON</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Gap before each chunk (first run of each series)</source>
+        <translation>每个内容块之前的间隔（每个系列的第一次运行）</translation>
+    </message>
+    <message>
+        <source>arrival (s since the request)</source>
+        <translation>到达时间（距请求开始的秒数）</translation>
+    </message>
+    <message>
+        <source>inter-token latency (ms)</source>
+        <translation>词元间延迟（毫秒）</translation>
+    </message>
+    <message>
+        <source>
+Box: p50 to p90; whiskers: the minimum and p99.</source>
+        <translation>
+箱体：p50 到 p90；须线：最小值和 p99。</translation>
+    </message>
+    <message>
+        <source>Decode tok/s</source>
+        <translation>解码 tok/s</translation>
+    </message>
+    <message>
+        <source>Overall tok/s</source>
+        <translation>总体 tok/s</translation>
+    </message>
+    <message>
+        <source>Prefill (ms)</source>
+        <translation>预填充（毫秒）</translation>
+    </message>
+    <message>
+        <source>Acceptance</source>
+        <translation>接受率</translation>
+    </message>
+    <message>
+        <source>Runs (completed / failed)</source>
+        <translation>运行（完成 / 失败）</translation>
+    </message>
+    <message>
+        <source>Every setting is the same</source>
+        <translation>所有设置都相同</translation>
+    </message>
+    <message>
+        <source>Only the settings that differ</source>
+        <translation>仅显示不同的设置</translation>
+    </message>
+    <message>
+        <source>cannot write %1 as PNG</source>
+        <translation>无法将 %1 写为 PNG</translation>
+    </message>
+    <message>
+        <source>cannot write %1 as SVG</source>
+        <translation>无法将 %1 写为 SVG</translation>
+    </message>
+    <message>
+        <source>Export the comparison</source>
+        <translation>导出比较</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG image (*.svg);;CSV numbers (*.csv);;JSON numbers (*.json)</source>
+        <translation>PNG 图像 (*.png);;SVG 图像 (*.svg);;CSV 数值 (*.csv);;JSON 数值 (*.json)</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
     </message>
 </context>
 <context>
@@ -2698,6 +2682,49 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>D&amp;uplicate</source>
         <translation>复制(&amp;U)</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::SweepChart</name>
+    <message>
+        <source>TTFT p99 (ms)</source>
+        <translation>TTFT p99（毫秒）</translation>
+    </message>
+    <message>
+        <source>TPOT p99 (ms)</source>
+        <translation>TPOT p99（毫秒）</translation>
+    </message>
+    <message>
+        <source>TTFT SLO</source>
+        <translation>TTFT SLO</translation>
+    </message>
+    <message>
+        <source>TPOT SLO</source>
+        <translation>TPOT SLO</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <source>p99 of each step: where a line crosses its dashed SLO, the service stops meeting it</source>
+        <translation>每一步的 p99：曲线越过对应的虚线 SLO 处，即服务开始无法满足它</translation>
+    </message>
+    <message>
+        <source>concurrent requests</source>
+        <translation>并发请求数</translation>
+    </message>
+    <message>
+        <source>requests per second</source>
+        <translation>每秒请求数</translation>
+    </message>
+    <message>
+        <source>prompt length (words)</source>
+        <translation>提示长度（词）</translation>
+    </message>
+    <message>
+        <source>p99 latency per step</source>
+        <translation>每步的 p99 延迟</translation>
     </message>
 </context>
 <context>

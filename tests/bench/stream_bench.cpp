@@ -15,7 +15,7 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "app/chat_controller.h"
+#include "app/desktop/app_controller.h"
 #include "inference/remote/chat_json.h"
 #include "inference/remote/openai_client.h"
 #include "inference/remote/sse_parser.h"
@@ -145,8 +145,8 @@ QJsonObject benchGui(OpenAiTestServer& server, double seconds) {
   server.setScript(s);
   QTemporaryDir dir;
   ui::MainWindow window;
-  ChatController controller(&window, ProviderStore(dir.filePath("p.json")), dir.filePath("logs"),
-                            false);
+  AppController controller(&window, ProviderStore(dir.filePath("p.json")), dir.filePath("logs"),
+                           false);
   window.setProviders({{"bench", server.baseUrl(), "test-model", "", 60, 0}}, 0);
   window.show();
   std::vector<double> gaps_ms;

@@ -1,5 +1,5 @@
 // tokenscope-screenshot-tour: the README's comparison and benchmark screenshots, taken of
-// the app's own windows (MainWindow, ChatController, the history's comparison view and
+// the app's own windows (MainWindow, AppController, the history's comparison view and
 // the benchmark dialog) driven like a user would, against two scripted gateways on
 // 127.0.0.1 — a slower "Gateway A" and a faster "Gateway B". Run under Xvfb by
 // tests/screenshot.sh. Usage: tokenscope-screenshot-tour OUTPUT-DIR
@@ -17,11 +17,11 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "app/bench/benchmark_dialog.h"
-#include "app/chat_controller.h"
-#include "app/compare/comparison_view.h"
+#include "app/desktop/app_controller.h"
 #include "app/store/run_store.h"
 #include "tests/support/openai_test_server.h"
+#include "ui/benchmark_dialog.h"
+#include "ui/comparison_view.h"
 #include "ui/main_window.h"
 
 namespace {
@@ -64,8 +64,8 @@ int main(int argc, char** argv) {
   window.setProviders({{"Gateway A", gateway_a.baseUrl(), "test-model", "", 60, 2},
                        {"Gateway B", gateway_b.baseUrl(), "test-model", "", 60, 2}},
                       0);
-  ts::ChatController controller(&window, ts::ProviderStore(work.filePath("providers.json")),
-                                work.filePath("logs"), false);
+  ts::AppController controller(&window, ts::ProviderStore(work.filePath("providers.json")),
+                               work.filePath("logs"), false);
   controller.setRunStore(std::make_unique<ts::RunStore>(work.filePath("runs.sqlite")));
   window.resize(1200, 760);
   window.show();
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   }
 
   // History → Compare of the two runs.
-  ts::ComparisonView* view = controller.history().compare(ids, false);
+  ts::ui::ComparisonView* view = controller.history().compare(ids, false);
   if (!view) return fail("the comparison view did not open");
   view->resize(1200, 820);
   if (!save(view, out.filePath("comparison.png"))) return 1;
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
 
   // Provider → Benchmark on gateway B: a concurrency sweep 1, 2, 4, 8 against a TTFT SLO.
   window.findChild<QAction*>("benchmarkAction")->trigger();
-  ts::BenchmarkDialog* bench = controller.benchmark();
+  ts::ui::BenchmarkDialog* bench = controller.benchmark();
   if (!bench) return fail("the benchmark dialog did not open");
   bench->findChild<QLineEdit*>("benchValues")->setText("1,2,4,8");
   bench->findChild<QSpinBox*>("benchRequests")->setValue(8);
@@ -102,7 +102,8 @@ int main(int argc, char** argv) {
   bench->findChild<QSpinBox*>("benchMaxTokens")->setValue(32);
   bench->findChild<QDoubleSpinBox*>("benchSloTtft")->setValue(150);
   bool finished = false;
-  QObject::connect(bench, &ts::BenchmarkDialog::sweepFinished, [&finished] { finished = true; });
+  QObject::connect(bench, &ts::ui::BenchmarkDialog::sweepFinished,
+                   [&finished] { finished = true; });
   bench->resize(1100, 760);
   bench->findChild<QPushButton*>("benchStart")->click();
   if (!QTest::qWaitFor([&] { return finished; }, 60000))

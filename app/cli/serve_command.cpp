@@ -1,0 +1,140 @@
+#include "app/cli/serve_command.h"
+
+#include <QFileInfo>
+#include <csignal>
+#include <cstdio>
+
+#include "app/cli/common.h"
+#include "app/cli/model_options.h"
+#include "app/cli/options.h"
+#include "app/server/model_server.h"
+#include "inference/engine/core/thread_pool.h"
+#include "inference/engine/decode/open_session.h"
+
+namespace ts {
+
+int runServeCommand(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription(
+      "Serves the local engine as an OpenAI-compatible API (GET /v1/models, POST "
+      "/v1/chat/completions).");
+  addModelOptions(p, true);
+  p.addOptions(
+      {{"host", "Address to listen on (default 127.0.0.1: this machine only).", "HOST",
+        "127.0.0.1"},
+       {"port", "Port (default 8080; 0 picks a free one).", "N", "8080"},
+       {"api-key-env", "Require `Authorization: Bearer <key>` with the key in this variable.",
+        "VAR"},
+       {"model-name", "The model id clients ask for (default: the model file's name).", "NAME"},
+       {"chat",
+        "Baichuan chat template: auto (Baichuan vocabularies), on or off (plain completion).",
+        "MODE", "auto"},
+       {"parallel", "Generations running at once, each with its own KV cache (default 1).", "N",
+        "1"},
+       {"max-queue", "Requests waiting beyond those; more get 429 (default 16).", "N", "16"},
+       {"context",
+        "KV cache positions per generation (default: the model's context, at most 4096).", "N"},
+       {"max-tokens", "Answer length when a request gives none (default 256).", "N", "256"},
+       {"backend", "cpu, cuda or auto.", "NAME", "cpu"},
+       {"device", "CUDA device index.", "N", "0"},
+       {"kv", "KV cache format: f32, f16 or int8.", "FORMAT", "f32"},
+       {"threads", "CPU threads per generation (default: one per core).", "N"}});
+  if (auto done = parseCommandLine(p, args, "serve")) return *done;
+  if (!p.isSet("model")) {
+    printErr("tokenscope-cli serve: expected --model PATH");
+    return 2;
+  }
+  OptionError err;
+  const auto port = parseIntOption("port", p.value("port"), 0, 65535, err);
+  const auto parallel = parseIntOption("parallel", p.value("parallel"), 1, 64, err);
+  const auto max_queue = parseIntOption("max-queue", p.value("max-queue"), 0, 4096, err);
+  const auto max_tokens = parseIntOption("max-tokens", p.value("max-tokens"), 1, 1 << 20, err);
+  const auto device = parseIntOption("device", p.value("device"), 0, 63, err);
+  const auto threads = p.isSet("threads")
+                           ? parseIntOption("threads", p.value("threads"), 1, 1024, err)
+                           : std::optional<int>(engine::ThreadPool::defaultThreads());
+  const auto context = p.isSet("context")
+                           ? parseIntOption("context", p.value("context"), 2, 1 << 20, err)
+                           : std::optional<int>(0);
+  const QString chat = p.value("chat");
+  if (err.message.isEmpty() && chat != "auto" && chat != "on" && chat != "off")
+    err.message = QString("--chat: expected auto, on or off, found '%1'").arg(chat);
+  const auto kv = engine::parseKvFormat(p.value("kv").toStdString());
+  if (err.message.isEmpty() && !kv) err.message = "--kv: " + QString::fromStdString(kv.error());
+  if (auto backend = engine::parseBackend(p.value("backend").toStdString());
+      err.message.isEmpty() && !backend)
+    err.message = "--backend: " + QString::fromStdString(backend.error());
+  server::ServerOptions options;
+  if (err.message.isEmpty() && p.isSet("api-key-env")) {
+    options.api_key =
+        qEnvironmentVariable(p.value("api-key-env").toLocal8Bit().constData()).toStdString();
+    if (options.api_key.empty())
+      err.message = QString(
+                        "--api-key-env: the variable %1 is empty or not set; set it to the key "
+                        "clients must send")
+                        .arg(p.value("api-key-env"));
+  }
+  if (!err.message.isEmpty()) {
+    printErr("tokenscope-cli serve: " + err.message);
+    return 2;
+  }
+  auto model = load(p, true);
+  if (!model) {
+    printErr("tokenscope-cli serve: " + QString::fromStdString(model.error()));
+    return 1;
+  }
+  const engine::ModelConfig& c = model.value()->config;
+  engine::BackendRequest request;
+  request.name = p.value("backend").toStdString();
+  request.threads = *threads;
+  request.cuda.device = *device;
+  options.model_name = p.isSet("model-name")
+                           ? p.value("model-name").toStdString()
+                           : QFileInfo(p.value("model")).completeBaseName().toStdString();
+  options.chat = chat == "on" || (chat == "auto" && server::isChatModel(*model.value()));
+  options.default_max_tokens = *max_tokens;
+  options.max_queue = *max_queue;
+  // SIGINT / SIGTERM end the server: blocked here (and so in every thread started after),
+  // awaited below while another thread serves.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  auto served =
+      server::serveModel(model.value(), *context, kv.value(), request, *parallel, options);
+  if (!served) {
+    printErr("tokenscope-cli serve: " + QString::fromStdString(served.error()));
+    return 1;
+  }
+  if (!served->note.empty())
+    printErr("tokenscope-cli serve: " + QString::fromStdString(served->note));
+  server::LocalServer& server = *served->server;
+  const std::string& backend_line = served->backend;
+  const int positions = served->positions;
+  const std::string host = p.value("host").toStdString();
+  const int bound = server.bind(host, *port);
+  if (bound < 0) {
+    printErr(QString("tokenscope-cli serve: cannot listen on %1:%2 (in use, or not an address of "
+                     "this machine); choose another --port or --host")
+                 .arg(p.value("host"))
+                 .arg(*port));
+    return 1;
+  }
+  if (!server.start()) {
+    printErr("tokenscope-cli serve: the server stopped as it started");
+    return 1;
+  }
+  std::printf("serving %s (%s, %s, %d positions, %s) at http://%s:%d/v1%s\n",
+              options.model_name.c_str(), c.describe().c_str(), backend_line.c_str(), positions,
+              options.chat ? "chat template" : "plain completion", host.c_str(), bound,
+              options.api_key.empty() ? "" : " (API key required)");
+  std::fflush(stdout);
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  server.stop();
+  std::printf("stopped after %d completed requests\n", server.completedRequests());
+  return 0;
+}
+
+}  // namespace ts

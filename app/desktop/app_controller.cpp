@@ -1,0 +1,57 @@
+#include "app/desktop/app_controller.h"
+
+#include "app/desktop/about_box.h"
+
+namespace ts {
+
+AppController::AppController(ui::MainWindow* window, ProviderStore store, QString log_dir,
+                             bool persist_providers, QObject* parent)
+    : QObject(parent),
+      window_(window),
+      providers_(window, &keys_, std::move(store), persist_providers),
+      chat_(window, &keys_, std::move(log_dir)),
+      config_(window, &providers_, &chat_),
+      serving_(window),
+      downloads_(window, &providers_),
+      model_manager_(window),
+      history_(window),
+      benchmark_(window, &keys_, &serving_.serving(), [this] { return chat_.runStore(); }),
+      preferences_(window) {
+  connect(&chat_, &ChatController::runRecorded, &history_, &HistoryController::refresh);
+  connect(&chat_, &ChatController::runLogged, this, &AppController::runLogged);
+  connect(&benchmark_, &BenchmarkController::sweepFinished, &history_, &HistoryController::refresh);
+  connect(window, &ui::MainWindow::modelManagerRequested, this, &AppController::openModelManager);
+  connect(&model_manager_, &ModelManager::loaded, this, &AppController::useLoadedModel);
+  connect(window, &ui::MainWindow::historyRequested, &history_, &HistoryController::open);
+  connect(window, &ui::MainWindow::compareLatestRequested, &history_,
+          &HistoryController::compareLatest);
+  connect(window, &ui::MainWindow::aboutRequested, this, [this] { AboutBox::show(window_); });
+}
+
+void AppController::setRunStore(std::unique_ptr<RunStore> store) {
+  chat_.setRunStore(std::move(store));
+  if (chat_.runStore()) history_.setStore(chat_.runStore());
+}
+
+void AppController::openModelManager() {
+  const auto current = window_->currentProviderSettings();
+  if (!current || current->kind != ProviderKind::LocalEngine) {
+    model_manager_.open();
+    return;
+  }
+  ui::ModelManagerDialog* dialog = model_manager_.open();
+  dialog->setSettings(current->local);
+  dialog->setPath(QString::fromStdString(current->base_url));
+}
+
+void AppController::useLoadedModel(const QString& path, const LocalEngineSettings& settings) {
+  const ProviderSettings p = providers_.selectLocalModel(path, settings);
+  window_->showStatus(tr("%1 is loaded: chat, serve or benchmark it (weights %2, KV cache %3, "
+                         "%4 positions).")
+                          .arg(QString::fromStdString(p.name),
+                               QString::fromStdString(settings.weights),
+                               QString::fromStdString(settings.kv))
+                          .arg(settings.context));
+}
+
+}  // namespace ts

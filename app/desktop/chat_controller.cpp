@@ -1,0 +1,117 @@
+#include "app/desktop/chat_controller.h"
+
+#include "app/local/local_engine_loader.h"
+#include "app/store/run_log.h"
+#include "inference/remote/base_url.h"
+
+namespace ts {
+
+ChatController::ChatController(ui::MainWindow* window, ProviderKeys* keys, QString log_dir,
+                               QObject* parent)
+    : QObject(parent), window_(window), keys_(keys) {
+  log_.dir = std::move(log_dir);
+  connect(window, &ui::MainWindow::sendRequested, this, &ChatController::onSend);
+  connect(window, &ui::MainWindow::stopRequested, &session_, &ChatSession::cancel);
+  // Recorded before the window shows it: once the window has shown a run's end, the run
+  // is in the store (a next Send may follow at once).
+  connect(&session_, &ChatSession::eventReady, this, &ChatController::recordEvent);
+  connect(&session_, &ChatSession::eventReady, window, &ui::MainWindow::onStreamEvent);
+  connect(&session_, &ChatSession::runFinished, this, &ChatController::onFinished);
+  connect(&session_, &ChatSession::localLoadProgress, this, [this](int percent) {
+    const auto p = window_->currentProviderSettings();
+    const QString name = p ? QString::fromStdString(p->name) : QString();
+    window_->showStatus(percent < 100 ? tr("Loading %1… %2% (Stop cancels)").arg(name).arg(percent)
+                                      : tr("Loaded %1.").arg(name));
+  });
+}
+
+void ChatController::setRunStore(std::unique_ptr<RunStore> store) {
+  runs_ = std::move(store);
+  if (!runs_->isOpen()) {
+    window_->showStatus(tr("Runs are not being recorded: ") + runs_->error());
+    runs_.reset();
+    return;
+  }
+  if (const int n = runs_->markInterrupted(); n > 0)
+    window_->showStatus(
+        tr("%n run(s) of an earlier session ended without finishing; they are "
+           "kept as interrupted, with their partial answers.",
+           nullptr, n));
+}
+
+void ChatController::beginRecording(const ProviderSettings& provider,
+                                    const GenerationRequest& request) {
+  recording_.reset();
+  recorded_ = {};
+  if (!runs_) return;
+  RunContext context{QString::fromStdString(provider.name),
+                     QString::fromStdString(provider.base_url),
+                     QString::fromStdString(request.model)};
+  if (provider.kind == ProviderKind::LocalEngine) {
+    context.backend = QString::fromStdString(provider.local.backend);
+    context.weights = QString::fromStdString(provider.local.weights);
+    context.kv = QString::fromStdString(provider.local.kv);
+    if (!request.params.draft.empty())
+      context.speculative =
+          QString::fromStdString(request.params.draft) + ", K " +
+          (request.params.draft_auto ? QString("auto") : QString::number(request.params.draft_k));
+  }
+  recording_ = std::make_unique<RunStoreWriter>(*runs_, request, context);
+  if (recording_->id() < 0) {
+    window_->showStatus(tr("Run not recorded: ") + runs_->error());
+    recording_.reset();
+  }
+}
+
+void ChatController::recordEvent(const StreamEvent& event) {
+  if (!recording_) return;
+  if (event.kind == EventKind::Started) recorded_.start_ns = event.t_ns;
+  recorded_.events.push_back(event);
+  if (event.kind != EventKind::Finished && event.kind != EventKind::Failed)
+    return recording_->update(recorded_);
+  recording_->finish(recorded_);
+  finished_recording_ = recording_->id();
+  recording_.reset();
+  emit runRecorded();
+}
+
+void ChatController::onSend(const ProviderSettings& provider, const GenerationRequest& request) {
+  last_request_ = request;
+  beginRecording(provider, request);
+  if (provider.kind == ProviderKind::LocalEngine) {
+    last_root_ = QString::fromStdString(provider.base_url);  // the model path, for the log
+    session_.startLocal(localSpecFor(provider), request);
+    return;
+  }
+  const NormalizedBaseUrl n = normalizeBaseUrl(QString::fromStdString(provider.base_url));
+  last_root_ = n.ok() ? n.root : QString::fromStdString(provider.base_url);
+  keys_->resolve(provider, [this, request](RemoteEndpoint endpoint, QString error) {
+    if (!error.isEmpty()) return failBeforeStart(error);
+    session_.start(endpoint, request);
+  });
+}
+
+void ChatController::failBeforeStart(const QString& message) {
+  const int64_t now = monotonicNowNs();
+  for (const StreamEvent& e :
+       {StreamEvent::started(now),
+        StreamEvent::failed(now, FailureKind::Auth, 0, message.toStdString(), {})}) {
+    recordEvent(e);  // the failure ends the recording too
+    window_->onStreamEvent(e);
+  }
+}
+
+void ChatController::onFinished(const RemoteResult& result) {
+  window_->onRunWarnings(result.warnings);
+  QByteArray line;
+  const QString error =
+      appendRunLog(log_.dir, last_request_, result.run,
+                   {last_root_, result.final_url, result.attempts, result.warnings}, &line);
+  if (finished_recording_ >= 0 && error.isEmpty())
+    runs_->setImportKey(finished_recording_, line);  // importing the log adds it not twice
+  finished_recording_ = -1;
+  if (!error.isEmpty()) window_->showStatus(tr("Run not logged: ") + error);
+  emit runLogged(error);
+}
+
+}  // namespace ts

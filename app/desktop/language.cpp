@@ -1,0 +1,39 @@
+#include "app/desktop/language.h"
+
+#include <QCoreApplication>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QSettings>
+#include <QTranslator>
+
+#include "app/desktop/ui_settings.h"
+
+namespace ts {
+QString chosenLanguage() {
+  const QString env = qEnvironmentVariable("TOKENSCOPE_LANGUAGE");
+  if (!env.isEmpty()) return env;
+  return uiSettings().value("language", "system").toString();
+}
+
+void setChosenLanguage(const QString& code) {
+  uiSettings().setValue("language", code);
+}
+
+QString effectiveLanguage() {
+  const QString chosen = chosenLanguage();
+  const QString name = chosen == "system" ? QLocale::system().name() : chosen;
+  return name.startsWith("zh") ? "zh_CN" : "en";
+}
+
+QString installTranslations(QCoreApplication& app) {
+  const QString language = effectiveLanguage();
+  if (language == "en") return language;
+  auto* ours = new QTranslator(&app);
+  if (ours->load(":/i18n/tokenscope_" + language + ".qm")) app.installTranslator(ours);
+  auto* qt = new QTranslator(&app);  // standard buttons and dialogs, when installed
+  if (qt->load("qtbase_" + language, QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+    app.installTranslator(qt);
+  return language;
+}
+
+}  // namespace ts

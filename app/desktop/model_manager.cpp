@@ -1,0 +1,236 @@
+#include "app/desktop/model_manager.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QSettings>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "app/desktop/ui_settings.h"
+#include "app/local/local_engine_loader.h"
+#include "inference/engine/backend/backend_loader.h"
+#include "inference/engine/backend/cuda_session.h"
+#include "inference/engine/backend/model_memory.h"
+#include "inference/engine/decode/open_session.h"
+#include "inference/engine/formats/model_info.h"
+#include "inference/engine/formats/model_loader.h"
+#include "ui/format.h"
+
+namespace ts {
+namespace {
+
+constexpr int kRecentModels = 10;
+
+// MemAvailable of /proc/meminfo in bytes (0 when unknown).
+uint64_t availableHostMemory() {
+  QFile f("/proc/meminfo");
+  if (!f.open(QIODevice::ReadOnly)) return 0;
+  for (const QByteArray& line : f.readAll().split('\n'))
+    if (line.startsWith("MemAvailable:"))
+      return line.mid(13).trimmed().split(' ').value(0).toULongLong() * 1024;
+  return 0;
+}
+
+QString positionalName(const engine::ModelConfig& c) {
+  return c.positional == engine::Positional::Rope ? "RoPE" : "ALiBi";
+}
+
+struct LoadOutcome {
+  std::shared_ptr<engine::Model> model;
+  QString error;
+  double seconds = 0;
+};
+
+}  // namespace
+
+ModelManager::ModelManager(QWidget* window, QObject* parent) : QObject(parent), window_(window) {}
+
+ModelManager::~ModelManager() {
+  if (cancel_) *cancel_ = true;
+}
+
+QStringList ModelManager::recentModels() {
+  QStringList out;
+  for (const QString& p : uiSettings().value("recentModels").toStringList())
+    if (QFileInfo::exists(p)) out << p;
+  return out;
+}
+
+void ModelManager::rememberModel(const QString& path) {
+  QStringList list = uiSettings().value("recentModels").toStringList();
+  list.removeAll(path);
+  list.prepend(path);
+  while (list.size() > kRecentModels) list.removeLast();
+  uiSettings().setValue("recentModels", list);
+}
+
+ui::ModelManagerDialog* ModelManager::open(const QString& path) {
+  if (!dialog_) {
+    dialog_ = new ui::ModelManagerDialog(window_);
+    dialog_->setObjectName("modelManagerDialog");
+    dialog_->setAttribute(Qt::WA_DeleteOnClose);
+    QList<ui::ModelManagerDialog::Backend> backends;
+    const engine::CudaAvailability cuda = engine::probeCuda();
+    backends.append(
+        {cuda.usable ? tr("Automatic (CUDA)") : tr("Automatic (CPU: no usable CUDA device)"),
+         "auto", 0});
+    backends.append({tr("CPU"), "cpu", 0});
+    for (int i = 0; i < static_cast<int>(cuda.devices.size()); ++i)
+      backends.append({tr("CUDA %1: %2 (%3)")
+                           .arg(i)
+                           .arg(QString::fromStdString(cuda.devices[i].name),
+                                ui::formatBytes(cuda.devices[i].total_bytes)),
+                       "cuda", i});
+    dialog_->setBackends(backends);
+    dialog_->setRecent(recentModels());
+    connect(dialog_, &ui::ModelManagerDialog::inspectRequested, this, &ModelManager::inspect);
+    connect(dialog_, &ui::ModelManagerDialog::estimateRequested, this, &ModelManager::estimate);
+    connect(dialog_, &ui::ModelManagerDialog::loadRequested, this, &ModelManager::load);
+    connect(dialog_, &ui::ModelManagerDialog::cancelRequested, this, [this] {
+      if (cancel_) *cancel_ = true;
+    });
+    connect(dialog_, &QDialog::finished, this, [this] {
+      if (cancel_) *cancel_ = true;  // closing the dialog cancels a load in flight
+    });
+  }
+  if (!path.isEmpty()) dialog_->setPath(path);
+  dialog_->show();
+  dialog_->raise();
+  dialog_->activateWindow();
+  return dialog_;
+}
+
+void ModelManager::inspect(const QString& path) {
+  auto info = engine::inspectModel(path.toStdString());
+  if (!info) {
+    inspected_.clear();
+    return dialog_->showInspectError(QString::fromStdString(info.error()));
+  }
+  const engine::ModelSummary& s = info.value();
+  const engine::ModelConfig& c = s.config;
+  config_ = c;
+  inspected_ = path;
+  QStringList stored;
+  for (const auto& [type, count] : s.stored_types)
+    stored << tr("%1 × %2").arg(QString::fromStdString(type)).arg(count);
+  const QString arch = QString::fromStdString(c.architecture) +
+                       (c.norm_head ? tr(" (Baichuan2, NormHead)") : QString());
+  QList<QPair<QString, QString>> rows = {
+      {tr("Architecture"), arch},
+      {tr("Format"), QString::fromStdString(c.source_format)},
+      {tr("Parameters"), ui::formatCount(s.parameters)},
+      {tr("Layers"), QString::number(c.n_layers)},
+      {tr("Width"), tr("%1 (FFN %2)").arg(c.dim).arg(c.ffn_dim)},
+      {tr("Heads"), c.n_kv_heads == c.n_heads ? tr("%1 of %2").arg(c.n_heads).arg(c.head_dim)
+                                              : tr("%1 of %2, %3 KV heads (grouped-query)")
+                                                    .arg(c.n_heads)
+                                                    .arg(c.head_dim)
+                                                    .arg(c.n_kv_heads)},
+      {tr("Vocabulary"), s.vocabulary_pieces > 0
+                             ? tr("%1 tokens").arg(c.vocab)
+                             : tr("%1 tokens; no tokenizer: %2")
+                                   .arg(c.vocab)
+                                   .arg(QString::fromStdString(s.vocabulary_note))},
+      {tr("Context length"), c.context > 0 ? tr("%1 tokens").arg(c.context) : tr("not stated")},
+      {tr("Positions"), positionalName(c)},
+      {tr("Stored weights"), stored.join(", ")},
+      {tr("On disk"), ui::formatBytes(s.file_bytes)}};
+  dialog_->showFacts(rows, c.context);
+}
+
+void ModelManager::estimate(const QString& path, const LocalEngineSettings& settings) {
+  if (path != inspected_) return;
+  auto weights = engine::parseWeightFormat(settings.weights);
+  auto kv = engine::parseKvFormat(settings.kv);
+  if (!weights || !kv) return;
+  const bool cuda = settings.backend == "cuda";
+  const engine::MemoryEstimate e =
+      engine::estimateMemory(config_, weights.value(), 128, settings.context, kv.value(), cuda);
+  QString text =
+      tr("Needs %1: weights %2 + KV cache %3")
+          .arg(ui::formatBytes(e.total()), ui::formatBytes(e.weights), ui::formatBytes(e.kv_cache));
+  if (cuda) text += tr(" + workspace %1").arg(ui::formatBytes(e.workspace));
+  uint64_t available = 0;
+  if (cuda) {
+    const engine::CudaModelView view(config_, weights.value(), 128, 1);
+    engine::CudaOptions options;
+    options.device = settings.device;
+    if (auto m = engine::estimateCudaMemory(view, settings.context, kv.value(), options))
+      available = m->device_free;
+    text += available ? tr(" on the device, which has %1 free.").arg(ui::formatBytes(available))
+                      : tr(" on the device.");
+  } else {
+    available = availableHostMemory();
+    text += available ? tr("; this machine has %1 available.").arg(ui::formatBytes(available))
+                      : QStringLiteral(".");
+    if (e.load_peak > e.weights)
+      text += tr(" Converting from the stored weights needs up to %1 while loading (not when "
+                 "the converted cache exists).")
+                  .arg(ui::formatBytes(e.load_peak));
+  }
+  const bool fits = available == 0 || e.total() <= available;
+  if (!fits)
+    text +=
+        tr(" It does not fit: choose int4 or int8 weights, an int8 KV cache or a shorter "
+           "context.");
+  dialog_->showEstimate(text, fits);
+}
+
+void ModelManager::load(const QString& path, const LocalEngineSettings& settings) {
+  if (cancel_) *cancel_ = true;  // at most one load: a new one replaces the old
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  cancel_ = cancel;
+  QPointer<ui::ModelManagerDialog> dialog = dialog_;
+  const LocalEngineSpec spec{path, settings};
+  auto* watcher = new QFutureWatcher<std::shared_ptr<LoadOutcome>>(this);
+  connect(watcher, &QFutureWatcher<std::shared_ptr<LoadOutcome>>::finished, this,
+          [this, watcher, cancel, dialog, path, settings] {
+            watcher->deleteLater();
+            const std::shared_ptr<LoadOutcome> out = watcher->result();
+            if (cancel_ == cancel) cancel_.reset();
+            // Cancel pressed before the result arrived wins: nothing is changed.
+            const bool cancelled = *cancel || out->error == engine::kLoadCancelled;
+            if (cancelled || !out->model) {
+              if (dialog) dialog->onLoadFailed(out->error, cancelled);
+              return;
+            }
+            kept_ = out->model;
+            rememberModel(path);
+            if (dialog) {
+              dialog->setRecent(recentModels());
+              dialog->onLoaded(tr("Loaded %1 in %2 s (%3 weights, %4 in memory); it is now the "
+                                  "current provider.")
+                                   .arg(QFileInfo(path).fileName())
+                                   .arg(out->seconds, 0, 'f', 2)
+                                   .arg(QString::fromStdString(settings.weights),
+                                        ui::formatBytes(out->model->weight_bytes())));
+            }
+            emit loaded(path, settings);
+          });
+  watcher->setFuture(QtConcurrent::run([spec, cancel, dialog] {
+    auto out = std::make_shared<LoadOutcome>();
+    QElapsedTimer clock;
+    clock.start();
+    int last_permille = -1;
+    out->model = loadLocalModel(spec, out->error, [&](double fraction) {
+      const int permille = static_cast<int>(fraction * 1000);
+      if (permille != last_permille) {
+        last_permille = permille;
+        // Checked on the GUI thread: the dialog may have closed meanwhile.
+        QMetaObject::invokeMethod(
+            qApp,
+            [dialog, fraction] {
+              if (dialog) dialog->onLoadProgress(fraction);
+            },
+            Qt::QueuedConnection);
+      }
+      return !*cancel;
+    });
+    out->seconds = clock.elapsed() / 1000.0;
+    return out;
+  }));
+}
+
+}  // namespace ts

@@ -1,0 +1,48 @@
+// The local engine on the generation thread, speaking the remote client's language: each
+// request becomes the same StreamEvents (Started, a TokenChunk per token with n_tokens 1,
+// Usage with the prompt and completion tokens, Finished or Failed) and the same
+// RemoteResult, so the chat view, charts, metrics and run log treat both alike. The model
+// is loaded on first use (reporting loadProgress; Stop cancels the load) and kept while the
+// provider's settings stay the same. Stop is checked before every token: it takes effect
+// within one token.
+#pragma once
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <memory>
+
+#include "app/local/local_engine_loader.h"
+#include "inference/engine/backend/decode_session.h"
+#include "inference/engine/decode/speculative.h"
+#include "inference/engine/model/kv_cache.h"
+#include "inference/engine/model/model.h"
+#include "inference/engine/tokenizer/tokenizer.h"
+#include "inference/remote/openai_client.h"
+#include "inference/stream/provider_settings.h"
+
+namespace ts {
+
+class LocalEngineWorker : public QObject {
+  Q_OBJECT
+ public:
+  explicit LocalEngineWorker(std::atomic<bool>* cancel_flag) : cancel_flag_(cancel_flag) {}
+  void start(const LocalEngineSpec& spec, const GenerationRequest& request);
+
+ signals:
+  void eventReady(const ts::StreamEvent& event);
+  void runFinished(const ts::RemoteResult& result);
+  void loadProgress(int percent);  // while the model loads at a run's start
+
+ private:
+  QString ensureLoaded(const LocalEngineSpec& spec);  // "" or why the model cannot run
+  void emitEvent(RemoteResult& result, StreamEvent event);
+
+  std::atomic<bool>* cancel_flag_;
+  LocalEngineSpec loaded_spec_;
+  LocalEngine engine_;
+  std::unique_ptr<engine::Tokenizer> tokenizer_;
+  std::unique_ptr<engine::DraftSource> draft_;  // kept while the draft setting stays the same
+  std::string draft_spec_;
+};
+
+}  // namespace ts

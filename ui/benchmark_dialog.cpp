@@ -1,0 +1,218 @@
+#include "ui/benchmark_dialog.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "ui/save_file.h"
+#include "ui/sweep_chart.h"
+
+namespace ts::ui {
+namespace {
+
+QString ms(const QJsonObject& figures, const char* metric, const char* key) {
+  return QString::number(figures.value(metric).toObject().value(key).toDouble(), 'f', 1);
+}
+
+}  // namespace
+
+BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, QWidget* parent)
+    : QDialog(parent) {
+  setWindowTitle(tr("Benchmark"));
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(new QLabel(tr("Endpoint: %1 · model %2").arg(endpoint, model), this));
+  auto* columns = new QHBoxLayout;
+  auto* form = new QFormLayout;
+  prompt_ = new QPlainTextEdit(tr("Write a short story about a robot who learns to paint."), this);
+  prompt_->setObjectName("benchPrompt");
+  prompt_->setMaximumHeight(70);
+  form->addRow(tr("&Prompt"), prompt_);
+  const auto addCount = [&](const QString& label, const char* name, int min, int max, int value) {
+    auto* box = new QSpinBox(this);
+    box->setObjectName(name);
+    box->setRange(min, max);
+    box->setValue(value);
+    form->addRow(label, box);
+    return box;
+  };
+  requests_ = addCount(tr("&Requests per step"), "benchRequests", 1, 100000, 20);
+  warmup_ = addCount(tr("&Warm-up requests"), "benchWarmup", 0, 1000, 1);
+  max_tokens_ = addCount(tr("Max &tokens"), "benchMaxTokens", 1, 1000000, 128);
+  columns->addLayout(form, 1);
+  auto* sweep_form = new QFormLayout;
+  axis_ = new QComboBox(this);
+  axis_->setObjectName("benchAxis");
+  axis_->addItem(tr("Concurrency sweep"), static_cast<int>(SweepKind::Concurrency));
+  axis_->addItem(tr("Request-rate sweep (req/s)"), static_cast<int>(SweepKind::Rate));
+  axis_->addItem(tr("Prompt-length sweep (words)"), static_cast<int>(SweepKind::PromptLength));
+  sweep_form->addRow(tr("&Sweep"), axis_);
+  values_ = new QLineEdit("1,2,4,8", this);
+  values_->setObjectName("benchValues");
+  values_->setToolTip(tr("One step per value, comma-separated"));
+  sweep_form->addRow(tr("&Values"), values_);
+  burstiness_ = new QDoubleSpinBox(this);
+  burstiness_->setObjectName("benchBurstiness");
+  burstiness_->setRange(0.01, 100);
+  burstiness_->setValue(1);
+  burstiness_->setToolTip(
+      tr("Rate sweeps: gamma shape of the gaps; 1 is Poisson, smaller "
+         "is burstier"));
+  sweep_form->addRow(tr("&Burstiness"), burstiness_);
+  slo_ttft_ = new QDoubleSpinBox(this);
+  slo_ttft_->setObjectName("benchSloTtft");
+  slo_ttft_->setRange(0, 1e7);
+  slo_ttft_->setSpecialValueText(tr("none"));
+  slo_ttft_->setSuffix(tr(" ms"));
+  sweep_form->addRow(tr("SLO: TTFT at most"), slo_ttft_);
+  slo_tpot_ = new QDoubleSpinBox(this);
+  slo_tpot_->setObjectName("benchSloTpot");
+  slo_tpot_->setRange(0, 1e7);
+  slo_tpot_->setSpecialValueText(tr("none"));
+  slo_tpot_->setSuffix(tr(" ms"));
+  sweep_form->addRow(tr("SLO: TPOT at most"), slo_tpot_);
+  columns->addLayout(sweep_form, 1);
+  layout->addLayout(columns);
+
+  auto* run_row = new QHBoxLayout;
+  bar_ = new QProgressBar(this);
+  bar_->setObjectName("benchProgress");
+  status_ = new QLabel(this);
+  status_->setObjectName("benchStatus");
+  start_ = new QPushButton(tr("&Start"), this);
+  start_->setObjectName("benchStart");
+  cancel_ = new QPushButton(tr("&Cancel"), this);
+  cancel_->setObjectName("benchCancel");
+  cancel_->setEnabled(false);
+  save_ = new QPushButton(tr("Save &JSON…"), this);
+  save_->setObjectName("benchSave");
+  save_->setEnabled(false);
+  run_row->addWidget(bar_, 1);
+  run_row->addWidget(start_);
+  run_row->addWidget(cancel_);
+  run_row->addWidget(save_);
+  layout->addLayout(run_row);
+  layout->addWidget(status_);
+
+  table_ = new QTableWidget(0, 11, this);
+  table_->setObjectName("benchTable");
+  table_->setHorizontalHeaderLabels({tr("Value"), tr("Done"), tr("Failed"), tr("TTFT p50"),
+                                     tr("TTFT p99"), tr("TPOT p50"), tr("TPOT p99"), tr("ITL p50"),
+                                     tr("E2E p50"), tr("Output tok/s"), tr("Goodput req/s")});
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->verticalHeader()->hide();
+  layout->addWidget(table_, 1);
+  chart_ = new SweepChart(this);
+  layout->addWidget(chart_, 2);
+
+  connect(start_, &QPushButton::clicked, this, &BenchmarkDialog::start);
+  connect(cancel_, &QPushButton::clicked, this, [this] {
+    emit cancelRequested();
+    status_->setText(tr("Cancelling…"));
+  });
+  connect(save_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save the benchmark"),
+                                                      "benchmark.json", tr("JSON (*.json)"));
+    if (path.isEmpty()) return;
+    const QString error = saveJson(path);
+    status_->setText(error.isEmpty() ? tr("Saved %1").arg(path) : error);
+  });
+  resize(1000, 820);
+}
+
+BenchmarkDialog::~BenchmarkDialog() {
+  if (running_) emit cancelRequested();
+}
+
+void BenchmarkDialog::start() {
+  QList<double> values;
+  for (const QString& part : values_->text().split(',', Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const double v = part.trimmed().toDouble(&ok);
+    if (!ok || v <= 0) {
+      status_->setText(tr("Values: expected positive numbers separated by commas, found '%1'")
+                           .arg(part.trimmed()));
+      return;
+    }
+    values << v;
+  }
+  if (values.isEmpty()) return status_->setText(tr("Values: give at least one step"));
+  BenchmarkPlan plan;
+  plan.prompt = prompt_->toPlainText();
+  plan.requests = requests_->value();
+  plan.warmup = warmup_->value();
+  plan.max_tokens = max_tokens_->value();
+  plan.kind = static_cast<SweepKind>(axis_->currentData().toInt());
+  plan.values = values;
+  plan.burstiness = burstiness_->value();
+  if (slo_ttft_->value() > 0) plan.slo_ttft_ms = slo_ttft_->value();
+  if (slo_tpot_->value() > 0) plan.slo_tpot_ms = slo_tpot_->value();
+  table_->setRowCount(0);
+  chart_->reset(plan.kind, plan.slo_ttft_ms, plan.slo_tpot_ms);
+  bar_->setRange(0, static_cast<int>(values.size()) * plan.requests);
+  bar_->setValue(0);
+  start_->setEnabled(false);
+  cancel_->setEnabled(true);
+  save_->setEnabled(false);
+  running_ = true;
+  emit startRequested(plan);
+}
+
+void BenchmarkDialog::onProgress(int step, int steps, int done, int total) {
+  bar_->setValue(step * total + done);
+  status_->setText(
+      tr("Step %1 of %2: %3 of %4 requests").arg(step + 1).arg(steps).arg(done).arg(total));
+}
+
+void BenchmarkDialog::onFinished(bool cancelled, int steps, const QJsonObject& sweep) {
+  running_ = false;
+  sweep_ = sweep;
+  start_->setEnabled(true);
+  cancel_->setEnabled(false);
+  save_->setEnabled(steps > 0);
+  status_->setText(cancelled ? tr("Cancelled; the finished steps are kept.")
+                             : tr("Done: %n step(s), recorded in the run store.", nullptr, steps));
+  emit sweepFinished(cancelled);
+}
+
+void BenchmarkDialog::onStepFinished(double value, const QJsonObject& f) {
+  const int row = table_->rowCount();
+  table_->insertRow(row);
+  const QStringList cells = {QString::number(value),
+                             QString::number(f.value("requests_completed").toInt()),
+                             QString::number(f.value("requests_failed").toInt()),
+                             ms(f, "ttft_ms", "p50"),
+                             ms(f, "ttft_ms", "p99"),
+                             ms(f, "tpot_ms", "p50"),
+                             ms(f, "tpot_ms", "p99"),
+                             ms(f, "itl_ms", "p50"),
+                             ms(f, "e2e_ms", "p50"),
+                             QString::number(f.value("output_throughput_tok_s").toDouble(), 'f', 1),
+                             QString::number(f.value("goodput_req_s").toDouble(), 'f', 2)};
+  for (int c = 0; c < cells.size(); ++c) {
+    auto* item = new QTableWidgetItem(cells[c]);
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    table_->setItem(row, c, item);
+  }
+  chart_->addStep(value, f);
+}
+
+QString BenchmarkDialog::saveJson(const QString& path) const {
+  if (sweep_.isEmpty()) return tr("Nothing to save yet: run a benchmark first.");
+  return saveBytes(path, QJsonDocument(sweep_).toJson(QJsonDocument::Indented));
+}
+
+}  // namespace ts::ui

@@ -1,0 +1,72 @@
+// The benchmark dialog: the same prompt N times per step (after W warm-ups) against the
+// current provider's endpoint, swept over concurrency (1, 2, 4, ...), request rates or
+// prompt lengths; live progress; per step mean / p50 / p90 / p99 of TTFT, TPOT, ITL and
+// E2E, throughput and goodput against the SLOs set here; the sweep chart of TTFT p99 and
+// TPOT p99 with the SLO lines. Requests go to the run store (one group per step), the
+// figures to JSON with Save.
+#pragma once
+#include <QDialog>
+#include <QJsonObject>
+
+#include "ui/benchmark_plan.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace ts::ui {
+
+class SweepChart;
+
+// Widgets only: Start emits the plan, the app runs it and reports back through the slots.
+class BenchmarkDialog : public QDialog {
+  Q_OBJECT
+ public:
+  // `endpoint`: the address shown (requests go there), `model`: the model asked for.
+  BenchmarkDialog(const QString& endpoint, const QString& model, QWidget* parent = nullptr);
+  ~BenchmarkDialog() override;
+  SweepChart* chart() const { return chart_; }
+  QString saveJson(const QString& path) const;  // "" or why not
+
+ public slots:
+  // Step `step` of `steps` (from 0): `done` of its `total` requests have finished.
+  void onProgress(int step, int steps, int done, int total);
+  void onStepFinished(double value, const QJsonObject& figures);  // one row, one chart point
+  // The sweep ended; `sweep` is what Save JSON writes ({"axis", "steps", "slo"}).
+  void onFinished(bool cancelled, int steps, const QJsonObject& sweep);
+
+ signals:
+  void startRequested(const ts::ui::BenchmarkPlan& plan);
+  void cancelRequested();  // also when the dialog goes away while a sweep runs
+  void sweepFinished(bool cancelled);
+
+ private:
+  void start();
+
+  QPlainTextEdit* prompt_;
+  QSpinBox* requests_;
+  QSpinBox* warmup_;
+  QSpinBox* max_tokens_;
+  QComboBox* axis_;
+  QLineEdit* values_;
+  QDoubleSpinBox* burstiness_;
+  QDoubleSpinBox* slo_ttft_;
+  QDoubleSpinBox* slo_tpot_;
+  QProgressBar* bar_;
+  QLabel* status_;
+  QTableWidget* table_;
+  SweepChart* chart_;
+  QPushButton* start_;
+  QPushButton* cancel_;
+  QPushButton* save_;
+  bool running_ = false;
+  QJsonObject sweep_;  // the last finished sweep
+};
+
+}  // namespace ts::ui

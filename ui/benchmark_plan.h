@@ -1,0 +1,21 @@
+// What the benchmark dialog asks the app to run: values only (the app turns a plan into a
+// sweep of benchmark steps and reports each step back as its figures, a JSON object).
+#pragma once
+#include <QList>
+#include <QString>
+#include <optional>
+
+namespace ts::ui {
+
+enum class SweepKind { Concurrency, Rate, PromptLength };  // what varies between steps
+
+struct BenchmarkPlan {
+  QString prompt;
+  int requests = 1, warmup = 0, max_tokens = 128;  // per step
+  SweepKind kind = SweepKind::Concurrency;
+  QList<double> values;   // one step per value: concurrency, req/s or prompt words
+  double burstiness = 1;  // rate sweeps: gamma shape of the gaps (1: Poisson)
+  std::optional<double> slo_ttft_ms, slo_tpot_ms;
+};
+
+}  // namespace ts::ui

@@ -1,0 +1,40 @@
+// What the comparison view shows, as values the app computes: per series (one run, or a
+// group of repeated runs) its figures, the ITL curve of its first run, the settings that
+// differ between the series, and the CSV and JSON the view exports.
+#pragma once
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+#include <QPointF>
+#include <QString>
+#include <QStringList>
+#include <cstdint>
+#include <optional>
+
+#include "inference/stream/metrics.h"
+
+namespace ts::ui {
+
+struct SeriesFigures {
+  QString label;
+  int completed = 0, failed = 0;
+  Summary ttft_ms, tpot_ms, itl_ms, e2e_ms;
+  std::optional<double> decode_tok_s, overall_tok_s;  // means over the runs that have them
+  std::optional<double> prefill_ms, acceptance_rate;  // local engine runs
+  int64_t output_tokens = 0;                          // over all runs
+  QList<QPointF> itl_curve;  // first run: (arrival s since the request, gap ms)
+};
+
+struct ComparisonContent {
+  QList<SeriesFigures> series;
+  // Setting name -> its value in each series, for the settings that are not all equal.
+  QList<QPair<QString, QStringList>> differing_settings;
+  QString csv;      // one row per series and figure
+  QByteArray json;  // vLLM's field names where they mean the same thing
+};
+
+// What a figure means (hover text): metric is ttft | tpot | itl | e2e | decode | overall |
+// prefill | acceptance; "" for others.
+QString metricDefinition(const QString& metric);
+
+}  // namespace ts::ui

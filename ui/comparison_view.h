@@ -1,0 +1,38 @@
+// The comparison view: 2-4 runs or groups of repeated runs side by side. ITL curves
+// overlaid on one time axis; TTFT and TPOT boxes (p50 to p90, whiskers from the minimum to
+// p99); a table of every figure (hover a row for its definition); the settings that
+// differ. Exports the view as PNG or SVG and the numbers as CSV or JSON.
+#pragma once
+#include <QDialog>
+#include <QList>
+
+#include "ui/comparison_figures.h"
+
+class QChartView;
+class QTableWidget;
+
+namespace ts::ui {
+
+class ComparisonView : public QDialog {
+  Q_OBJECT
+ public:
+  explicit ComparisonView(ComparisonContent content, QWidget* parent = nullptr);
+  // "" or why the file could not be written.
+  QString exportPng(const QString& path);
+  QString exportSvg(const QString& path);
+  QString exportCsv(const QString& path) const;
+  QString exportJson(const QString& path) const;
+
+ private:
+  QChartView* itlChart();
+  QChartView* boxChart(const QString& title, const QString& metric, Summary SeriesFigures::*figure);
+  QTableWidget* figuresTable();
+  QTableWidget* settingsTable();
+  void exportWithDialog();
+
+  ComparisonContent content_values_;
+  const QList<SeriesFigures>& series_ = content_values_.series;
+  QWidget* content_ = nullptr;  // what PNG and SVG show (everything but the buttons)
+};
+
+}  // namespace ts::ui
