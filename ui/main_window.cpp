@@ -607,4 +607,14 @@ void MainWindow::showStatus(const QString& message) {
   statusBar()->showMessage(message);
 }
 
+void MainWindow::setCpuFallback(const QString& reason) {
+  if (!cpu_fallback_) {
+    cpu_fallback_ = new QLabel(tr("CPU: CUDA not used"), statusBar());
+    cpu_fallback_->setObjectName("cpuFallbackLabel");
+    statusBar()->addPermanentWidget(cpu_fallback_);
+  }
+  cpu_fallback_->setToolTip(reason);
+  cpu_fallback_->setVisible(!reason.isEmpty());
+}
+
 }  // namespace ts::ui

@@ -82,6 +82,9 @@ class MainWindow : public QMainWindow {
   // After the terminal event: things the user should know that did not fail the run.
   void onRunWarnings(const QStringList& warnings);
   void showStatus(const QString& message);
+  // A lasting mark at the right of the status bar that the local model runs on the CPU
+  // although CUDA was asked for, with why on hover (`reason`; empty removes the mark).
+  void setCpuFallback(const QString& reason);
   void showShortcuts();  // Help → Keyboard shortcuts: every key the window knows
 
  signals:
@@ -127,6 +130,7 @@ class MainWindow : public QMainWindow {
   QActionGroup* themes_ = nullptr;
   QAction* serve_action_ = nullptr;
   UrlPreview url_preview_;
+  QLabel* cpu_fallback_ = nullptr;
   QComboBox* provider_combo_;
   QComboBox* model_combo_;
   ChatPanel* chat_;

@@ -23,6 +23,11 @@ ChatController::ChatController(ui::MainWindow* window, ProviderKeys* keys, QStri
     window_->showStatus(percent < 100 ? tr("Loading %1… %2% (Stop cancels)").arg(name).arg(percent)
                                       : tr("Loaded %1.").arg(name));
   });
+  // Once, in the status bar (and a lasting mark there), not in the transcript of every answer.
+  connect(&session_, &ChatSession::localBackendNote, this, [this](const QString& note) {
+    window_->setCpuFallback(note);
+    if (!note.isEmpty()) window_->showStatus(tr("The local model runs on the CPU: %1").arg(note));
+  });
 }
 
 void ChatController::setRunStore(std::unique_ptr<RunStore> store) {

@@ -38,6 +38,8 @@ ChatSession::ChatSession(QObject* parent) : QObject(parent) {
           Qt::QueuedConnection);
   connect(local_, &LocalEngineWorker::loadProgress, this, &ChatSession::localLoadProgress,
           Qt::QueuedConnection);
+  connect(local_, &LocalEngineWorker::backendNote, this, &ChatSession::localBackendNote,
+          Qt::QueuedConnection);
   thread_.setObjectName("generation");
   thread_.start();
 }

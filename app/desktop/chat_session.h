@@ -41,7 +41,8 @@ class ChatSession : public QObject {
  signals:
   void eventReady(const ts::StreamEvent& event);
   void runFinished(const ts::RemoteResult& result);
-  void localLoadProgress(int percent);  // a local provider's model loading, 0..100
+  void localLoadProgress(int percent);         // a local provider's model loading, 0..100
+  void localBackendNote(const QString& note);  // LocalEngineWorker::backendNote
 
  private:
   QThread thread_;

@@ -55,7 +55,7 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     }
     return fail(FailureKind::ModelNotFound, tr("The local model cannot run: ") + error, "");
   }
-  if (!engine_.backend_note.isEmpty()) result.warnings << engine_.backend_note;
+  if (engine_.backend_note != noted_) emit backendNote(noted_ = engine_.backend_note);
   std::vector<engine::ChatMessage> messages;
   for (const auto& m : request.messages) messages.push_back({m.role, m.content});
   const int context = engine_.session->maxPositions();

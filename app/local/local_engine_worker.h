@@ -32,6 +32,10 @@ class LocalEngineWorker : public QObject {
   void eventReady(const ts::StreamEvent& event);
   void runFinished(const ts::RemoteResult& result);
   void loadProgress(int percent);  // while the model loads at a run's start
+  // Why CUDA is not used although the provider asked for it (no driver, no device, too
+  // little memory): said once, when it first applies or changes (empty: CUDA or the CPU
+  // as asked runs now), not with every answer.
+  void backendNote(const QString& note);
 
  private:
   QString ensureLoaded(const LocalEngineSpec& spec);  // "" or why the model cannot run
@@ -39,6 +43,7 @@ class LocalEngineWorker : public QObject {
 
   std::atomic<bool>* cancel_flag_;
   LocalEngineSpec loaded_spec_;
+  QString noted_;  // the backend note last said
   LocalEngine engine_;
   std::unique_ptr<engine::Tokenizer> tokenizer_;
   std::unique_ptr<engine::DraftSource> draft_;  // kept while the draft setting stays the same

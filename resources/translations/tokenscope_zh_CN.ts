@@ -236,6 +236,10 @@
         <source>Run not recorded: </source>
         <translation>运行未记录：</translation>
     </message>
+    <message>
+        <source>The local model runs on the CPU: %1</source>
+        <translation>本地模型在 CPU 上运行：%1</translation>
+    </message>
 </context>
 <context>
     <name>ts::ConfigController</name>
@@ -2219,6 +2223,10 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source> or </source>
         <translation> 或 </translation>
+    </message>
+    <message>
+        <source>CPU: CUDA not used</source>
+        <translation>CPU：未使用 CUDA</translation>
     </message>
 </context>
 <context>

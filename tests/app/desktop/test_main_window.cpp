@@ -43,6 +43,7 @@
 #include "app/desktop/app_controller.h"
 #include "app/local/loaded_models.h"
 #include "app/local/model_paths.h"
+#include "inference/engine/backend/backend_loader.h"
 #include "tests/support/hub_mirror.h"
 #include "tests/support/openai_test_server.h"
 #include "ui/acceptance_chart.h"
@@ -704,6 +705,42 @@ class TestMainWindow : public QObject {
     QVERIFY2(transcript.contains("The local model cannot run") &&
                  transcript.contains("/nonexistent/model.gguf"),
              qPrintable(transcript));
+  }
+
+  // A local provider that asks for CUDA where none is usable runs on the CPU and says why
+  // once, in the status bar; the answers' transcript carries no note.
+  void cudaUnavailableIsSaidOnceNotWithEveryAnswer() {
+    const QString model = shared_ + "/baichuan-tiny-rope/baichuan-tiny-rope-32L-f32.gguf";
+    if (!QFile::exists(model)) QSKIP("the shared fixtures are absent");
+    setLocalProvider(model);
+    ProviderSettings p = *window_->currentProviderSettings();
+    p.local.backend = "auto";
+    window_->replaceProvider(p);
+    window_->findChild<QSpinBox*>("maxTokensSpin")->setValue(4);
+    QSignalSpy noted(&controller_->session(), &ChatSession::localBackendNote);
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    if (engine::probeCuda().usable) QSKIP("CUDA is usable here: the local model runs on it");
+    typeAndSend("first");
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(noted.count(), 1);
+    const QString note = noted.at(0).at(0).toString();
+    QVERIFY(!note.isEmpty());
+    auto* mark = window_->findChild<QLabel*>("cpuFallbackLabel");
+    QVERIFY(mark && mark->isVisible());
+    QCOMPARE(mark->toolTip(), note);
+    for (const char* text : {"second", "third"}) {
+      typeAndSend(text);
+      QVERIFY(shown.wait(20000));
+    }
+    QCOMPARE(noted.count(), 1);
+    QVERIFY2(!window_->chatPanel()->transcriptText().contains(note),
+             qPrintable(window_->chatPanel()->transcriptText()));
+    p.local.backend = "cpu";  // as asked: the mark goes
+    window_->replaceProvider(p);
+    typeAndSend("fourth");
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(noted.count(), 2);
+    QVERIFY(!mark->isVisible());
   }
 
   // Provider → Download a model: a file from a hub mirror lands in the models folder with
