@@ -7,6 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
 build="${1:-build}"
+# Conversion caches the tests write go to the build tree, not the user's ~/.cache.
+case "$build" in /*) cache="$build-test-cache" ;; *) cache="$repo/$build-test-cache" ;; esac
+mkdir -p "$cache"
+export XDG_CACHE_HOME="$cache"
 # 1. The engine alone (no Qt), as on a GPU machine with only the CUDA toolkit.
 cmake -S . -B "$build-engine-only" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTOKENSCOPE_ENGINE_ONLY=ON
 cmake --build "$build-engine-only" --parallel "$(nproc)"

@@ -36,7 +36,7 @@ QString number(std::optional<double> v, int decimals) {
 }  // namespace
 
 ComparisonView::ComparisonView(ComparisonContent content, QWidget* parent)
-    : QDialog(parent), content_values_(std::move(content)) {
+    : QDialog(parent), values_(std::move(content)) {
   setWindowTitle(tr("Compare runs"));
   auto* outer = new QVBoxLayout(this);
   content_ = new QWidget(this);
@@ -77,7 +77,7 @@ QChartView* ComparisonView::itlChart() {
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   double x_max = 0.001, y_max = 0.001;
-  for (const SeriesFigures& s : series_) {
+  for (const SeriesFigures& s : values_.series) {
     auto* line = new QLineSeries(chart);
     line->setName(s.label);
     line->replace(s.itl_curve);
@@ -106,7 +106,7 @@ QChartView* ComparisonView::boxChart(const QString& title, const QString& metric
   chart->setTitle(title);
   chart->legend()->hide();
   auto* boxes = new QBoxPlotSeries(chart);
-  for (const SeriesFigures& s : series_) {
+  for (const SeriesFigures& s : values_.series) {
     const Summary& m = s.*figure;
     // Box from p50 to p90 (its line at p50), whiskers from the minimum to p99.
     auto* set = new QBoxSet(m.min, m.p50, m.p50, m.p90, m.p99, s.label);
@@ -158,17 +158,17 @@ QTableWidget* ComparisonView::figuresTable() {
   rows.append({tr("Runs (completed / failed)"), "", [](const SeriesFigures& s) {
                  return QString("%1 / %2").arg(s.completed).arg(s.failed);
                }});
-  auto* table = new QTableWidget(rows.size(), series_.size(), content_);
+  auto* table = new QTableWidget(rows.size(), values_.series.size(), content_);
   table->setObjectName("comparisonTable");
   QStringList labels;
-  for (const SeriesFigures& s : series_) labels << s.label;
+  for (const SeriesFigures& s : values_.series) labels << s.label;
   table->setHorizontalHeaderLabels(labels);
   for (int r = 0; r < rows.size(); ++r) {
     auto* header = new QTableWidgetItem(rows[r].name);
     header->setToolTip(metricDefinition(rows[r].metric));
     table->setVerticalHeaderItem(r, header);
-    for (int c = 0; c < series_.size(); ++c) {
-      auto* item = new QTableWidgetItem(rows[r].value(series_[c]));
+    for (int c = 0; c < values_.series.size(); ++c) {
+      auto* item = new QTableWidgetItem(rows[r].value(values_.series[c]));
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       item->setToolTip(metricDefinition(rows[r].metric));
       table->setItem(r, c, item);
@@ -180,11 +180,11 @@ QTableWidget* ComparisonView::figuresTable() {
 }
 
 QTableWidget* ComparisonView::settingsTable() {
-  const auto& differing = content_values_.differing_settings;
-  auto* table = new QTableWidget(differing.size(), series_.size(), content_);
+  const auto& differing = values_.differing_settings;
+  auto* table = new QTableWidget(differing.size(), values_.series.size(), content_);
   table->setObjectName("settingsDiffTable");
   QStringList labels;
-  for (const SeriesFigures& s : series_) labels << s.label;
+  for (const SeriesFigures& s : values_.series) labels << s.label;
   table->setHorizontalHeaderLabels(labels);
   for (int r = 0; r < differing.size(); ++r) {
     table->setVerticalHeaderItem(r, new QTableWidgetItem(differing[r].first));
@@ -217,11 +217,11 @@ QString ComparisonView::exportSvg(const QString& path) {
 }
 
 QString ComparisonView::exportCsv(const QString& path) const {
-  return saveBytes(path, content_values_.csv.toUtf8());
+  return saveBytes(path, values_.csv.toUtf8());
 }
 
 QString ComparisonView::exportJson(const QString& path) const {
-  return saveBytes(path, content_values_.json);
+  return saveBytes(path, values_.json);
 }
 
 void ComparisonView::exportWithDialog() {

@@ -30,8 +30,7 @@ class ComparisonView : public QDialog {
   QTableWidget* settingsTable();
   void exportWithDialog();
 
-  ComparisonContent content_values_;
-  const QList<SeriesFigures>& series_ = content_values_.series;
+  ComparisonContent values_;    // what is shown and exported
   QWidget* content_ = nullptr;  // what PNG and SVG show (everything but the buttons)
 };
 

@@ -47,12 +47,8 @@ void DownloadController::open() {
   connect(download, &ModelDownload::finished, dialog, &ui::DownloadDialog::onFinished);
   connect(download, &ModelDownload::failed, dialog, &ui::DownloadDialog::onFailed);
   connect(dialog, &ui::DownloadDialog::useModelRequested, this, [this](const QString& path) {
-    std::vector<ProviderSettings> providers = window_->providers();
-    const std::string name = QFileInfo(path).completeBaseName().toStdString();
-    providers.push_back({name, path.toStdString(), name, "", 60, 0, KeySource::Environment,
-                         ProviderKind::LocalEngine});
-    providers_->showAndSave(providers, static_cast<int>(providers.size()) - 1);
-    window_->showStatus(tr("Added the local provider %1").arg(QFileInfo(path).completeBaseName()));
+    const ProviderSettings p = providers_->selectLocalModel(path, {});
+    window_->showStatus(tr("Added the local provider %1").arg(QString::fromStdString(p.name)));
   });
   dialog->show();
 }

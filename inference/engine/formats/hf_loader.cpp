@@ -227,10 +227,10 @@ Result<ModelConfig> configFromHfJson(const Json& cfg, bool* tied) {
       return fail("config.json: \"tokenscope_positional\": expected \"alibi\" or \"rope\"");
     c.positional = *name == "alibi" ? Positional::Alibi : Positional::Rope;
   }
-  if (tied)
-    *tied = jsonFind(cfg, "tie_word_embeddings") &&
-            jsonFind(cfg, "tie_word_embeddings")->is_boolean() &&
-            jsonFind(cfg, "tie_word_embeddings")->get<bool>();
+  if (tied) {
+    const Json* t = jsonFind(cfg, "tie_word_embeddings");
+    *tied = t && t->is_boolean() && t->get<bool>();
+  }
   return c;
 }
 

@@ -400,6 +400,8 @@ Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOpti
     m.cache_note = "not used for f32 weights";
   } else if (!options.cache) {
     m.cache_note = "off";
+  } else if (quantCacheDir().empty()) {
+    m.cache_note = "not written: no cache directory ($XDG_CACHE_HOME and $HOME are unset)";
   } else if (cache.empty()) {
     m.cache_note = "not written: the source could not be hashed";
   } else {

@@ -22,7 +22,7 @@ struct LoadOptions {
   std::string tokenizer_path;  // llama2.c: default tok<vocab>.bin / tokenizer.bin beside it
   WeightFormat weights = WeightFormat::F32;
   int int4_group = 128;   // inputs per int4 scale: 32, 64 or 128
-  bool cache = true;      // quantized weights: use / write the cache beside the model
+  bool cache = true;      // quantized weights: use / write the cache (quant_cache.h)
   LoadProgress progress;  // may be empty
 };
 

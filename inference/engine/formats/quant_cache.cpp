@@ -1,6 +1,7 @@
 #include "inference/engine/formats/quant_cache.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -52,20 +53,28 @@ bool hashFile(Fnv& f, const fs::path& path) {
 
 }  // namespace
 
+std::string quantCacheDir() {
+  // XDG: a relative $XDG_CACHE_HOME is invalid and ignored.
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && xdg[0] == '/')
+    return (fs::path(xdg) / "tokenscope").string();
+  if (const char* home = std::getenv("HOME"); home && home[0] != '\0')
+    return (fs::path(home) / ".cache" / "tokenscope").string();
+  return "";
+}
+
 std::string quantCachePath(const std::string& source, const LoadOptions& options) {
+  const std::string dir = quantCacheDir();
+  if (dir.empty()) return "";
   Fnv f;
   f.add(&kVersion, sizeof kVersion);
   f.add(weightFormatName(options.weights));
   f.add(&options.int4_group, sizeof options.int4_group);
-  fs::path dir;
   std::vector<fs::path> files;
   std::error_code ec;
   if (fs::is_directory(source, ec)) {
-    dir = fs::path(source) / ".tokenscope-cache";
     for (const auto& entry : fs::directory_iterator(source, ec))
       if (entry.is_regular_file()) files.push_back(entry.path());
   } else {
-    dir = source + ".tokenscope-cache";
     files.push_back(source);
     const fs::path beside = fs::path(source).parent_path();
     // llama2.c reads its vocabulary from tok<N>.bin or tokenizer.bin beside the model.
@@ -81,9 +90,11 @@ std::string quantCachePath(const std::string& source, const LoadOptions& options
     if (!hashFile(f, file)) return "";
   char key[17];
   std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(f.h));
-  std::string name = weightFormatName(options.weights);
+  const fs::path named = fs::path(source).lexically_normal();
+  std::string name = (named.has_filename() ? named : named.parent_path()).filename().string() +
+                     "-" + weightFormatName(options.weights);
   if (options.weights == WeightFormat::Int4) name += "-g" + std::to_string(options.int4_group);
-  return (dir / (name + "-" + key + ".tsq")).string();
+  return (fs::path(dir) / (name + "-" + key + ".tsq")).string();
 }
 
 Result<bool> writeQuantCache(const Model& m, const std::string& path) {

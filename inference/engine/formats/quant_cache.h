@@ -1,9 +1,9 @@
-// The quantization cache: a model quantized at load (int8 / int4 / f16) is saved beside
-// its source, so the next load with the same settings maps one file instead of reading and
-// quantizing every weight again.
+// The quantization cache: a model quantized at load (int8 / int4 / f16) is saved in the
+// user's cache directory, so the next load with the same settings maps one file instead of
+// reading and quantizing every weight again. Never beside the user's model.
 //
-// Where: beside a model file, in "<file>.tokenscope-cache/"; inside a Hugging Face folder,
-// in ".tokenscope-cache/". Name: "<weights>[-g<group>]-<key>.tsq".
+// Where: quantCacheDir(), i.e. $XDG_CACHE_HOME/tokenscope (default ~/.cache/tokenscope).
+// Name: "<model file or folder name>-<weights>[-g<group>]-<key>.tsq".
 // Key: a 64-bit FNV-1a hash of the settings and of every source file's name, size and
 // content sampled at 18 places (64 KiB at each end and 16 x 4 KiB between): any edit that
 // changes the size or a sampled byte, or a different file, gives a new key. A sampled hash
@@ -17,7 +17,10 @@
 
 namespace ts::engine {
 
-// The cache file for `source` loaded with `options` ("" when the source cannot be read).
+// $XDG_CACHE_HOME/tokenscope, else $HOME/.cache/tokenscope; "" when neither is set.
+std::string quantCacheDir();
+// The cache file for `source` loaded with `options` ("" when the source cannot be read or
+// there is no cache directory).
 std::string quantCachePath(const std::string& source, const LoadOptions& options);
 
 // The cached model, or an error saying why it is unusable (missing, truncated, another

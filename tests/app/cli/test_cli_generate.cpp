@@ -1,4 +1,5 @@
 // `tokenscope-cli generate` / `tokenize` as a user runs them, on the real tiny aidreams260K.
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -238,19 +239,26 @@ class TestCliGenerate : public QObject {
     }
   }
 
-  // The quantized weights are cached beside the model: the second load reads the cache and
-  // generates the same tokens; --no-cache neither reads nor writes it.
-  void quantizedWeightsAreCachedBesideTheModel() {
-    QTemporaryDir dir;
+  // The quantized weights are cached in the user's cache directory ($XDG_CACHE_HOME), never
+  // beside the model: the second load reads the cache and generates the same tokens;
+  // --no-cache neither reads nor writes it.
+  void quantizedWeightsAreCachedInTheCacheDirectory() {
+    QTemporaryDir dir, cache_home;
     const QString copy = dir.filePath("aidreams.gguf");
     QVERIFY(QFile::copy(models_ + "/aidreams260K/aidreams260K.gguf", copy));
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_CACHE_HOME", cache_home.path());
+    const auto cli = [&](const QStringList& args) { return this->cli(args, env); };
     const QStringList args = {"generate",  "--model", copy,           "--prompt", "I dreamed",
                               "--weights", "int4",    "--max-tokens", "16",       "--json"};
     const Run first = cli(args);
     QCOMPARE(first.exit_code, 0);
     const QString note = first.json.value("quant_cache").toString();
-    QVERIFY2(note.startsWith("written: " + copy + ".tokenscope-cache/int4-g128-"),
-             qPrintable(note));
+    QVERIFY2(
+        note.startsWith("written: " + cache_home.path() + "/tokenscope/aidreams.gguf-int4-g128-"),
+        qPrintable(note));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot),
+             QStringList{"aidreams.gguf"});  // nothing beside the model
     QVERIFY(QFile::exists(note.mid(9)));
     const Run second = cli(args);
     QCOMPARE(second.json.value("quant_cache").toString(), "hit: " + note.mid(9));
@@ -258,7 +266,7 @@ class TestCliGenerate : public QObject {
     QVERIFY(second.json.value("load_ms").toDouble() > 0);
     // A different group size is another cache entry.
     const Run g32 = cli(args + QStringList{"--int4-group", "32"});
-    QVERIFY2(g32.json.value("quant_cache").toString().contains("/int4-g32-"),
+    QVERIFY2(g32.json.value("quant_cache").toString().contains("/aidreams.gguf-int4-g32-"),
              qPrintable(g32.json.value("quant_cache").toString()));
   }
 

@@ -36,6 +36,8 @@ std::string pathIn(const std::string& note) {  // "hit: PATH" / "written: PATH .
 
 int main() {
   ts::testing::TempDir dir("tokenscope-quant-cache");
+  const std::string cache_home = dir / "xdg-cache";
+  setenv("XDG_CACHE_HOME", cache_home.c_str(), 1);  // the user's cache directory, here
   auto config = shapeConfig("llama-tiny", 2);
   const std::string model_path = dir / "tiny.gguf";
   check(writeGguf(*randomModel(config.value(), WeightFormat::F32, 1), model_path).ok(),
@@ -47,8 +49,11 @@ int main() {
     auto first = loadModel(model_path, options);
     if (!first) return check(false, first.error()), ts::testing::finish();
     const std::string note = first.value()->cache_note;
-    check(note.rfind("written: " + model_path + ".tokenscope-cache/" + name, 0) == 0,
-          name + ": the first load writes the cache: " + note);
+    check(note.rfind("written: " + cache_home + "/tokenscope/tiny.gguf-" + name, 0) == 0,
+          name + ": the first load writes the cache under $XDG_CACHE_HOME: " + note);
+    check(!fs::exists(model_path + ".tokenscope-cache") &&
+              std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == 2,
+          name + ": nothing is written beside the model");
     const std::string cache = pathIn(note);
     check(fs::exists(cache) && fs::file_size(cache) > first.value()->weight_bytes(),
           name + ": the cache file holds the quantized weights (" +
@@ -84,12 +89,21 @@ int main() {
   off.cache = false;
   check(loadModel(model_path, off).value()->cache_note == "off", "cache = false: 'off'");
   // The cache folder cannot be created (a file is in the way): the load still works.
-  const std::string other = dir / "other.gguf";
-  fs::copy_file(model_path, other);
-  std::ofstream(other + ".tokenscope-cache") << "in the way";
-  auto blocked = loadModel(other, int8);
+  const std::string other_home = dir / "blocked-cache";
+  std::ofstream(other_home) << "in the way";
+  setenv("XDG_CACHE_HOME", other_home.c_str(), 1);
+  auto blocked = loadModel(model_path, int8);
   check(blocked.ok() && blocked.value()->cache_note.rfind("not written: cannot create", 0) == 0,
         "an unwritable cache is reported, not fatal: " + blocked.value()->cache_note);
+  // No cache directory at all: said so, and the load still works.
+  unsetenv("XDG_CACHE_HOME");
+  const std::string home = getenv("HOME") ? getenv("HOME") : "";
+  unsetenv("HOME");
+  auto homeless = loadModel(model_path, int8);
+  check(homeless.ok() &&
+            homeless.value()->cache_note.rfind("not written: no cache directory", 0) == 0,
+        "no $XDG_CACHE_HOME nor $HOME: " + homeless.value()->cache_note);
+  if (!home.empty()) setenv("HOME", home.c_str(), 1);
   check(loadModel(model_path, LoadOptions{}).value()->cache_note == "not used for f32 weights",
         "f32 weights need no cache");
   return ts::testing::finish();
