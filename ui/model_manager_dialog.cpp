@@ -74,19 +74,21 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent) {
   form->addRow(tr("CPU &threads"), threads_);
   weights_ = new QComboBox(this);
   weights_->setObjectName("weightsCombo");
+  weights_->addItem(tr("auto: as the file stores them"), "auto");
   weights_->addItem(tr("f32 (exact)"), "f32");
   weights_->addItem(tr("f16 (half the memory)"), "f16");
   weights_->addItem(tr("int8, per output channel"), "int8");
   weights_->addItem(tr("int4, groups of 128"), "int4");
   weights_->addItem(tr("q8_0, blocks of 32"), "q8_0");
   weights_->setToolTip(
-      tr("Weights are converted once at load and kept in a cache beside the model, so the "
-         "next load of the same format is fast."));
+      tr("auto keeps every tensor as the file stores it, read straight from the file. Other "
+         "formats are converted once at load and kept in the cache (~/.cache/tokenscope), so "
+         "the next load of the same format is fast."));
   form->addRow(tr("&Weights"), weights_);
   kv_ = new QComboBox(this);
   kv_->setObjectName("kvCombo");
-  kv_->addItem(tr("f32"), "f32");
   kv_->addItem(tr("f16"), "f16");
+  kv_->addItem(tr("f32"), "f32");
   kv_->addItem(tr("int8 (one scale per row)"), "int8");
   form->addRow(tr("&KV cache"), kv_);
   context_ = new QSpinBox(this);

@@ -48,9 +48,11 @@ int runBenchCommand(const QStringList& args) {
        "Benchmark a local model instead: it is served in-process on 127.0.0.1 (as `serve` "
        "does, one KV cache per concurrent request up to 16) and measured over HTTP.",
        "PATH"},
-      {"weights", "With --model-path: runtime weights f32, f16, int8, int4 or q8_0.", "FORMAT",
-       "f32"},
-      {"kv", "With --model-path: KV cache f32, f16 or int8.", "FORMAT", "f32"},
+      {"weights",
+       "With --model-path: runtime weights auto (default: as stored), f32, f16, int8, int4 or "
+       "q8_0.",
+       "FORMAT", "auto"},
+      {"kv", "With --model-path: KV cache f16 (default), f32 or int8.", "FORMAT", "f16"},
       {"backend", "With --model-path: cpu, cuda or auto.", "NAME", "cpu"},
       {"api-key-env", "Environment variable that holds the API key.", "VAR"},
       {"prompt", "The user message.", "TEXT"},

@@ -85,6 +85,10 @@ int runConvertCommand(const QStringList& args) {
         "Matrices as f32 (default) or f16; GGUF also q8_0 / q4_0 (blocks of 32, as llama.cpp), "
         "safetensors also bf16.",
         "TYPE", "f32"},
+       {"type",
+        "GGUF: every matrix and the embedding table as f32, f16, q8_0, q4_0, q4_k or q6_k (as a "
+        "downloaded file stores them; norms stay f32).",
+        "TYPE"},
        {"shards", "safetensors: number of shard files (default 1).", "N", "1"},
        {"json", "Print one JSON object."}});
   if (auto done = parseCommandLine(p, args, "convert")) return *done;
@@ -102,6 +106,17 @@ int runConvertCommand(const QStringList& args) {
   }
   const QStringList dtypes = format == "gguf" ? QStringList{"f32", "f16", "q8_0", "q4_0"}
                                               : QStringList{"f32", "f16", "bf16"};
+  const QString type = p.value("type").toLower();
+  const QStringList types = {"f32", "f16", "q8_0", "q4_0", "q4_k", "q6_k"};
+  if (p.isSet("type") && (format != "gguf" || p.isSet("dtype"))) {
+    printErr("tokenscope-cli convert: --type writes GGUF and replaces --dtype: expected it alone");
+    return 2;
+  }
+  if (p.isSet("type") && !types.contains(type)) {
+    printErr("tokenscope-cli convert: --type: expected " + types.join(", ") + ", found '" + type +
+             "'");
+    return 2;
+  }
   if (!dtypes.contains(dtype)) {
     printErr("tokenscope-cli convert: --dtype: expected " + dtypes.join(", ") + " for " + format +
              ", found '" + dtype + "'");
@@ -137,12 +152,15 @@ int runConvertCommand(const QStringList& args) {
   }
   const std::string out = p.value("out").toStdString();
   engine::Result<bool> written = true;
+  const QString name = p.isSet("type") ? type : dtype;  // what the matrices are written as
   if (format == "gguf") {
-    const auto type = dtype == "f16"    ? engine::TensorType::F16
-                      : dtype == "q8_0" ? engine::TensorType::Q8_0
-                      : dtype == "q4_0" ? engine::TensorType::Q4_0
-                                        : engine::TensorType::F32;
-    written = engine::writeGguf(*model, out, type);
+    const auto stored = name == "f16"    ? engine::TensorType::F16
+                        : name == "q8_0" ? engine::TensorType::Q8_0
+                        : name == "q4_0" ? engine::TensorType::Q4_0
+                        : name == "q4_k" ? engine::TensorType::Q4_K
+                        : name == "q6_k" ? engine::TensorType::Q6_K
+                                         : engine::TensorType::F32;
+    written = engine::writeGguf(*model, out, stored, p.isSet("type"));
   } else {
     engine::HfWriteOptions options;
     options.dtype = dtype.toUpper().toStdString();
@@ -155,7 +173,7 @@ int runConvertCommand(const QStringList& args) {
   }
   const QJsonObject result{{"out", QString::fromStdString(out)},
                            {"format", format},
-                           {"dtype", dtype},
+                           {"dtype", name},
                            {"bytes", sizeOnDisk(out)},
                            {"model", QString::fromStdString(model->config.describe())},
                            {"seconds", clock.nsecsElapsed() / 1e9}};
@@ -165,7 +183,7 @@ int runConvertCommand(const QStringList& args) {
     printOut(QString("wrote %1 (%2 MB, %3) in %4 s\n%5")
                  .arg(QString::fromStdString(out))
                  .arg(result.value("bytes").toDouble() / 1e6, 0, 'f', 1)
-                 .arg(format + " " + dtype)
+                 .arg(format + " " + name)
                  .arg(result.value("seconds").toDouble(), 0, 'f', 2)
                  .arg(QString::fromStdString(model->config.describe())));
   return 0;

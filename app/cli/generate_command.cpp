@@ -80,7 +80,7 @@ int runGenerateCommand(const QStringList& args) {
                  "backend, saying why).",
                  "NAME", "cpu"},
                 {"device", "CUDA device index (default 0).", "N", "0"},
-                {"kv", "KV cache format: f32, f16 or int8.", "FORMAT", "f32"},
+                {"kv", "KV cache format: f16 (default), f32 or int8.", "FORMAT", "f16"},
                 {"threads", "CPU threads (default: one per core).", "N"},
                 {"prompt", "Prompt text.", "TEXT"},
                 {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
@@ -247,6 +247,7 @@ int runGenerateCommand(const QStringList& args) {
       {"device", QString::fromStdString(opened.value().device)},
       {"weight_format",
        QString::fromStdString(engine::weightFormatName(model.value()->weight_format))},
+      {"weights", QString::fromStdString(model.value()->weightSummary())},
       {"weight_bytes", static_cast<qint64>(model.value()->weight_bytes())},
       {"kv_format", QString::fromStdString(engine::kvFormatName(kv.value()))},
       {"threads", *threads},
@@ -255,6 +256,8 @@ int runGenerateCommand(const QStringList& args) {
       {"model", describe(config)}};
   if (!opened.value().note.empty())
     out["backend_note"] = QString::fromStdString(opened.value().note);
+  if (!model.value()->load_note.empty())
+    out["load_note"] = QString::fromStdString(model.value()->load_note);
   if (outcome.speculative)
     addSpeculativeFields(out, *outcome.speculative, outcome.target_forwards, p.value("draft"),
                          p.value("draft-k"), static_cast<int>(generated.size()));
@@ -410,6 +413,7 @@ int runPplCommand(const QStringList& args) {
       {"context", *context},
       {"weight_format",
        QString::fromStdString(engine::weightFormatName(model.value()->weight_format))},
+      {"weights", QString::fromStdString(model.value()->weightSummary())},
       {"seconds", clock.nsecsElapsed() / 1e9}};
   if (p.isSet("json"))
     std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());

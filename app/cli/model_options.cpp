@@ -11,9 +11,13 @@ void addModelOptions(QCommandLineParser& p, bool weight_options) {
                  "PATH"}});
   if (weight_options)
     p.addOptions(
-        {{"weights", "Runtime weight format: f32, f16, int8, int4 or q8_0.", "FORMAT", "f32"},
+        {{"weights",
+          "Runtime weight format: auto (default: every tensor as the file stores it), f32, f16, "
+          "int8, int4 or q8_0 (converted at load).",
+          "FORMAT", "auto"},
          {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
-         {"no-cache", "Neither read nor write the quantized weights cached beside the model."}});
+         {"no-cache",
+          "Neither read nor write the converted weights cached under ~/.cache/tokenscope."}});
 }
 
 // --model, --tokenizer, and (when the command offers them: weight_options) --weights,

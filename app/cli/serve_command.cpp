@@ -37,7 +37,7 @@ int runServeCommand(const QStringList& args) {
        {"max-tokens", "Answer length when a request gives none (default 256).", "N", "256"},
        {"backend", "cpu, cuda or auto.", "NAME", "cpu"},
        {"device", "CUDA device index.", "N", "0"},
-       {"kv", "KV cache format: f32, f16 or int8.", "FORMAT", "f32"},
+       {"kv", "KV cache format: f16 (default), f32 or int8.", "FORMAT", "f16"},
        {"threads", "CPU threads per generation (default: one per core).", "N"}});
   if (auto done = parseCommandLine(p, args, "serve")) return *done;
   if (!p.isSet("model")) {

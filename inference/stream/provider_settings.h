@@ -21,8 +21,9 @@ enum class ProviderKind : uint8_t {
 // How the in-process engine runs a LocalEngine provider's model (base_url names the GGUF
 // file, Hugging Face folder or llama2.c checkpoint).
 struct LocalEngineSettings {
-  std::string weights = "f32";   // runtime weight format: f32 | f16 | int8 | int4 | q8_0
-  std::string kv = "f32";        // KV cache: f32 | f16 | int8
+  std::string weights =
+      "auto";              // runtime weights: auto (as stored) | f32 | f16 | int8 | int4 | q8_0
+  std::string kv = "f16";  // KV cache: f16 | f32 | int8
   std::string backend = "auto";  // cpu | cuda | auto (CUDA when usable, else CPU)
   int device = 0;                // CUDA device index
   int threads = 0;               // CPU threads; 0: one per core

@@ -2371,10 +2371,6 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>q8_0，每块 32</translation>
     </message>
     <message>
-        <source>Weights are converted once at load and kept in a cache beside the model, so the next load of the same format is fast.</source>
-        <translation>权重在加载时转换一次并缓存在模型旁边，下次以相同格式加载会很快。</translation>
-    </message>
-    <message>
         <source>&amp;Weights</source>
         <translation>权重(&amp;W)</translation>
     </message>
@@ -2441,6 +2437,14 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>Open a Hugging Face model folder (config.json, *.safetensors)</source>
         <translation>打开 Hugging Face 模型文件夹（config.json、*.safetensors）</translation>
+    </message>
+    <message>
+        <source>auto: as the file stores them</source>
+        <translation>auto：按文件存储的格式</translation>
+    </message>
+    <message>
+        <source>auto keeps every tensor as the file stores it, read straight from the file. Other formats are converted once at load and kept in the cache (~/.cache/tokenscope), so the next load of the same format is fast.</source>
+        <translation>auto 让每个张量保持文件中的存储格式，直接从文件读取。其他格式在加载时转换一次并保存在缓存中（~/.cache/tokenscope），因此下次以相同格式加载会很快。</translation>
     </message>
 </context>
 <context>

@@ -76,7 +76,7 @@ void estimateChecks(Report& report) {
       auto model = randomModel(c, f, 7);
       const CudaModelView view(*model);
       size_t engine_bytes =
-          model->weight_bytes() + model->token_embd.size() * 4 + model->output_norm.size() * 4;
+          model->weight_bytes() + model->token_embd.bytes() + model->output_norm.size() * 4;
       for (const auto& l : model->layers)
         engine_bytes += (l.attn_norm.size() + l.ffn_norm.size()) * 4;
       if (c.positional == Positional::Alibi) engine_bytes += c.n_heads * 4;

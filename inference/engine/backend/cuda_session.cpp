@@ -20,6 +20,8 @@ int cudaWeightFormat(WeightFormat format) {
       return TS_CUDA_W_INT4;
     case WeightFormat::Q8_0:
       return TS_CUDA_W_Q8_0;
+    case WeightFormat::Stored:  // never handed over: CudaModelView converts these
+      return TS_CUDA_W_F32;
   }
   return TS_CUDA_W_F32;
 }
@@ -81,15 +83,48 @@ void CudaModelView::setShape(const ModelConfig& c) {
   }
 }
 
+const QuantMatrix& CudaModelView::readable(const QuantMatrix& m) {
+  if (m.format() != WeightFormat::Stored && m.rowScales().empty()) return m;
+  QuantMatrix copy;
+  const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(m.storage()), m.bytes());
+  const TensorType type = m.storedType();
+  if (m.format() != WeightFormat::Stored)
+    copy = m.converted(WeightFormat::F32).converted(m.format(), m.group());
+  else if (m.rowScales().empty() && type == TensorType::Q4_0)
+    copy = QuantMatrix::fromQ4_0Blocks(bytes, m.rows(), m.cols());
+  else if (m.rowScales().empty() && type == TensorType::Q8_0)
+    copy = QuantMatrix::fromQ8_0Blocks(bytes, m.rows(), m.cols());
+  else if (type == TensorType::F16)
+    copy = m.converted(WeightFormat::F16);
+  else if (type == TensorType::F32 || type == TensorType::BF16)
+    copy = m.converted(WeightFormat::F32);
+  else
+    copy = m.converted(WeightFormat::Q8_0);
+  converted_.push_back(std::make_unique<QuantMatrix>(std::move(copy)));
+  return *converted_.back();
+}
+
 CudaModelView::CudaModelView(const Model& m) {
   setShape(m.config);
-  model_.token_embd = m.token_embd.data();
+  const QuantMatrix& table = m.token_embd;
+  if (table.format() == WeightFormat::F32) {
+    model_.token_embd = table.f32Data();
+  } else if (table.format() == WeightFormat::Stored && table.storedType() == TensorType::F32) {
+    model_.token_embd = static_cast<const float*>(table.storage());
+  } else {
+    embedding_.resize(static_cast<size_t>(table.rows()) * table.cols());
+    for (int r = 0; r < table.rows(); ++r)
+      table.rowF32(r, embedding_.data() + static_cast<size_t>(r) * table.cols());
+    model_.token_embd = embedding_.data();
+  }
   model_.output_norm = m.output_norm.data();
-  model_.classifier = cudaMatrixView(m.classifier);
+  model_.classifier = cudaMatrixView(readable(m.classifier));
   for (const LayerWeights& w : m.layers)
-    layers_.push_back({w.attn_norm.data(), cudaMatrixView(w.wq), cudaMatrixView(w.wk),
-                       cudaMatrixView(w.wv), cudaMatrixView(w.wo), w.ffn_norm.data(),
-                       cudaMatrixView(w.w_gate), cudaMatrixView(w.w_up), cudaMatrixView(w.w_down)});
+    layers_.push_back({w.attn_norm.data(), cudaMatrixView(readable(w.wq)),
+                       cudaMatrixView(readable(w.wk)), cudaMatrixView(readable(w.wv)),
+                       cudaMatrixView(readable(w.wo)), w.ffn_norm.data(),
+                       cudaMatrixView(readable(w.w_gate)), cudaMatrixView(readable(w.w_up)),
+                       cudaMatrixView(readable(w.w_down))});
   model_.layers = layers_.data();
 }
 

@@ -25,7 +25,10 @@ TsCudaMatrix cudaMatrixView(const QuantMatrix& m);
 int cudaKvFormat(KvFormat format);
 
 // The plugin's view of a whole model. Owns the layer array and the ALiBi slopes it
-// points to; the weights stay in `model`.
+// points to; the weights stay in `model`, apart from those the plugin has no kernel for:
+// stored GGUF matrices become the nearest runtime format at least as precise (Q8_0 ->
+// q8_0 and Q4_0 -> int4 with group 32, both exact; K-quants -> q8_0; F16 -> f16; F32 and
+// BF16 -> f32), a NormHead's row scales are applied, and the embedding table is f32.
 class CudaModelView {
  public:
   explicit CudaModelView(const Model& model);
@@ -37,6 +40,10 @@ class CudaModelView {
 
  private:
   void setShape(const ModelConfig& c);
+  // m, or a copy the plugin can read (kept in converted_).
+  const QuantMatrix& readable(const QuantMatrix& m);
+  std::vector<std::unique_ptr<QuantMatrix>> converted_;
+  WeightBuffer<float> embedding_;  // when the model's table is not f32
   TsCudaModel model_{};
   std::vector<TsCudaLayer> layers_;
   std::vector<float> slopes_;

@@ -6,8 +6,9 @@
 namespace ts::engine {
 
 MemoryEstimate estimateMemory(const ModelConfig& config, WeightFormat weights, int int4_group,
-                              int positions, KvFormat kv, bool cuda) {
-  const CudaModelView view(config, weights, int4_group, 0);  // shapes only
+                              int positions, KvFormat kv, bool cuda, uint64_t stored_bytes) {
+  const bool stored = weights == WeightFormat::Stored;
+  const CudaModelView view(config, stored ? WeightFormat::Q8_0 : weights, int4_group, 0);
   const CudaModelView f32(config, WeightFormat::F32, int4_group, 0);
   TsCudaSessionOptions options{};
   options.max_positions = positions;
@@ -18,6 +19,10 @@ MemoryEstimate estimateMemory(const ModelConfig& config, WeightFormat weights, i
   e.kv_cache = cuda::kvCacheBytes(view.get(), positions, options.kv_format);
   e.workspace = cuda ? cuda::workspaceBytes(view.get(), options) : 0;
   e.load_peak = weights == WeightFormat::F32 ? e.weights : cuda::weightBytes(f32.get());
+  if (stored && !cuda) {  // the mapped file's pages, and copies of the norm vectors
+    e.weights = stored_bytes + (2 * static_cast<uint64_t>(config.n_layers) + 1) * config.dim * 4;
+    e.load_peak = e.weights;
+  }
   return e;
 }
 

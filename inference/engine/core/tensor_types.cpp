@@ -3,42 +3,30 @@
 #include <cstring>
 
 namespace ts::engine {
-namespace {
-
-// Q4_K packs 8 six-bit scales and 8 six-bit mins into 12 bytes: entries 0..3 sit in the low
-// 6 bits of bytes 0..3 (scales) and 4..7 (mins); entries 4..7 take 4 low bits from bytes
-// 8..11 and their top 2 bits from the spare high bits of bytes 0..7.
-void scaleMinK4(int j, const uint8_t* q, int& scale, int& min) {
-  if (j < 4) {
-    scale = q[j] & 63;
-    min = q[j + 4] & 63;
-  } else {
-    scale = (q[j + 4] & 0x0F) | ((q[j - 4] >> 6) << 4);
-    min = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-  }
-}
-
-}  // namespace
-
 std::optional<TensorType> tensorTypeFromGgml(uint32_t t) {
   switch (t) {
     case 0:
-      return TensorType::F32;
     case 1:
-      return TensorType::F16;
     case 2:
-      return TensorType::Q4_0;
+    case 3:
+    case 6:
+    case 7:
     case 8:
-      return TensorType::Q8_0;
+    case 10:
+    case 11:
     case 12:
-      return TensorType::Q4_K;
+    case 13:
     case 14:
-      return TensorType::Q6_K;
     case 30:
-      return TensorType::BF16;
+      return static_cast<TensorType>(t);
     default:
       return std::nullopt;
   }
+}
+
+bool isKQuant(TensorType type) {
+  return type == TensorType::Q2_K || type == TensorType::Q3_K || type == TensorType::Q4_K ||
+         type == TensorType::Q5_K || type == TensorType::Q6_K;
 }
 
 TypeLayout layoutOf(TensorType type) {
@@ -53,8 +41,20 @@ TypeLayout layoutOf(TensorType type) {
       return {32, 34};
     case TensorType::Q4_0:
       return {32, 18};
+    case TensorType::Q4_1:
+      return {32, 20};
+    case TensorType::Q5_0:
+      return {32, 22};
+    case TensorType::Q5_1:
+      return {32, 24};
+    case TensorType::Q2_K:
+      return {256, 84};
+    case TensorType::Q3_K:
+      return {256, 110};
     case TensorType::Q4_K:
       return {256, 144};
+    case TensorType::Q5_K:
+      return {256, 176};
     case TensorType::Q6_K:
       return {256, 210};
   }
@@ -62,23 +62,7 @@ TypeLayout layoutOf(TensorType type) {
 }
 
 std::string typeName(TensorType type) {
-  switch (type) {
-    case TensorType::F32:
-      return "F32";
-    case TensorType::F16:
-      return "F16";
-    case TensorType::BF16:
-      return "BF16";
-    case TensorType::Q8_0:
-      return "Q8_0";
-    case TensorType::Q4_0:
-      return "Q4_0";
-    case TensorType::Q4_K:
-      return "Q4_K";
-    case TensorType::Q6_K:
-      return "Q6_K";
-  }
-  return "?";
+  return ggmlTypeName(static_cast<uint32_t>(type));
 }
 
 std::string ggmlTypeName(uint32_t t) {
@@ -147,83 +131,6 @@ uint16_t f32ToF16(float f) {
   const uint32_t rem = mant & 0x1FFF;
   if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;  // round to nearest even
   return static_cast<uint16_t>(half);
-}
-
-bool dequantize(TensorType type, std::span<const uint8_t> src, float* dst, size_t n) {
-  switch (type) {
-    case TensorType::F32:
-      std::memcpy(dst, src.data(), n * 4);
-      return true;
-    case TensorType::F16:
-    case TensorType::BF16:
-      for (size_t i = 0; i < n; ++i) {
-        uint16_t h;
-        std::memcpy(&h, src.data() + 2 * i, 2);
-        dst[i] = type == TensorType::F16 ? f16ToF32(h) : bf16ToF32(h);
-      }
-      return true;
-    case TensorType::Q8_0:
-      for (size_t b = 0; b < n / 32; ++b) {
-        BlockQ8_0 blk;
-        std::memcpy(&blk, src.data() + b * sizeof(blk), sizeof(blk));
-        const float d = f16ToF32(blk.d);
-        for (int i = 0; i < 32; ++i) dst[b * 32 + i] = d * blk.qs[i];
-      }
-      return true;
-    case TensorType::Q4_0:
-      for (size_t b = 0; b < n / 32; ++b) {
-        BlockQ4_0 blk;
-        std::memcpy(&blk, src.data() + b * sizeof(blk), sizeof(blk));
-        const float d = f16ToF32(blk.d);
-        for (int i = 0; i < 16; ++i) {
-          dst[b * 32 + i] = d * (static_cast<int>(blk.qs[i] & 0x0F) - 8);
-          dst[b * 32 + i + 16] = d * (static_cast<int>(blk.qs[i] >> 4) - 8);
-        }
-      }
-      return true;
-    case TensorType::Q4_K:
-      for (size_t b = 0; b < n / 256; ++b) {
-        BlockQ4K blk;
-        std::memcpy(&blk, src.data() + b * sizeof(blk), sizeof(blk));
-        const float d = f16ToF32(blk.d), dmin = f16ToF32(blk.dmin);
-        float* y = dst + b * 256;
-        for (int chunk = 0; chunk < 4; ++chunk) {  // 64 elements: sub-blocks 2c and 2c+1
-          for (int half = 0; half < 2; ++half) {
-            int sc = 0, m = 0;
-            scaleMinK4(2 * chunk + half, blk.scales, sc, m);
-            const float scale = d * sc, offset = dmin * m;
-            for (int l = 0; l < 32; ++l) {
-              const uint8_t q = blk.qs[chunk * 32 + l];
-              y[chunk * 64 + half * 32 + l] = scale * (half ? q >> 4 : q & 0x0F) - offset;
-            }
-          }
-        }
-      }
-      return true;
-    case TensorType::Q6_K:
-      for (size_t b = 0; b < n / 256; ++b) {
-        BlockQ6K blk;
-        std::memcpy(&blk, src.data() + b * sizeof(blk), sizeof(blk));
-        const float d = f16ToF32(blk.d);
-        for (int half = 0; half < 2; ++half) {  // 128 elements each
-          const uint8_t* ql = blk.ql + half * 64;
-          const uint8_t* qh = blk.qh + half * 32;
-          const int8_t* sc = blk.scales + half * 8;
-          float* y = dst + b * 256 + half * 128;
-          for (int l = 0; l < 32; ++l) {
-            const int group = l / 16;
-            for (int quarter = 0; quarter < 4; ++quarter) {
-              const uint8_t lo = ql[l + (quarter % 2) * 32];
-              const int low4 = quarter < 2 ? lo & 0x0F : lo >> 4;
-              const int high2 = (qh[l] >> (2 * quarter)) & 3;
-              y[l + 32 * quarter] = d * sc[group + 2 * quarter] * ((low4 | (high2 << 4)) - 32);
-            }
-          }
-        }
-      }
-      return true;
-  }
-  return false;
 }
 
 }  // namespace ts::engine

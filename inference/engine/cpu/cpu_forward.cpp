@@ -9,12 +9,32 @@
 #include "inference/engine/model/positional.h"
 
 namespace ts::engine {
+namespace {
+
+// Whether any multiplied matrix of the model answers `test` (formats may differ per tensor).
+bool anyMatrix(const Model& m, bool (QuantMatrix::*test)() const) {
+  if ((m.classifier.*test)()) return true;
+  for (const auto& l : m.layers)
+    for (const QuantMatrix* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+      if ((w->*test)()) return true;
+  return false;
+}
+
+}  // namespace
+
+void CpuSession::prepareInput(const float* x, int count, int width) {
+  act_.set(x, count, width, quantize_inputs_);
+  if (k_inputs_) act_.quantizeK();
+  if (half_inputs_) act_.roundToHalf();
+}
 
 CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, KvFormat kv_format,
                        int threads)
     : model_(std::move(model)),
       max_positions_(max_positions),
-      quantize_inputs_(model_->classifier.needsQuantizedInput()),
+      quantize_inputs_(anyMatrix(*model_, &QuantMatrix::needsQuantizedInput)),
+      k_inputs_(anyMatrix(*model_, &QuantMatrix::needsKInput)),
+      half_inputs_(anyMatrix(*model_, &QuantMatrix::needsHalfInput)),
       cache_(model_->config.n_layers, max_positions, model_->config.n_kv_heads,
              model_->config.head_dim, kv_format),
       pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr) {
@@ -96,8 +116,7 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
   v_.resize(n * KV);
   hb_.resize(n * F);
   hb2_.resize(n * F);
-  for (int i = 0; i < n; ++i)
-    std::copy_n(m.token_embd.data() + static_cast<size_t>(tokens[i]) * D, D, x_.data() + i * D);
+  for (int i = 0; i < n; ++i) m.token_embd.rowF32(tokens[i], x_.data() + i * D);
   const auto norm_all = [&](const WeightBuffer<float>& weight) {
     for (int i = 0; i < n; ++i)
       rmsnorm(xb_.data() + i * D, x_.data() + i * D, weight.data(), c.dim, c.rms_eps);
@@ -105,7 +124,7 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& w = m.layers[l];
     norm_all(w.attn_norm);
-    act_.set(xb_.data(), n, c.dim, quantize_inputs_);
+    prepareInput(xb_.data(), n, c.dim);
     multiply({{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}}, act_);
     for (int i = 0; i < n; ++i) {
       if (c.positional == Positional::Rope) {
@@ -115,22 +134,22 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
       cache_.store(l, pos + i, k_.data() + i * KV, v_.data() + i * KV);
     }
     attention(l, pos, n);
-    act_.set(xb_.data(), n, static_cast<int>(Q), quantize_inputs_);
+    prepareInput(xb_.data(), n, static_cast<int>(Q));
     multiply(w.wo, xb2_.data(), act_);
     for (size_t i = 0; i < n * D; ++i) x_[i] += xb2_[i];
 
     norm_all(w.ffn_norm);
-    act_.set(xb_.data(), n, c.dim, quantize_inputs_);
+    prepareInput(xb_.data(), n, c.dim);
     multiply({{&w.w_gate, hb_.data()}, {&w.w_up, hb2_.data()}}, act_);
     swiglu(hb_.data(), hb2_.data(), n * F);  // silu(gate) * up
-    act_.set(hb_.data(), n, c.ffn_dim, quantize_inputs_);
+    prepareInput(hb_.data(), n, c.ffn_dim);
     multiply(w.w_down, xb2_.data(), act_);
     for (size_t i = 0; i < n * D; ++i) x_[i] += xb2_[i];
   }
   const int first = all_logits ? 0 : n - 1;  // only the positions whose logits are wanted
   for (int i = first; i < n; ++i)
     rmsnorm(x_.data() + i * D, x_.data() + i * D, m.output_norm.data(), c.dim, c.rms_eps);
-  act_.set(x_.data() + first * D, n - first, c.dim, quantize_inputs_);
+  prepareInput(x_.data() + first * D, n - first, c.dim);
   logits_.resize(static_cast<size_t>(n - first) * c.vocab);
   multiply(m.classifier, logits_.data(), act_);
   return logits_;

@@ -53,6 +53,10 @@ class CpuSession : public DecodeSession {
   int max_positions_;
   int written_ = 0;       // positions [0, written_) may hold KV rows
   bool quantize_inputs_;  // integer weights: activations go to int8 before each product
+  bool k_inputs_;         // stored K-quants: and to Q8_K
+  bool half_inputs_;      // stored F16: and rounded to f16
+  // act_ = x [count, width] in every form the model's matrices read.
+  void prepareInput(const float* x, int count, int width);
   // Activations, [count, width] for a pass of `count` positions.
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, hb_, hb2_, logits_;
   Activations act_;

@@ -246,8 +246,10 @@ Result<GgufFile> parseGguf(std::span<const uint8_t> bytes) {
       return fail(r.error_);
     const auto known = tensorTypeFromGgml(type);
     if (!known)
-      return fail("unsupported tensor type " + ggmlTypeName(type) + " in tensor '" + t.name +
-                  "' (supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K)");
+      return fail(
+          "unsupported tensor type " + ggmlTypeName(type) + " in tensor '" + t.name +
+          "' (supported: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, "
+          "Q6_K)");
     t.type = *known;
     uint64_t elements = 1;
     for (uint64_t d : t.dims) {

@@ -263,14 +263,20 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder,
   auto norm = s.read("model.norm.weight", {D});
   if (!embd) return fail(embd.error());
   if (!norm) return fail(norm.error());
-  model->token_embd = std::move(embd.value());
+  // An f32 buffer that a tied classifier shares (stored F32 matrices share their bytes).
+  auto table = std::make_shared<WeightBuffer<float>>(std::move(embd.value()));
+  model->token_embd = QuantMatrix::stored(
+      TensorType::F32, reinterpret_cast<const uint8_t*>(table->data()), c.vocab, c.dim, table);
   model->output_norm = std::move(norm.value());
   const bool has_head = s.tensors.count("lm_head.weight") > 0;
   if (!has_head && !tied) return fail("missing tensor 'lm_head.weight'");
-  auto head = has_head ? s.read("lm_head.weight", {V, D})
-                       : Result<WeightBuffer<float>>(model->token_embd);  // tied
-  if (!head) return fail(head.error());
-  model->classifier = QuantMatrix::fromF32(std::move(head.value()), c.vocab, c.dim);
+  if (has_head) {
+    auto head = s.read("lm_head.weight", {V, D});
+    if (!head) return fail(head.error());
+    model->classifier = QuantMatrix::fromF32(std::move(head.value()), c.vocab, c.dim);
+  } else {
+    model->classifier = model->token_embd;
+  }
   const auto matrix = [](WeightBuffer<float> w, uint64_t rows, uint64_t cols) {
     return QuantMatrix::fromF32(std::move(w), static_cast<int>(rows), static_cast<int>(cols));
   };

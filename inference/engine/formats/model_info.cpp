@@ -30,6 +30,7 @@ Result<ModelSummary> inspectFolder(const std::string& folder) {
       uint64_t n = 1;
       for (uint64_t d : t.shape) n *= d;
       s.parameters += n;
+      s.tensor_bytes += t.bytes;
       ++s.stored_types[t.dtype];
     }
   }
@@ -50,6 +51,7 @@ Result<ModelSummary> inspectFile(const std::string& path) {
     s.config = config.value();
     for (const GgufTensor& t : g->tensors) {
       s.parameters += t.elements();
+      s.tensor_bytes += t.bytes;
       ++s.stored_types[typeName(t.type)];
     }
     return s;
@@ -64,6 +66,7 @@ Result<ModelSummary> inspectFile(const std::string& path) {
   s.parameters = V * D + D + c.n_layers * (2 * D + D * Q + 2 * D * KV + Q * D + 3 * D * F);
   if (!h.shared_classifier) s.parameters += V * D;
   s.stored_types["F32"] = 2 + 9 * c.n_layers + (h.shared_classifier ? 0 : 1);
+  s.tensor_bytes = s.parameters * 4;
   return s;
 }
 

@@ -13,6 +13,7 @@ struct ModelSummary {
   ModelConfig config;                       // as loadModel sets it (NormHead included)
   uint64_t parameters = 0;                  // elements of every tensor the file stores
   uint64_t file_bytes = 0;                  // the file, or every safetensors shard of a folder
+  uint64_t tensor_bytes = 0;                // the tensors' bytes as stored (weights "auto")
   std::map<std::string, int> stored_types;  // "Q4_0", "F32", "BF16", ... -> tensors so stored
   int vocabulary_pieces = 0;                // 0 when no tokenizer goes with the model
   std::string vocabulary_note;              // why there is none (empty when there is one)

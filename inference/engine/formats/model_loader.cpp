@@ -8,12 +8,14 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "inference/engine/formats/model_loader.h"
 
 #include "inference/engine/core/thread_pool.h"
 #include "inference/engine/formats/gguf.h"
+#include "inference/engine/formats/gguf_quantize.h"
 #include "inference/engine/formats/hf_loader.h"
 #include "inference/engine/formats/mapped_file.h"
 #include "inference/engine/formats/model_config_readers.h"
@@ -39,9 +41,8 @@ Result<WeightBuffer<float>> readTensor(const GgufFile& g, std::span<const uint8_
                 shapeText(t->dims));
   WeightBuffer<float> out(t->elements());
   if (!dequantize(t->type, bytes.subspan(t->offset, t->bytes), out.data(), out.size()))
-    return fail(
-        "tensor '" + name + "' is stored as " + typeName(t->type) +
-        ", which this engine cannot load yet (supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K)");
+    return fail("tensor '" + name + "' is stored as " + typeName(t->type) +
+                ", which this engine cannot load (supported: " + kSupportedTypes + ")");
   return out;
 }
 
@@ -74,23 +75,30 @@ Vocabulary vocabFromGguf(const GgufFile& g) {
   return v;
 }
 
-// Matrix `name` of ggml shape [in, out]: Q8_0 / Q4_0 blocks are kept as they are when the
-// requested runtime format holds them exactly (q8_0; int4 with group 32); everything else
-// goes through f32.
-Result<QuantMatrix> readMatrix(const GgufFile& g, std::span<const uint8_t> bytes,
+// Matrix `name` of ggml shape [in, out], as stored in the mapped file (no copy). A type
+// without a fused product (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K) becomes Q8_0, the nearest type of
+// at least its precision that has one, and `converted` records it.
+Result<QuantMatrix> readMatrix(const GgufFile& g, const std::shared_ptr<MappedFile>& file,
                                const std::string& name, uint64_t in, uint64_t out,
-                               const LoadOptions& options) {
+                               std::set<std::string>& converted) {
   const GgufTensor* t = g.tensor(name);
-  const bool shaped = t && t->dims == std::vector<uint64_t>{in, out};
-  const auto rows = static_cast<int>(out), cols = static_cast<int>(in);
-  if (shaped && t->type == TensorType::Q8_0 && options.weights == WeightFormat::Q8_0)
-    return QuantMatrix::fromQ8_0Blocks(bytes.subspan(t->offset, t->bytes), rows, cols);
-  if (shaped && t->type == TensorType::Q4_0 && options.weights == WeightFormat::Int4 &&
-      options.int4_group == 32)
-    return QuantMatrix::fromQ4_0Blocks(bytes.subspan(t->offset, t->bytes), rows, cols);
-  auto w = readTensor(g, bytes, name, {in, out});
-  if (!w) return fail(w.error());
-  return QuantMatrix::fromF32(std::move(w.value()), rows, cols);
+  if (!t) return fail("missing tensor '" + name + "'");
+  if (t->dims != std::vector<uint64_t>{in, out})
+    return fail("tensor '" + name + "': expected shape " + shapeText({in, out}) + ", found " +
+                shapeText(t->dims));
+  QuantMatrix m = QuantMatrix::stored(t->type, file->bytes().data() + t->offset,
+                                      static_cast<int>(out), static_cast<int>(in), file);
+  if (QuantMatrix::storedTypeMultiplies(t->type)) return m;
+  converted.insert(typeName(t->type));
+  return storedCopy(m, TensorType::Q8_0);
+}
+
+std::string conversionNote(const std::set<std::string>& converted) {
+  if (converted.empty()) return "";
+  std::string types;
+  for (const auto& t : converted) types += (types.empty() ? "" : ", ") + t;
+  return types + " tensors converted to Q8_0 at load (no fused product for " + types +
+         "; Q8_0 keeps at least their precision)";
 }
 
 }  // namespace
@@ -158,8 +166,9 @@ Result<ModelConfig> configFromGguf(const GgufFile& g) {
 
 namespace {
 
-Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes, const LoadOptions& options,
+Result<std::shared_ptr<Model>> fromGguf(const std::shared_ptr<MappedFile>& file,
                                         const LoadProgress& progress) {
+  const auto bytes = file->bytes();
   auto parsed = parseGguf(bytes);
   if (!parsed) return fail(parsed.error());
   const GgufFile& g = parsed.value();
@@ -179,14 +188,23 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes, const Lo
     out = std::move(t.value());
     return std::nullopt;
   };
-  if (auto e = read("token_embd.weight", {D, V}, model->token_embd)) return *e;
+  std::set<std::string> converted;
+  // The embedding rows are gathered and dequantized one at a time: any type, as stored.
+  const GgufTensor* embd = g.tensor("token_embd.weight");
+  if (embd->dims != std::vector<uint64_t>{D, V})
+    return fail("tensor 'token_embd.weight': expected shape " + shapeText({D, V}) + ", found " +
+                shapeText(embd->dims));
+  model->token_embd =
+      QuantMatrix::stored(embd->type, bytes.data() + embd->offset, c.vocab, c.dim, file);
   if (auto e = read("output_norm.weight", {D}, model->output_norm)) return *e;
   if (g.tensor("output.weight")) {
-    auto head = readMatrix(g, bytes, "output.weight", D, V, options);
+    auto head = readMatrix(g, file, "output.weight", D, V, converted);
     if (!head) return fail(head.error());
     model->classifier = std::move(head.value());
-  } else {
-    model->classifier = QuantMatrix::fromF32(model->token_embd, c.vocab, c.dim);  // tied
+  } else {  // tied: the same bytes
+    auto head = readMatrix(g, file, "token_embd.weight", D, V, converted);
+    if (!head) return fail(head.error());
+    model->classifier = std::move(head.value());
   }
   model->layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
@@ -202,11 +220,12 @@ Result<std::shared_ptr<Model>> fromGguf(std::span<const uint8_t> bytes, const Lo
           std::tuple{"ffn_gate.weight", D, F, &L.w_gate},
           std::tuple{"ffn_up.weight", D, F, &L.w_up},
           std::tuple{"ffn_down.weight", F, D, &L.w_down}}) {
-      auto w = readMatrix(g, bytes, p + name, in, out, options);
+      auto w = readMatrix(g, file, p + name, in, out, converted);
       if (!w) return fail(w.error());
       *dst = std::move(w.value());
     }
   }
+  model->load_note = conversionNote(converted);
   return model;
 }
 
@@ -242,10 +261,12 @@ Result<Vocabulary> sentencePieceFile(const std::string& path) {
   return vocab;
 }
 
-Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const std::string& path,
+// The f32 matrices and embedding table stay in the mapped file (stored F32: no copy).
+Result<std::shared_ptr<Model>> fromLlama2c(const std::shared_ptr<MappedFile>& file,
+                                           const std::string& path,
                                            const std::string& tokenizer_path,
                                            const LoadProgress& progress) {
-  auto parsed = parseLlama2c(bytes);
+  auto parsed = parseLlama2c(file->bytes());
   if (!parsed) return fail(parsed.error());
   const Llama2cLayout& L = parsed.value();
   const Llama2cHeader& h = L.header;
@@ -257,10 +278,11 @@ Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const
     return WeightBuffer<float>(L.weights + offset, L.weights + offset + n);
   };
   const auto matrix = [&](size_t offset, size_t rows, size_t cols) {
-    return QuantMatrix::fromF32(copy(offset, rows * cols), static_cast<int>(rows),
-                                static_cast<int>(cols));
+    return QuantMatrix::stored(TensorType::F32,
+                               reinterpret_cast<const uint8_t*>(L.weights + offset),
+                               static_cast<int>(rows), static_cast<int>(cols), file);
   };
-  model->token_embd = copy(L.token_embedding, V * D);
+  model->token_embd = matrix(L.token_embedding, V, D);
   model->output_norm = copy(L.rms_final, D);
   model->classifier = matrix(L.classifier, V, D);
   model->layers.resize(c.n_layers);
@@ -287,6 +309,40 @@ Result<std::shared_ptr<Model>> fromLlama2c(std::span<const uint8_t> bytes, const
 
 namespace {
 
+// Baichuan2's NormHead: 1 / |row| for every row (1 for a zero row, as
+// torch.nn.functional.normalize leaves it), computed row by row on every core.
+std::vector<float> unitRowScales(const QuantMatrix& m) {
+  std::vector<float> scales(m.rows());
+  ThreadPool pool(ThreadPool::defaultThreads());
+  pool.parallelChunks(m.rows(), 256, [&](int begin, int end) {
+    std::vector<float> row(m.cols());
+    for (int r = begin; r < end; ++r) {
+      m.rowF32(r, row.data());
+      double ss = 0;
+      for (float v : row) ss += static_cast<double>(v) * v;
+      const double norm = std::sqrt(ss);
+      scales[r] = norm > 1e-12 ? static_cast<float>(1.0 / norm) : 1.f;
+    }
+  });
+  return scales;
+}
+
+bool isQuantizedType(TensorType t) {
+  return t != TensorType::F32 && t != TensorType::F16 && t != TensorType::BF16;
+}
+
+// m in an explicitly asked format. Never to a coarser grid than a quantized source: its
+// int4 groups are 32 wide, and Q4_0 -> int4 / Q8_0 -> q8_0 take the blocks as they are.
+QuantMatrix convertedMatrix(const QuantMatrix& m, WeightFormat format, int group) {
+  if (m.format() != WeightFormat::Stored) return m.converted(format, group);
+  const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(m.storage()), m.bytes());
+  if (m.rowScales().empty() && m.storedType() == TensorType::Q4_0 && format == WeightFormat::Int4)
+    return QuantMatrix::fromQ4_0Blocks(bytes, m.rows(), m.cols());
+  if (m.rowScales().empty() && m.storedType() == TensorType::Q8_0 && format == WeightFormat::Q8_0)
+    return QuantMatrix::fromQ8_0Blocks(bytes, m.rows(), m.cols());
+  return m.converted(format, isQuantizedType(m.storedType()) ? 32 : group);
+}
+
 // Maps one phase's own 0..1 onto [from, to] of the whole load; true without a callback.
 LoadProgress phase(const LoadProgress& whole, double from, double to) {
   return [&whole, from, to](double f) { return !whole || whole(from + (to - from) * f); };
@@ -295,9 +351,9 @@ LoadProgress phase(const LoadProgress& whole, double from, double to) {
 Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadOptions& options) {
   namespace fs = std::filesystem;
   const std::string folder = hfFolderOf(path);
-  const bool quantize = options.weights != WeightFormat::F32;
+  const bool convert = options.weights != WeightFormat::Stored;
   // Reading takes the first half when every matrix is converted afterwards.
-  const LoadProgress reading = phase(options.progress, 0, quantize ? 0.5 : 1.0);
+  const LoadProgress reading = phase(options.progress, 0, convert ? 0.5 : 1.0);
   Result<std::shared_ptr<Model>> model = fail("");
   if (!folder.empty()) {
     model = loadHfFolder(folder, reading);
@@ -306,8 +362,8 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
     if (!file) return fail(file.error());
     const auto bytes = file.value()->bytes();
     model = bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0
-                ? fromGguf(bytes, options, reading)
-                : fromLlama2c(bytes, path,
+                ? fromGguf(file.value(), reading)
+                : fromLlama2c(file.value(), path,
                               fs::path(options.tokenizer_path).extension() == ".model"
                                   ? std::string()  // read below
                                   : options.tokenizer_path,
@@ -324,13 +380,9 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
   Model& m = *model.value();
   if (m.config.architecture == "baichuan" && m.config.vocab == kBaichuan2Vocab) {
     m.config.norm_head = true;
-    const QuantMatrix stored = m.classifier.converted(WeightFormat::F32);
-    WeightBuffer<float> head(stored.f32Data(),
-                             stored.f32Data() + static_cast<size_t>(m.config.vocab) * m.config.dim);
-    normalizeRows(head, m.config.vocab, m.config.dim);
-    m.classifier = QuantMatrix::fromF32(std::move(head), m.config.vocab, m.config.dim);
+    m.classifier.setRowScales(unitRowScales(m.classifier));
   }
-  if (quantize) {  // once, at load, on every core
+  if (convert) {  // once, at load, on every core
     std::vector<QuantMatrix*> matrices = {&m.classifier};
     for (auto& l : m.layers)
       for (QuantMatrix* q : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
@@ -342,7 +394,7 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
     std::mutex report;  // the callback sees one thread at a time
     pool.parallelFor(pool.threads(), [&](int, int) {
       for (size_t i; !cancelled && (i = next++) < matrices.size();) {
-        *matrices[i] = matrices[i]->converted(options.weights, options.int4_group);
+        *matrices[i] = convertedMatrix(*matrices[i], options.weights, options.int4_group);
         const double share = static_cast<double>(++done) / matrices.size();
         std::lock_guard lock(report);
         if (!cancelled && !converting(share)) cancelled = true;
@@ -380,7 +432,9 @@ Result<Vocabulary> loadVocabulary(const std::string& path, const std::string& to
 Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options) {
   if (options.int4_group != 32 && options.int4_group != 64 && options.int4_group != 128)
     return fail("int4 group: expected 32, 64 or 128, found " + std::to_string(options.int4_group));
-  const bool quantized = options.weights != WeightFormat::F32;
+  // The cache keeps conversions to the integer and f16 formats; f32 and "auto" need none.
+  const bool quantized =
+      options.weights != WeightFormat::F32 && options.weights != WeightFormat::Stored;
   const std::string cache = quantized && options.cache ? quantCachePath(path, options) : "";
   std::string previous;  // why an existing cache was not used
   if (!cache.empty()) {
@@ -396,7 +450,9 @@ Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOpti
   auto model = loadUncached(path, options);
   if (!model) return model;
   Model& m = *model.value();
-  if (!quantized) {
+  if (options.weights == WeightFormat::Stored) {
+    m.cache_note = "not used: weights as stored";
+  } else if (!quantized) {
     m.cache_note = "not used for f32 weights";
   } else if (!options.cache) {
     m.cache_note = "off";

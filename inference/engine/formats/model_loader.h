@@ -20,11 +20,15 @@ inline constexpr const char* kLoadCancelled = "loading cancelled";
 
 struct LoadOptions {
   std::string tokenizer_path;  // llama2.c: default tok<vocab>.bin / tokenizer.bin beside it
-  WeightFormat weights = WeightFormat::F32;
-  int int4_group = 128;   // inputs per int4 scale: 32, 64 or 128
+  WeightFormat weights = WeightFormat::Stored;  // "auto": every tensor as the file stores it
+  int int4_group = 128;                         // inputs per int4 scale: 32, 64 or 128
   bool cache = true;      // quantized weights: use / write the cache (quant_cache.h)
   LoadProgress progress;  // may be empty
 };
+
+// Every GGUF tensor type loadModel reads, for messages.
+inline constexpr const char* kSupportedTypes =
+    "F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K";
 
 // Picks the reader: a folder (or its config.json / a .safetensors file in it) is a Hugging
 // Face model; otherwise by the file's magic, GGUF, else a llama2.c checkpoint. Then applies

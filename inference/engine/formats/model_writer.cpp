@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "inference/engine/formats/atomic_file.h"
+#include "inference/engine/formats/gguf_quantize.h"
 #include "inference/engine/formats/hf_loader.h"
 #include "inference/engine/tokenizer/sentencepiece_model.h"
 
@@ -21,8 +22,9 @@ WeightBuffer<float> f32Of(const QuantMatrix& m) {
   if (m.format() == WeightFormat::F32)
     return {m.f32Data(), m.f32Data() + static_cast<size_t>(m.rows()) * m.cols()};
   WeightBuffer<float> out(static_cast<size_t>(m.rows()) * m.cols());
-  for (int r = 0; r < m.rows(); ++r)
-    for (int c = 0; c < m.cols(); ++c) out[static_cast<size_t>(r) * m.cols() + c] = m.at(r, c);
+  for (int r = 0; r < m.rows(); ++r) m.rowF32(r, out.data() + static_cast<size_t>(r) * m.cols());
+  for (size_t r = 0; r < m.rowScales().size(); ++r)
+    for (int c = 0; c < m.cols(); ++c) out[r * m.cols() + c] *= m.rowScales()[r];
   return out;
 }
 
@@ -37,7 +39,7 @@ std::vector<NamedTensor> ggufTensors(const Model& m) {
   const ModelConfig& c = m.config;
   std::vector<NamedTensor> t;
   const uint64_t D = c.dim, V = c.vocab;
-  t.push_back({"token_embd.weight", {V, D}, m.token_embd});
+  t.push_back({"token_embd.weight", {V, D}, f32Of(m.token_embd)});
   t.push_back({"output_norm.weight", {D}, m.output_norm});
   t.push_back({"output.weight", {V, D}, f32Of(m.classifier)});
   for (int l = 0; l < c.n_layers; ++l) {
@@ -81,61 +83,13 @@ Result<bool> writeAtomically(const fs::path& path, const std::string& head,
   return writeFileAtomically(path.string(), all);
 }
 
-std::string halfBytes(const WeightBuffer<float>& v, bool bf16) {
-  std::string out(v.size() * 2, '\0');
-  for (size_t i = 0; i < v.size(); ++i) {
-    uint16_t h;
-    if (bf16) {
-      uint32_t bits;
-      std::memcpy(&bits, &v[i], 4);
-      bits += 0x7FFF + ((bits >> 16) & 1);  // round to nearest even
-      h = static_cast<uint16_t>(bits >> 16);
-    } else {
-      h = f32ToF16(v[i]);
-    }
-    std::memcpy(out.data() + 2 * i, &h, 2);
-  }
-  return out;
-}
-
-// Q8_0 / Q4_0 blocks of 32 values, as llama.cpp's reference quantizers make them.
-std::string quantizeBlocks(const WeightBuffer<float>& v, TensorType type) {
-  std::string out;
-  for (size_t at = 0; at + 32 <= v.size(); at += 32) {
-    const float* x = v.data() + at;
-    float amax = 0.f, max = 0.f;  // max: the value of largest magnitude, with its sign
-    for (int j = 0; j < 32; ++j)
-      if (std::abs(x[j]) > amax) {
-        amax = std::abs(x[j]);
-        max = x[j];
-      }
-    if (type == TensorType::Q8_0) {
-      BlockQ8_0 b;
-      const float d = amax / 127.f, id = d ? 1.f / d : 0.f;
-      b.d = f32ToF16(d);
-      for (int j = 0; j < 32; ++j) b.qs[j] = static_cast<int8_t>(std::round(x[j] * id));
-      out.append(reinterpret_cast<const char*>(&b), sizeof b);
-    } else {
-      BlockQ4_0 b;
-      const float d = max / -8.f, id = d ? 1.f / d : 0.f;
-      b.d = f32ToF16(d);
-      for (int j = 0; j < 16; ++j) {
-        const int lo = std::min(15, static_cast<int>(x[j] * id + 8.5f));
-        const int hi = std::min(15, static_cast<int>(x[j + 16] * id + 8.5f));
-        b.qs[j] = static_cast<uint8_t>(lo | hi << 4);
-      }
-      out.append(reinterpret_cast<const char*>(&b), sizeof b);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
-Result<bool> writeGguf(const Model& m, const std::string& path, TensorType matrices) {
-  if (matrices != TensorType::F32 && matrices != TensorType::F16 && matrices != TensorType::Q8_0 &&
-      matrices != TensorType::Q4_0)
-    return fail("GGUF matrices: expected F32, F16, Q8_0 or Q4_0, found " + typeName(matrices));
+Result<bool> writeGguf(const Model& m, const std::string& path, TensorType matrices,
+                       bool quantize_embedding) {
+  if (!canQuantizeTo(matrices) || matrices == TensorType::BF16)
+    return fail("GGUF matrices: expected F32, F16, Q8_0, Q4_0, Q4_K or Q6_K, found " +
+                typeName(matrices));
   const ModelConfig& c = m.config;
   const std::string a = c.architecture;
   Bytes kv;
@@ -201,22 +155,23 @@ Result<bool> writeGguf(const Model& m, const std::string& path, TensorType matri
   std::vector<std::string> data;
   uint64_t offset = 0;
   for (const auto& t : tensors) {
-    // Matrices in the requested type; vectors and the embedding table stay F32, and so does
-    // a matrix whose rows are not whole 32-blocks (as llama.cpp's quantizer leaves them).
+    // Matrices in the requested type; vectors (and unless asked, the embedding table) stay
+    // F32. A matrix whose rows are not whole blocks of the type falls back to Q8_0 (whole
+    // 32-blocks) or F32, as llama.cpp's quantizer falls back.
     TensorType type = TensorType::F32;
-    if (t.shape.size() == 2 && t.name != "token_embd.weight" &&
-        (matrices == TensorType::F16 || t.shape[1] % 32 == 0))
+    if (t.shape.size() == 2 && (quantize_embedding || t.name != "token_embd.weight")) {
       type = matrices;
+      if (t.shape[1] % layoutOf(type).block_elems != 0)
+        type = t.shape[1] % 32 == 0 ? TensorType::Q8_0 : TensorType::F32;
+    }
     head.str(t.name);
     head.u32(static_cast<uint32_t>(t.shape.size()));
     for (auto it = t.shape.rbegin(); it != t.shape.rend(); ++it) head.u64(*it);  // ggml order
     head.u32(static_cast<uint32_t>(type));
     head.u64(offset);
-    std::string bytes =
-        type == TensorType::F16 ? halfBytes(t.data, false)
-        : type == TensorType::F32
-            ? std::string(reinterpret_cast<const char*>(t.data.data()), t.data.size() * 4)
-            : quantizeBlocks(t.data, type);
+    const size_t cols = t.shape.back(), rows = t.data.size() / cols;
+    const std::vector<uint8_t> stored = quantizeRows(type, t.data.data(), rows, cols);
+    std::string bytes(stored.begin(), stored.end());
     bytes.resize((bytes.size() + 31) / 32 * 32, '\0');
     offset += bytes.size();
     data.push_back(std::move(bytes));
@@ -240,7 +195,7 @@ Result<bool> writeHfFolder(const Model& m, const std::string& folder,
   if (ec) return fail("cannot create " + folder + ": " + ec.message());
   const uint64_t D = c.dim, V = c.vocab, F = c.ffn_dim;
   std::vector<NamedTensor> t;
-  t.push_back({"model.embed_tokens.weight", {V, D}, m.token_embd});
+  t.push_back({"model.embed_tokens.weight", {V, D}, f32Of(m.token_embd)});
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& L = m.layers[l];
     const std::string p = "model.layers." + std::to_string(l) + ".";
@@ -283,10 +238,11 @@ Result<bool> writeHfFolder(const Model& m, const std::string& folder,
     std::vector<std::string> data;
     uint64_t offset = 0;
     for (size_t i = begin; i < end; ++i) {
-      std::string bytes =
-          options.dtype == "F32"
-              ? std::string(reinterpret_cast<const char*>(t[i].data.data()), t[i].data.size() * 4)
-              : halfBytes(t[i].data, options.dtype == "BF16");
+      const TensorType type = options.dtype == "F32"   ? TensorType::F32
+                              : options.dtype == "F16" ? TensorType::F16
+                                                       : TensorType::BF16;
+      const std::vector<uint8_t> stored = quantizeRows(type, t[i].data.data(), 1, t[i].data.size());
+      std::string bytes(stored.begin(), stored.end());
       header += ",\"" + t[i].name + "\":{\"dtype\":\"" + options.dtype + "\",\"shape\":[";
       for (size_t d = 0; d < t[i].shape.size(); ++d) {
         if (d) header += ',';

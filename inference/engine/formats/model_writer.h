@@ -15,10 +15,11 @@
 
 namespace ts::engine {
 
-// matrices: F32, F16, Q8_0 or Q4_0 (norms and the embedding table stay F32, and with Q8_0 /
-// Q4_0 so does a matrix whose rows are not whole 32-blocks).
+// matrices: F32, F16, Q8_0, Q4_0, Q4_K or Q6_K (norms stay F32; so does the embedding
+// table unless quantize_embedding, as llama.cpp's quantizer writes it; a matrix whose rows
+// are not whole blocks of the type becomes Q8_0 or F32).
 Result<bool> writeGguf(const Model& model, const std::string& path,
-                       TensorType matrices = TensorType::F32);
+                       TensorType matrices = TensorType::F32, bool quantize_embedding = false);
 
 struct HfWriteOptions {
   std::string dtype = "F32";  // F32 | F16 | BF16 for every tensor

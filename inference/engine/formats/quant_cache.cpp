@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[4] = {'T', 'S', 'Q', 'C'}, kEnd[4] = {'T', 'S', 'Q', 'E'};
-constexpr uint32_t kVersion = 4;  // bump when the record layout or a kernel layout changes
+constexpr uint32_t kVersion = 5;  // bump when the record layout or a kernel layout changes
 
 struct Fnv {
   uint64_t h = 1469598103934665603ull;
@@ -116,7 +116,7 @@ Result<bool> writeQuantCache(const Model& m, const std::string& path) {
   w.array(m.vocab.types);
   for (int32_t id : {m.vocab.bos, m.vocab.eos, m.vocab.unk}) w.pod(id);
   w.pod(static_cast<uint8_t>(m.vocab.add_dummy_prefix));
-  w.array(m.token_embd);
+  m.token_embd.appendTo(w);
   w.array(m.output_norm);
   m.classifier.appendTo(w);
   for (const auto& l : m.layers) {
@@ -179,8 +179,10 @@ Result<std::shared_ptr<Model>> readQuantCache(const std::string& path,
     return bad("cut short in the vocabulary");
   model->vocab.add_dummy_prefix = prefix != 0;
   const uint64_t D = c.dim;
-  if (!r.array(model->token_embd, D * c.vocab) || !r.array(model->output_norm, D))
-    return bad("cut short in the embeddings");
+  auto embd = QuantMatrix::readFrom(r);
+  if (!embd) return bad(embd.error());
+  model->token_embd = std::move(embd.value());
+  if (!r.array(model->output_norm, D)) return bad("cut short in the embeddings");
   auto head = QuantMatrix::readFrom(r);
   if (!head) return bad(head.error());
   model->classifier = std::move(head.value());
@@ -201,7 +203,8 @@ Result<std::shared_ptr<Model>> readQuantCache(const std::string& path,
     return m.rows() == rows && m.cols() == cols;
   };
   bool shapes = c.n_heads > 0 && c.n_kv_heads > 0 && c.n_heads % c.n_kv_heads == 0 &&
-                shaped(model->classifier, c.vocab, c.dim);
+                shaped(model->classifier, c.vocab, c.dim) &&
+                shaped(model->token_embd, c.vocab, c.dim);
   for (const auto& l : model->layers)
     shapes = shapes && shaped(l.wq, Q, c.dim) && shaped(l.wk, KV, c.dim) &&
              shaped(l.wv, KV, c.dim) && shaped(l.wo, c.dim, Q) && shaped(l.w_gate, F, c.dim) &&

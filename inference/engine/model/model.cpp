@@ -1,6 +1,7 @@
 #include "inference/engine/model/model.h"
 
 #include <cmath>
+#include <map>
 #include <string>
 
 namespace ts::engine {
@@ -31,6 +32,18 @@ size_t Model::weight_bytes() const {
     for (const QuantMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
       n += m->bytes();
   return n;
+}
+
+std::string Model::weightSummary() const {
+  std::map<std::string, int> counts;
+  ++counts[classifier.formatName()];
+  for (const auto& l : layers)
+    for (const QuantMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+      ++counts[m->formatName()];
+  std::string s;
+  for (const auto& [name, n] : counts)
+    s += (s.empty() ? "" : ", ") + name + " x" + std::to_string(n);
+  return s;
 }
 
 }  // namespace ts::engine

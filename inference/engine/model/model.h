@@ -48,16 +48,25 @@ struct LayerWeights {
 
 struct Model {
   ModelConfig config;
-  WeightBuffer<float> token_embd;   // [vocab, dim], f32 (rows are gathered, not multiplied)
+  // [vocab, dim]: rows are gathered (rowF32: dequantized one at a time), never multiplied;
+  // kept as stored (a GGUF's Q4_0 rows stay Q4_0).
+  QuantMatrix token_embd;
   WeightBuffer<float> output_norm;  // [dim]
-  QuantMatrix classifier;           // [vocab, dim]; a copy of token_embd when the file ties them
+  // [vocab, dim]; when the file ties it to token_embd, the same storage (stored matrices
+  // share their bytes).
+  QuantMatrix classifier;
   std::vector<LayerWeights> layers;
   Vocabulary vocab;  // pieces and scores, when the file carries them
   WeightFormat weight_format = WeightFormat::F32;
   // What the quantization cache did on this load: "hit: PATH", "written: PATH",
   // "off", "not used for f32 weights" or "not written: WHY" (the load still succeeded).
   std::string cache_note;
+  // What the load changed from the file, in one line ("" when nothing): tensor types
+  // converted for want of a fused product.
+  std::string load_note;
   size_t weight_bytes() const;  // matrices as stored at run time
+  // The matrices' runtime formats with counts: "Q4_0 x57, Q6_K x1" (layers' and classifier).
+  std::string weightSummary() const;
 };
 
 // Baichuan2's vocabulary size: its lm_head is a NormHead.

@@ -14,7 +14,9 @@ Result<WeightFormat> parseWeightFormat(const std::string& name) {
   if (name == "int8") return WeightFormat::Int8;
   if (name == "int4") return WeightFormat::Int4;
   if (name == "q8_0") return WeightFormat::Q8_0;
-  return fail("unknown weight format: expected f32, f16, int8, int4 or q8_0, found '" + name + "'");
+  if (name == "auto") return WeightFormat::Stored;
+  return fail("unknown weight format: expected auto, f32, f16, int8, int4 or q8_0, found '" + name +
+              "'");
 }
 
 std::string weightFormatName(WeightFormat format) {
@@ -29,8 +31,14 @@ std::string weightFormatName(WeightFormat format) {
       return "int4";
     case WeightFormat::Q8_0:
       return "q8_0";
+    case WeightFormat::Stored:
+      return "auto";
   }
   return "f32";
+}
+
+std::string QuantMatrix::formatName() const {
+  return format_ == WeightFormat::Stored ? typeName(stored_type_) : weightFormatName(format_);
 }
 
 QuantMatrix QuantMatrix::fromF32(WeightBuffer<float> w, int rows, int cols) {
@@ -58,6 +66,16 @@ float QuantMatrix::at(int r, int c) const {
       const int q = (block % 2 ? b >> 4 : b & 15) - 8;
       return scales_[r * scaleGroups() + c / group_] * q;
     }
+    case WeightFormat::Stored: {  // decode the block holding c
+      const TypeLayout l = layoutOf(stored_type_);
+      const size_t block = c / l.block_elems;
+      std::vector<float> values(l.block_elems);
+      dequantize(
+          stored_type_,
+          {stored_ + r * rowBytes(stored_type_, cols_) + block * l.block_bytes, l.block_bytes},
+          values.data(), l.block_elems);
+      return values[c % l.block_elems];
+    }
   }
   return 0.f;
 }
@@ -83,7 +101,8 @@ QuantMatrix QuantMatrix::shaped(WeightFormat format, int rows, int cols, int gro
 }
 
 QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
-  if (format == format_ && (format != WeightFormat::Int4 || group == group_)) return *this;
+  if (format == format_ && row_scales_.empty() && (format != WeightFormat::Int4 || group == group_))
+    return *this;
   QuantMatrix m = shaped(format, rows_, cols_, group);
   const size_t n = static_cast<size_t>(rows_) * cols_;
   // The usual source is f32 (the loaders' output): copy it instead of decoding per element.
@@ -92,10 +111,13 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
     src = f32_;
   } else {
     src.resize(n);
-    for (int r = 0; r < rows_; ++r)
-      for (int c = 0; c < cols_; ++c) src[static_cast<size_t>(r) * cols_ + c] = at(r, c);
+    for (int r = 0; r < rows_; ++r) rowF32(r, src.data() + static_cast<size_t>(r) * cols_);
   }
+  for (size_t r = 0; r < row_scales_.size(); ++r)  // the copy holds them in its values
+    for (int c = 0; c < cols_; ++c) src[r * cols_ + c] *= row_scales_[r];
   switch (format) {
+    case WeightFormat::Stored:  // a copy of the matrix as it is (never reached: same format)
+      return *this;
     case WeightFormat::F32:
       m.f32_ = std::move(src);
       break;
@@ -166,6 +188,8 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
 float QuantMatrix::dotRow(const Kernels& k, int r, const Activations& x, int t) const {
   const size_t row = r;
   switch (format_) {
+    case WeightFormat::Stored:
+      return dotStored(r, x, t);
     case WeightFormat::F32:
       return k.dot_f32(f32_.data() + row * cols_, x.f32Row(t), cols_);
     case WeightFormat::F16:
@@ -188,6 +212,15 @@ float QuantMatrix::dotRow(const Kernels& k, int r, const Activations& x, int t) 
 void QuantMatrix::dotRowX4(const Kernels& k, int r, const Activations& x, int t, float* out) const {
   const size_t row = r;
   switch (format_) {
+    case WeightFormat::Stored: {  // f32 / f16 rows: four tokens per pass over the row
+      const uint8_t* w = static_cast<const uint8_t*>(storage()) + row * (bytes() / rows_);
+      if (stored_type_ == TensorType::F32)
+        return k.dot_f32_x4(reinterpret_cast<const float*>(w), x.f32Row(t), cols_, cols_, out);
+      if (stored_type_ == TensorType::F16)
+        return k.dot_f16_x4(reinterpret_cast<const uint16_t*>(w), x.halfRow(t), cols_, cols_, out);
+      for (int i = 0; i < 4; ++i) out[i] = dotStored(r, x, t + i);
+      return;
+    }
     case WeightFormat::F32:
       return k.dot_f32_x4(f32_.data() + row * cols_, x.f32Row(t), cols_, cols_, out);
     case WeightFormat::F16:
@@ -232,18 +265,29 @@ void QuantMatrix::multiplyRows(float* out, int out_stride, const Activations& x,
       for (int i = 0; i < 4; ++i) out[static_cast<size_t>(t + i) * out_stride + r] = four[i];
     }
     for (; t < x.count; ++t) out[static_cast<size_t>(t) * out_stride + r] = dotRow(k, r, x, t);
+    if (!row_scales_.empty())
+      for (t = 0; t < x.count; ++t) out[static_cast<size_t>(t) * out_stride + r] *= row_scales_[r];
   }
 }
 
 void QuantMatrix::matvec(float* out, const float* x) const {
   Activations a;
   a.set(x, 1, cols_, needsQuantizedInput());
+  if (needsKInput()) a.quantizeK();
+  if (needsHalfInput()) a.roundToHalf();
   multiplyRows(out, rows_, a, 0, rows_);
 }
 
 void QuantMatrix::appendTo(ByteWriter& out) const {
   const int32_t header[4] = {static_cast<int32_t>(format_), rows_, cols_, group_};
   out.pod(header);
+  if (format_ == WeightFormat::Stored) {  // type, then the rows' bytes
+    out.pod(static_cast<uint32_t>(stored_type_));
+    const size_t bytes = static_cast<size_t>(rows_) * rowBytes(stored_type_, cols_);
+    out.array(std::vector<uint8_t>(stored_, stored_ + bytes));
+    out.array(row_scales_);
+    return;
+  }
   out.array(f32_);
   out.array(scales_);
   out.array(f16_);
@@ -254,9 +298,26 @@ void QuantMatrix::appendTo(ByteWriter& out) const {
 Result<QuantMatrix> QuantMatrix::readFrom(ByteReader& in) {
   int32_t h[4];
   if (!in.pod(h)) return fail("cache: a matrix record is cut short");
-  if (h[0] < 0 || h[0] > static_cast<int32_t>(WeightFormat::Q8_0) || h[1] <= 0 || h[2] <= 0 ||
+  if (h[0] < 0 || h[0] > static_cast<int32_t>(WeightFormat::Stored) || h[1] <= 0 || h[2] <= 0 ||
       (h[3] != 32 && h[3] != 64 && h[3] != 128))
     return fail("cache: a matrix record has an impossible header");
+  if (h[0] == static_cast<int32_t>(WeightFormat::Stored)) {
+    uint32_t type = 0;
+    if (!in.pod(type) || !tensorTypeFromGgml(type) ||
+        !storedTypeMultiplies(static_cast<TensorType>(type)))
+      return fail("cache: a stored matrix has an unknown type");
+    const auto t = static_cast<TensorType>(type);
+    auto bytes = std::make_shared<std::vector<uint8_t>>();
+    std::vector<float> row_scales;
+    if (h[2] % layoutOf(t).block_elems != 0 ||
+        !in.array(*bytes, static_cast<uint64_t>(h[1]) * rowBytes(t, h[2])) || !in.array(row_scales))
+      return fail("cache: a stored matrix's bytes do not match its shape");
+    QuantMatrix m = stored(t, bytes->data(), h[1], h[2], bytes);
+    if (!row_scales.empty() && row_scales.size() != static_cast<size_t>(h[1]))
+      return fail("cache: a stored matrix's row scales do not match its rows");
+    m.row_scales_ = std::move(row_scales);
+    return m;
+  }
   QuantMatrix m = shaped(static_cast<WeightFormat>(h[0]), h[1], h[2], h[3]);
   const uint64_t n = static_cast<uint64_t>(m.rows_) * m.cols_, padded = m.rows_ * m.paddedCols();
   const uint64_t groups = static_cast<uint64_t>(m.rows_) * m.scaleGroups();
@@ -283,11 +344,15 @@ const void* QuantMatrix::storage() const {
       return q8_.data();
     case WeightFormat::Int4:
       return q4_.data();
+    case WeightFormat::Stored:
+      return stored_;
   }
   return nullptr;
 }
 
 size_t QuantMatrix::bytes() const {
+  if (format_ == WeightFormat::Stored)
+    return static_cast<size_t>(rows_) * rowBytes(stored_type_, cols_);
   return f32_.size() * 4 + f16_.size() * 2 + q8_.size() + q4_.size() + scales_.size() * 4;
 }
 

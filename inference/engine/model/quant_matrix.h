@@ -4,21 +4,27 @@
 // shorter; group 32 holds GGUF's Q4_0 exactly). Quantized once at load (or taken from
 // Q8_0 / Q4_0 blocks as they are); the products dequantize on the fly (fused: kernels.h),
 // with integer rows padded with zeros to whole 64-input pairs of blocks.
+// Or "stored": rows exactly as a file holds them (GGUF F32, F16, BF16, Q4_0, Q8_0, Q4_K,
+// Q5_K, Q6_K), usually straight from the memory-mapped file (no copy), multiplied by
+// gguf_kernels.h; `owner` keeps the bytes alive (the mapping, or a buffer).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "inference/engine/core/byte_io.h"
 #include "inference/engine/core/result.h"
+#include "inference/engine/core/tensor_types.h"
 #include "inference/engine/cpu/kernels/kernels.h"
 #include "inference/engine/model/weight_buffer.h"
 
 namespace ts::engine {
 
-enum class WeightFormat { F32, F16, Int8, Int4, Q8_0 };
-// "f32" | "f16" | "int8" | "int4" | "q8_0"
+// Stored: every matrix as the file stores it (named "auto": the default).
+enum class WeightFormat { F32, F16, Int8, Int4, Q8_0, Stored };
+// "auto" | "f32" | "f16" | "int8" | "int4" | "q8_0"
 Result<WeightFormat> parseWeightFormat(const std::string& name);
 std::string weightFormatName(WeightFormat format);
 
@@ -34,6 +40,11 @@ class QuantMatrix {
   // Q8_0 as q8_0, Q4_0 as int4 with group 32.
   static QuantMatrix fromQ8_0Blocks(std::span<const uint8_t> blocks, int rows, int cols);
   static QuantMatrix fromQ4_0Blocks(std::span<const uint8_t> blocks, int rows, int cols);
+  // Rows as stored: rows * rowBytes(type, cols) bytes at `data`, kept alive by `owner`.
+  // Types with a fused product: see storedTypeMultiplies.
+  static QuantMatrix stored(TensorType type, const uint8_t* data, int rows, int cols,
+                            std::shared_ptr<const void> owner);
+  static bool storedTypeMultiplies(TensorType type);
   // A copy of this matrix in `format` (group: inputs per int4 scale: 32, 64 or 128); the
   // matrix itself when it is in that format already.
   QuantMatrix converted(WeightFormat format, int group = 128) const;
@@ -41,8 +52,23 @@ class QuantMatrix {
   // Whether products with this matrix read the int8 form of the activations.
   bool needsQuantizedInput() const {
     return format_ == WeightFormat::Int8 || format_ == WeightFormat::Int4 ||
-           format_ == WeightFormat::Q8_0;
+           format_ == WeightFormat::Q8_0 ||
+           (format_ == WeightFormat::Stored &&
+            (stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0));
   }
+  // Whether they read the Q8_K form (Activations::quantizeK): stored K-quants.
+  bool needsKInput() const { return format_ == WeightFormat::Stored && isKQuant(stored_type_); }
+  // Whether they read the f16-rounded form (Activations::roundToHalf): stored F16.
+  bool needsHalfInput() const {
+    return format_ == WeightFormat::Stored && stored_type_ == TensorType::F16;
+  }
+  // Row r as f32 [cols] (embedding lookups, conversions, tests).
+  void rowF32(int row, float* out) const;
+  // Multiplies every product of row r by scales[r] (Baichuan2's NormHead on a stored
+  // classifier: its rows stay as stored and the unit-length scaling is applied to the
+  // logits). Empty: none.
+  void setRowScales(std::vector<float> scales) { row_scales_ = std::move(scales); }
+  const std::vector<float>& rowScales() const { return row_scales_; }
   // out[t * out_stride + r] = W[r] · x_t for every activation vector t and rows
   // [begin, end) (threads split a product by rows). x must be quantized when
   // needsQuantizedInput(). With one vector this is the decode matvec; with many, the
@@ -59,6 +85,9 @@ class QuantMatrix {
   static Result<QuantMatrix> readFrom(ByteReader& in);
 
   WeightFormat format() const { return format_; }
+  TensorType storedType() const { return stored_type_; }  // Stored only
+  // "f32", "int4", ... or the stored type ("Q4_K") for Stored.
+  std::string formatName() const;
   int rows() const { return rows_; }
   int cols() const { return cols_; }
   int group() const { return group_; }
@@ -82,7 +111,13 @@ class QuantMatrix {
   // block never reads past a row's scales (padding groups have scale 0).
   size_t scaleGroups() const { return (paddedCols() + group_ - 1) / group_; }
 
+  float dotStored(int row, const Activations& x, int t) const;
+
   int rows_ = 0, cols_ = 0, group_ = 128;
+  TensorType stored_type_ = TensorType::F32;
+  const uint8_t* stored_ = nullptr;    // Stored: [rows, rowBytes]
+  std::shared_ptr<const void> owner_;  // keeps stored_ alive
+  std::vector<float> row_scales_;
   WeightBuffer<float> f32_;
   WeightBuffer<uint16_t> f16_;
   WeightBuffer<int8_t> q8_;     // int8, q8_0: [rows, padded cols]

@@ -36,23 +36,26 @@ std::shared_ptr<Model> randomModel(const ModelConfig& config, WeightFormat weigh
   model->config = config;
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.f, 0.02f);
+  // f32 values: "auto" keeps them as they are
+  const bool keep = weights == WeightFormat::F32 || weights == WeightFormat::Stored;
   const auto random = [&](int rows, int cols) {
     WeightBuffer<float> w(static_cast<size_t>(rows) * cols);
     for (float& v : w) v = normal(rng);
     QuantMatrix m = QuantMatrix::fromF32(std::move(w), rows, cols);
-    return weights == WeightFormat::F32 ? m : m.converted(weights, 128);
+    return keep ? m : m.converted(weights, 128);
   };
   const int D = config.dim, F = config.ffn_dim, Q = config.n_heads * config.head_dim,
             KV = config.n_kv_heads * config.head_dim;
-  model->token_embd.resize(static_cast<size_t>(config.vocab) * D);
-  for (float& v : model->token_embd) v = normal(rng);
+  WeightBuffer<float> embd(static_cast<size_t>(config.vocab) * D);
+  for (float& v : embd) v = normal(rng);
+  model->token_embd = QuantMatrix::fromF32(std::move(embd), config.vocab, D);
   model->output_norm.assign(D, 1.f);
   if (config.norm_head) {  // Baichuan2: unit-length classifier rows, as loadModel leaves them
     WeightBuffer<float> head(static_cast<size_t>(config.vocab) * D);
     for (float& v : head) v = normal(rng);
     normalizeRows(head, config.vocab, D);
     const QuantMatrix m = QuantMatrix::fromF32(std::move(head), config.vocab, D);
-    model->classifier = weights == WeightFormat::F32 ? m : m.converted(weights, 128);
+    model->classifier = keep ? m : m.converted(weights, 128);
   } else {
     model->classifier = random(config.vocab, D);
   }
@@ -68,7 +71,7 @@ std::shared_ptr<Model> randomModel(const ModelConfig& config, WeightFormat weigh
     l.w_up = random(F, D);
     l.w_down = random(D, F);
   }
-  model->weight_format = weights;
+  model->weight_format = keep ? WeightFormat::F32 : weights;
   return model;
 }
 

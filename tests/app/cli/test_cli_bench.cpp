@@ -269,7 +269,8 @@ class TestCliBench : public QObject {
         {local + QStringList{"--prompt-file", dir_.filePath("missing.txt")}, 2,
          "--prompt-file: cannot read"},
         {local + QStringList{"--prompt", "x", "--weights", "int3"}, 2,
-         "--weights: unknown weight format: expected f32, f16, int8, int4 or q8_0, found 'int3'"},
+         "--weights: unknown weight format: expected auto, f32, f16, int8, int4 or q8_0, found "
+         "'int3'"},
         {local + QStringList{"--prompt", "x", "--kv", "f8"}, 2,
          "--kv: unknown KV cache format: expected f32, f16 or int8, found 'f8'"},
         {local + QStringList{"--prompt", "x", "--backend", "tpu"}, 2,

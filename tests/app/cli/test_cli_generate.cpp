@@ -176,7 +176,7 @@ class TestCliGenerate : public QObject {
     QVERIFY(std::abs(int4.json.value("perplexity").toDouble() / own_ppl - 1) < 0.10);
     const Run bad = cli({"ppl", "--model", model, "--text", own_file, "--weights", "int3"});
     QCOMPARE(bad.exit_code, 1);
-    QVERIFY2(bad.err.contains("expected f32, f16, int8, int4 or q8_0, found 'int3'"),
+    QVERIFY2(bad.err.contains("expected auto, f32, f16, int8, int4 or q8_0, found 'int3'"),
              qPrintable(bad.err));
   }
 

@@ -72,7 +72,8 @@ class BandwidthProbe {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string model_path, shape, weights = "f32", kv = "f32", backend = "cpu", draft, draft_k = "4";
+  std::string model_path, shape, weights = "auto", kv = "f16", backend = "cpu", draft,
+                                 draft_k = "4";
   int layers = 0, threads = ThreadPool::defaultThreads(), prompt_tokens = 128, gen_tokens = 32,
       repeat = 3;
   bool json = false;

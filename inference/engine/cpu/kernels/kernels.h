@@ -26,13 +26,38 @@ struct Activations {
   std::vector<int8_t> q;             // [count, blocks * 32], zero past n; empty unless quantized
   std::vector<float> scale;          // [count, blocks]: value = scale * q
   std::vector<float> offset;         // [count, blocks]: 8 * scale * sum(q): int4's zero point
+  std::vector<float> scale16;        // [count, blocks]: scale rounded to f16, as GGUF's Q8_0
+  std::vector<float> halves;         // [count, n]: f32 rounded to f16 (roundToHalf), for F16 rows
+  // The Q8_K form (quantizeK; gguf_kernels.h): blocks of 256, n a multiple of 256.
+  int superblocks = 0;
+  std::vector<int8_t> qk;      // [count, superblocks * 256]
+  std::vector<float> kscale;   // [count, superblocks]: value = kscale * qk
+  std::vector<int16_t> bsums;  // [count, superblocks * 16]: sums of each 16 qk values
 
   // Copies x [count, n]; quantize: also fill q / scale / offset (needed by int8 / int4).
   void set(const float* x, int count, int n, bool quantize);
+  // Fills the Q8_K form from f32 as llama.cpp's quantize_row_q8_K does (scale -max/127 of
+  // the signed value of largest magnitude, round half to even). Leaves it empty when n is
+  // not a multiple of 256.
+  void quantizeK();
+  // Fills `halves`: the products with stored F16 rows read the activations rounded to f16,
+  // as llama.cpp's CPU backend converts them.
+  void roundToHalf();
+  const float* halfRow(int t) const { return halves.data() + static_cast<size_t>(t) * n; }
   const float* f32Row(int t) const { return f32.data() + static_cast<size_t>(t) * n; }
   const int8_t* qRow(int t) const { return q.data() + static_cast<size_t>(t) * blocks * 32; }
   const float* scaleRow(int t) const { return scale.data() + static_cast<size_t>(t) * blocks; }
   const float* offsetRow(int t) const { return offset.data() + static_cast<size_t>(t) * blocks; }
+  const float* scale16Row(int t) const { return scale16.data() + static_cast<size_t>(t) * blocks; }
+  const int8_t* qkRow(int t) const {
+    return qk.data() + static_cast<size_t>(t) * superblocks * 256;
+  }
+  const float* kscaleRow(int t) const {
+    return kscale.data() + static_cast<size_t>(t) * superblocks;
+  }
+  const int16_t* bsumsRow(int t) const {
+    return bsums.data() + static_cast<size_t>(t) * superblocks * 16;
+  }
 };
 
 struct Kernels {

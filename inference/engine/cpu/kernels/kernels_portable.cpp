@@ -127,6 +127,41 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
       offset[at] = 8.f * scale[at] * static_cast<float>(qsum);
     }
   }
+  scale16.resize(scale.size());
+  for (size_t i = 0; i < scale.size(); ++i) scale16[i] = f16ToF32(f32ToF16(scale[i]));
+}
+
+void Activations::roundToHalf() {
+  halves.resize(f32.size());
+  for (size_t i = 0; i < f32.size(); ++i) halves[i] = f16ToF32(f32ToF16(f32[i]));
+}
+
+void Activations::quantizeK() {
+  superblocks = n % 256 == 0 ? n / 256 : 0;
+  qk.resize(static_cast<size_t>(count) * superblocks * 256);
+  kscale.resize(static_cast<size_t>(count) * superblocks);
+  bsums.resize(static_cast<size_t>(count) * superblocks * 16);
+  for (int t = 0; t < count; ++t)
+    for (int s = 0; s < superblocks; ++s) {
+      const float* x = f32Row(t) + s * 256;
+      int8_t* q = qk.data() + (static_cast<size_t>(t) * superblocks + s) * 256;
+      int16_t* sums = bsums.data() + (static_cast<size_t>(t) * superblocks + s) * 16;
+      float amax = 0.f, max = 0.f;  // largest magnitude, and that value with its sign
+      for (int i = 0; i < 256; ++i)
+        if (std::abs(x[i]) > amax) {
+          amax = std::abs(x[i]);
+          max = x[i];
+        }
+      const float iscale = amax > 0 ? -127.f / max : 0.f;
+      for (int i = 0; i < 256; ++i)
+        q[i] = static_cast<int8_t>(std::min(127.f, std::nearbyint(iscale * x[i])));
+      for (int j = 0; j < 16; ++j) {
+        int sum = 0;
+        for (int i = 0; i < 16; ++i) sum += q[16 * j + i];
+        sums[j] = static_cast<int16_t>(sum);
+      }
+      kscale[static_cast<size_t>(t) * superblocks + s] = amax > 0 ? 1.f / iscale : 0.f;
+    }
 }
 
 const Kernels& portableKernels() {

@@ -41,7 +41,8 @@ ModelConfig tinyConfig(const std::string& arch, int kv_heads) {
 }
 
 uint64_t elementsHeld(const Model& m) {
-  uint64_t n = m.token_embd.size() + m.output_norm.size();
+  uint64_t n =
+      static_cast<uint64_t>(m.token_embd.rows()) * m.token_embd.cols() + m.output_norm.size();
   n += static_cast<uint64_t>(m.classifier.rows()) * m.classifier.cols();
   for (const auto& l : m.layers) {
     n += l.attn_norm.size() + l.ffn_norm.size();
@@ -150,9 +151,9 @@ int main() {
     auto model = loadModel(gguf, options);
     const Model& m = *model.value();
     const MemoryEstimate e = estimateMemory(m.config, w, 128, 100, KvFormat::Int8, false);
-    const uint64_t held = m.weight_bytes() + (m.token_embd.size() + m.output_norm.size() +
-                                              2 * m.config.dim * m.config.n_layers) *
-                                                 sizeof(float);
+    const uint64_t held =
+        m.weight_bytes() + m.token_embd.bytes() +
+        (m.output_norm.size() + 2 * m.config.dim * m.config.n_layers) * sizeof(float);
     const KvCache cache(m.config.n_layers, 100, m.config.n_kv_heads, m.config.head_dim,
                         KvFormat::Int8);
     check(e.weights == held && e.kv_cache == cache.bytes() && e.workspace == 0,

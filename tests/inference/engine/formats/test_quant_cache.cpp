@@ -104,7 +104,11 @@ int main() {
             homeless.value()->cache_note.rfind("not written: no cache directory", 0) == 0,
         "no $XDG_CACHE_HOME nor $HOME: " + homeless.value()->cache_note);
   if (!home.empty()) setenv("HOME", home.c_str(), 1);
-  check(loadModel(model_path, LoadOptions{}).value()->cache_note == "not used for f32 weights",
+  LoadOptions f32;
+  f32.weights = WeightFormat::F32;
+  check(loadModel(model_path, f32).value()->cache_note == "not used for f32 weights",
         "f32 weights need no cache");
+  check(loadModel(model_path, LoadOptions{}).value()->cache_note == "not used: weights as stored",
+        "weights as stored (the default) need no cache");
   return ts::testing::finish();
 }

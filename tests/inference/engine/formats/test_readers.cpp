@@ -69,9 +69,10 @@ int main() {
   bad_type.u32(3);
   bad_type.u64(1);
   bad_type.u64(0);
-  bad_type.tensorInfo("blk.0.attn_q.weight", {32, 4}, 7, 0);
+  bad_type.tensorInfo("blk.0.attn_q.weight", {32, 4}, 16, 0);
   expectError(parseGguf(bad_type.bytes),
-              "unsupported tensor type Q5_1 in tensor 'blk.0.attn_q.weight'",
+              "unsupported tensor type IQ2_XXS in tensor 'blk.0.attn_q.weight' (supported: F32, "
+              "F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K)",
               "unsupported tensor type");
 
   GgufWriter past_end;

@@ -1,0 +1,36 @@
+// Fused products of GGUF-stored weight rows (as in the file: no repacking) with activations
+// quantized the way llama.cpp's CPU backend quantizes them, so that the integer products
+// are the same and only the order of f32 additions differs:
+// - Q4_0, Q8_0 rows with 8-bit activation blocks of 32 (Activations::q) whose scales are
+//   rounded to f16 (Activations::scale16), as Q8_0 stores them;
+// - Q4_K, Q5_K, Q6_K rows with Q8_K activations: 8-bit blocks of 256 with an f32 scale and
+//   the sums of each 16 values (Activations::qk / kscale / bsums).
+// A portable set (the reference) and AVX2 (chosen at run time, as kernels.h's sets).
+#pragma once
+#include <cstdint>
+
+namespace ts::engine {
+
+constexpr int kSuperBlock = 256;  // K-quant and Q8_K block
+
+struct GgufKernels {
+  const char* name;  // "avx2" | "portable"
+  // Sum over blocks b of d_w[b] * x_d[b] * (w_b . x_b).
+  float (*dot_q4_0)(const uint8_t* w, const int8_t* x, const float* x_d, int blocks);
+  float (*dot_q8_0)(const uint8_t* w, const int8_t* x, const float* x_d, int blocks);
+  // Sum over super-blocks s of x_d[s] * (d * sum(scale_j * q_j . x_j) - dmin * sum(min_j *
+  // bsums_j)) for Q4_K / Q5_K; Q6_K: x_d[s] * d * sum(scale_j * (q_j - 32) . x_j).
+  float (*dot_q4_k)(const uint8_t* w, const int8_t* x, const float* x_d, const int16_t* bsums,
+                    int superblocks);
+  float (*dot_q5_k)(const uint8_t* w, const int8_t* x, const float* x_d, const int16_t* bsums,
+                    int superblocks);
+  float (*dot_q6_k)(const uint8_t* w, const int8_t* x, const float* x_d, const int16_t* bsums,
+                    int superblocks);
+};
+
+const GgufKernels& portableGgufKernels();
+const GgufKernels* avx2GgufKernels();  // null without AVX2
+// AVX2 when the CPU has it, unless TOKENSCOPE_KERNELS=portable.
+const GgufKernels& activeGgufKernels();
+
+}  // namespace ts::engine

@@ -1,0 +1,111 @@
+// The portable GGUF kernels (plain C++, the layouts of core/tensor_types.h read as they
+// are stored); the AVX2 set is checked against these.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "inference/engine/core/tensor_types.h"
+#include "inference/engine/cpu/kernels/gguf_kernels.h"
+
+namespace ts::engine {
+namespace {
+
+template <class Block>
+Block blockAt(const uint8_t* w, int i) {
+  Block b;
+  std::memcpy(&b, w + static_cast<size_t>(i) * sizeof b, sizeof b);
+  return b;
+}
+
+float dotQ4_0(const uint8_t* w, const int8_t* x, const float* x_d, int blocks) {
+  float sum = 0.f;
+  for (int b = 0; b < blocks; ++b, x += 32) {
+    const auto blk = blockAt<BlockQ4_0>(w, b);
+    int32_t dot = 0;
+    for (int j = 0; j < 16; ++j)
+      dot += ((blk.qs[j] & 15) - 8) * x[j] + ((blk.qs[j] >> 4) - 8) * x[j + 16];
+    sum += f16ToF32(blk.d) * x_d[b] * static_cast<float>(dot);
+  }
+  return sum;
+}
+
+float dotQ8_0(const uint8_t* w, const int8_t* x, const float* x_d, int blocks) {
+  float sum = 0.f;
+  for (int b = 0; b < blocks; ++b, x += 32) {
+    const auto blk = blockAt<BlockQ8_0>(w, b);
+    int32_t dot = 0;
+    for (int j = 0; j < 32; ++j) dot += blk.qs[j] * x[j];
+    sum += f16ToF32(blk.d) * x_d[b] * static_cast<float>(dot);
+  }
+  return sum;
+}
+
+// Q4_K and Q5_K: the same scales and mins; Q5_K adds a fifth bit from qh.
+template <class Block, bool kFifthBit>
+float dotQ45K(const uint8_t* w, const int8_t* x, const float* x_d, const int16_t* bsums,
+              int superblocks) {
+  float sum = 0.f;
+  for (int s = 0; s < superblocks; ++s, x += 256, bsums += 16) {
+    const auto blk = blockAt<Block>(w, s);
+    int32_t scaled = 0, mins = 0;
+    for (int j = 0; j < 8; ++j) {  // sub-block j: chunk j / 2, low or high nibbles
+      int sc = 0, m = 0;
+      scaleMinK4(j, blk.scales, sc, m);
+      const uint8_t* qs = blk.qs + 32 * (j / 2);
+      int32_t dot = 0;
+      for (int l = 0; l < 32; ++l) {
+        int q = j % 2 ? qs[l] >> 4 : qs[l] & 15;
+        if constexpr (kFifthBit) q |= ((blk.qh[l] >> j) & 1) << 4;
+        dot += q * x[32 * j + l];
+      }
+      scaled += sc * dot;
+      mins += m * (bsums[2 * j] + bsums[2 * j + 1]);
+    }
+    sum += f16ToF32(blk.d) * x_d[s] * static_cast<float>(scaled) -
+           f16ToF32(blk.dmin) * x_d[s] * static_cast<float>(mins);
+  }
+  return sum;
+}
+
+float dotQ6K(const uint8_t* w, const int8_t* x, const float* x_d, const int16_t*, int superblocks) {
+  float sum = 0.f;
+  for (int s = 0; s < superblocks; ++s, x += 256) {
+    const auto blk = blockAt<BlockQ6K>(w, s);
+    int32_t scaled = 0;
+    for (int half = 0; half < 2; ++half)  // 128 elements each
+      for (int quarter = 0; quarter < 4; ++quarter)
+        for (int group = 0; group < 2; ++group) {  // 16 elements, one scale
+          int32_t dot = 0;
+          for (int i = 0; i < 16; ++i) {
+            const int l = 16 * group + i;
+            const uint8_t lo = blk.ql[64 * half + l + 32 * (quarter % 2)];
+            const int low4 = quarter < 2 ? lo & 15 : lo >> 4;
+            const int high2 = (blk.qh[32 * half + l] >> (2 * quarter)) & 3;
+            dot += ((low4 | high2 << 4) - 32) * x[128 * half + 32 * quarter + l];
+          }
+          scaled += blk.scales[8 * half + 2 * quarter + group] * dot;
+        }
+    sum += f16ToF32(blk.d) * x_d[s] * static_cast<float>(scaled);
+  }
+  return sum;
+}
+
+}  // namespace
+
+const GgufKernels& portableGgufKernels() {
+  static const GgufKernels k{
+      "portable", dotQ4_0, dotQ8_0, dotQ45K<BlockQ4K, false>, dotQ45K<BlockQ5K, true>, dotQ6K};
+  return k;
+}
+
+const GgufKernels& activeGgufKernels() {
+  static const GgufKernels* chosen = [] {
+    const char* force = std::getenv("TOKENSCOPE_KERNELS");
+    if (force && std::string(force) == "portable") return &portableGgufKernels();
+    const GgufKernels* avx2 = avx2GgufKernels();
+    return avx2 ? avx2 : &portableGgufKernels();
+  }();
+  return *chosen;
+}
+
+}  // namespace ts::engine
