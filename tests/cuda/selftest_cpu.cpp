@@ -88,9 +88,10 @@ void estimateChecks(Report& report) {
         const KvCache cache(c.n_layers, 100, c.n_kv_heads, c.head_dim, kv);
         const size_t est = ts::cuda::kvCacheBytes(view.get(), 100, cudaKvFormat(kv));
         if (f == WeightFormat::F32)
-          report.check(
-              "estimate KV " + shape + " " + kvFormatName(kv), est == cache.bytes(),
-              std::to_string(est) + " bytes, the CPU cache " + std::to_string(cache.bytes()));
+          report.check("estimate KV " + shape + " " + kvFormatName(kv),
+                       est == cache.capacityBytes(),
+                       std::to_string(est) + " bytes, the CPU cache " +
+                           std::to_string(cache.capacityBytes()));
       }
     }
   }

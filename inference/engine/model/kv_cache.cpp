@@ -25,64 +25,122 @@ KvCache::KvCache(int layers, int positions, int kv_heads, int head_dim, KvFormat
       layers_(layers),
       positions_(positions),
       kv_heads_(kv_heads),
-      head_dim_(head_dim) {
-  const size_t rows = static_cast<size_t>(layers) * positions * kv_heads;
-  const size_t n = rows * head_dim;
-  switch (format) {
+      head_dim_(head_dim),
+      blocks_((std::max(positions, 0) + kKvBlock - 1) / kKvBlock) {}
+
+KvCache::KvCache(const KvCache& o)
+    : format_(o.format_),
+      layers_(o.layers_),
+      positions_(o.positions_),
+      kv_heads_(o.kv_heads_),
+      head_dim_(o.head_dim_),
+      blocks_(o.blocks_.size()) {
+  for (size_t i = 0; i < blocks_.size(); ++i)
+    if (o.blocks_[i]) blocks_[i] = std::make_unique<Block>(*o.blocks_[i]);
+}
+
+KvCache& KvCache::operator=(const KvCache& o) {
+  if (this != &o) *this = KvCache(o);
+  return *this;
+}
+
+KvCache::Block& KvCache::allocate(int pos) {
+  std::unique_ptr<Block>& b = blocks_[pos / kKvBlock];
+  if (b) return *b;
+  b = std::make_unique<Block>();
+  const size_t rows = static_cast<size_t>(layers_) * kKvBlock * kv_heads_;
+  const size_t n = rows * head_dim_;
+  switch (format_) {
     case KvFormat::F32:
-      kf_.assign(n, 0.f);
-      vf_.assign(n, 0.f);
+      b->kf.assign(n, 0.f);
+      b->vf.assign(n, 0.f);
       break;
     case KvFormat::F16:
-      kh_.assign(n, 0);
-      vh_.assign(n, 0);
+      b->kh.assign(n, 0);
+      b->vh.assign(n, 0);
       break;
     case KvFormat::Int8:
-      kq_.assign(n, 0);
-      vq_.assign(n, 0);
-      k_scale_.assign(rows, 0.f);
-      v_scale_.assign(rows, 0.f);
+      b->kq.assign(n, 0);
+      b->vq.assign(n, 0);
+      b->k_scale.assign(rows, 0.f);
+      b->v_scale.assign(rows, 0.f);
       break;
   }
+  return *b;
 }
 
 void KvCache::clear(int from, int to) {
   from = std::max(0, from);
   to = std::min(positions_, to);
-  for (int layer = 0; layer < layers_ && from < to; ++layer) {
-    const size_t first = row(layer, from, 0), last = row(layer, to, 0);  // [first, last) rows
-    const auto zero = [&](auto& values, size_t per_row) {
-      if (!values.empty())
-        std::fill(values.begin() + first * per_row, values.begin() + last * per_row, 0);
-    };
-    for (auto* v : {&kf_, &vf_}) zero(*v, head_dim_);
-    for (auto* v : {&kh_, &vh_}) zero(*v, head_dim_);
-    for (auto* v : {&kq_, &vq_}) zero(*v, head_dim_);
-    for (auto* v : {&k_scale_, &v_scale_}) zero(*v, 1);
+  for (int pos = from; pos < to; ++pos) {
+    std::unique_ptr<Block>& b = blocks_[pos / kKvBlock];
+    if (!b) continue;
+    if (pos % kKvBlock == 0 && pos + kKvBlock <= to) {  // the whole block: give it back
+      b.reset();
+      pos += kKvBlock - 1;
+      continue;
+    }
+    for (int layer = 0; layer < layers_; ++layer) {
+      const size_t first = row(layer, pos, 0), last = first + kv_heads_;  // [first, last) rows
+      const auto zero = [&](auto& values, size_t per_row) {
+        if (!values.empty())
+          std::fill(values.begin() + first * per_row, values.begin() + last * per_row, 0);
+      };
+      for (auto* v : {&b->kf, &b->vf}) zero(*v, head_dim_);
+      for (auto* v : {&b->kh, &b->vh}) zero(*v, head_dim_);
+      for (auto* v : {&b->kq, &b->vq}) zero(*v, head_dim_);
+      for (auto* v : {&b->k_scale, &b->v_scale}) zero(*v, 1);
+    }
   }
 }
 
+namespace {
+
+template <class V>
+bool allZero(const V& v) {
+  return std::all_of(v.begin(), v.end(), [](auto x) { return x == 0; });
+}
+
+}  // namespace
+
 bool KvCache::operator==(const KvCache& o) const {
-  return format_ == o.format_ && layers_ == o.layers_ && positions_ == o.positions_ &&
-         kv_heads_ == o.kv_heads_ && head_dim_ == o.head_dim_ && kf_ == o.kf_ && vf_ == o.vf_ &&
-         kh_ == o.kh_ && vh_ == o.vh_ && kq_ == o.kq_ && vq_ == o.vq_ && k_scale_ == o.k_scale_ &&
-         v_scale_ == o.v_scale_;
+  if (format_ != o.format_ || layers_ != o.layers_ || positions_ != o.positions_ ||
+      kv_heads_ != o.kv_heads_ || head_dim_ != o.head_dim_)
+    return false;
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    const Block* a = blocks_[i].get();
+    const Block* b = o.blocks_[i].get();
+    if (!a && !b) continue;
+    if (!a || !b) {  // a block never written equals one of zeros
+      const Block& held = a ? *a : *b;
+      if (!allZero(held.kf) || !allZero(held.vf) || !allZero(held.kh) || !allZero(held.vh) ||
+          !allZero(held.kq) || !allZero(held.vq) || !allZero(held.k_scale) ||
+          !allZero(held.v_scale))
+        return false;
+      continue;
+    }
+    if (a->kf != b->kf || a->vf != b->vf || a->kh != b->kh || a->vh != b->vh || a->kq != b->kq ||
+        a->vq != b->vq || a->k_scale != b->k_scale || a->v_scale != b->v_scale)
+      return false;
+  }
+  return true;
 }
 
 void KvCache::store(int layer, int pos, const float* k, const float* v) {
+  Block& b = allocate(pos);
   for (int h = 0; h < kv_heads_; ++h) {
     const size_t r = row(layer, pos, h), at = r * head_dim_;
     const float* kh = k + h * head_dim_;
     const float* vh = v + h * head_dim_;
     switch (format_) {
       case KvFormat::F32:
-        std::copy(kh, kh + head_dim_, kf_.begin() + at);
-        std::copy(vh, vh + head_dim_, vf_.begin() + at);
+        std::copy(kh, kh + head_dim_, b.kf.begin() + at);
+        std::copy(vh, vh + head_dim_, b.vf.begin() + at);
         break;
       case KvFormat::F16:
         for (int i = 0; i < head_dim_; ++i) {
-          kh_[at + i] = f32ToF16(kh[i]);
-          vh_[at + i] = f32ToF16(vh[i]);
+          b.kh[at + i] = f32ToF16(kh[i]);
+          b.vh[at + i] = f32ToF16(vh[i]);
         }
         break;
       case KvFormat::Int8: {
@@ -93,8 +151,8 @@ void KvCache::store(int layer, int pos, const float* k, const float* v) {
           for (int i = 0; i < head_dim_; ++i)
             dst[i] = static_cast<int8_t>(std::clamp(std::lround(src[i] / scale), -127L, 127L));
         };
-        quantize(kh, kq_.data() + at, k_scale_[r]);
-        quantize(vh, vq_.data() + at, v_scale_[r]);
+        quantize(kh, b.kq.data() + at, b.k_scale[r]);
+        quantize(vh, b.vq.data() + at, b.v_scale[r]);
         break;
       }
     }
@@ -102,35 +160,48 @@ void KvCache::store(int layer, int pos, const float* k, const float* v) {
 }
 
 float KvCache::dotKey(int layer, int pos, int head, const float* q) const {
+  const Block& b = block(pos);
   const size_t r = row(layer, pos, head), at = r * head_dim_;
-  float sum = 0.f;
   switch (format_) {
     case KvFormat::F32:
-      return activeKernels().dot_f32(kf_.data() + at, q, head_dim_);
+      return activeKernels().dot_f32(b.kf.data() + at, q, head_dim_);
     case KvFormat::F16:
-      return activeKernels().dot_f16(kh_.data() + at, q, head_dim_);
+      return activeKernels().dot_f16(b.kh.data() + at, q, head_dim_);
     case KvFormat::Int8:
-      return activeKernels().dot_i8_f32(kq_.data() + at, q, head_dim_) * k_scale_[r];
+      return activeKernels().dot_i8_f32(b.kq.data() + at, q, head_dim_) * b.k_scale[r];
   }
-  return sum;
+  return 0.f;
 }
 
 void KvCache::addValue(int layer, int pos, int head, float weight, float* out) const {
+  const Block& b = block(pos);
   const size_t r = row(layer, pos, head), at = r * head_dim_;
   switch (format_) {
     case KvFormat::F32:
-      return activeKernels().axpy_f32(out, weight, vf_.data() + at, head_dim_);
+      return activeKernels().axpy_f32(out, weight, b.vf.data() + at, head_dim_);
     case KvFormat::F16:
-      return activeKernels().axpy_f16(out, weight, vh_.data() + at, head_dim_);
-    case KvFormat::Int8: {
-      return activeKernels().axpy_i8(out, weight * v_scale_[r], vq_.data() + at, head_dim_);
-    }
+      return activeKernels().axpy_f16(out, weight, b.vh.data() + at, head_dim_);
+    case KvFormat::Int8:
+      return activeKernels().axpy_i8(out, weight * b.v_scale[r], b.vq.data() + at, head_dim_);
   }
 }
 
+size_t KvCache::Block::bytes() const {
+  return (kf.size() + vf.size()) * 4 + (kh.size() + vh.size()) * 2 + kq.size() + vq.size() +
+         (k_scale.size() + v_scale.size()) * 4;
+}
+
 size_t KvCache::bytes() const {
-  return (kf_.size() + vf_.size()) * 4 + (kh_.size() + vh_.size()) * 2 + kq_.size() + vq_.size() +
-         (k_scale_.size() + v_scale_.size()) * 4;
+  size_t n = 0;
+  for (const auto& b : blocks_)
+    if (b) n += b->bytes();
+  return n;
+}
+
+size_t KvCache::capacityBytes() const {
+  const size_t rows = static_cast<size_t>(layers_) * positions_ * kv_heads_;
+  const size_t per_value = format_ == KvFormat::F32 ? 4 : format_ == KvFormat::F16 ? 2 : 1;
+  return 2 * rows * (head_dim_ * per_value + (format_ == KvFormat::Int8 ? 4 : 0));
 }
 
 }  // namespace ts::engine

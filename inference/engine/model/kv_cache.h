@@ -1,8 +1,11 @@
-// The attention KV cache in f32 (the reference), f16, or int8 with one scale per
-// (layer, position, KV head) row of head_dim values. Attention reads it through dotKey /
-// addValue, which dequantize on the fly.
+// The attention KV cache in f32 (the reference), f16 (the default), or int8 with one scale
+// per (layer, position, KV head) row of head_dim values. Attention reads it through
+// dotKey / addValue, which dequantize on the fly. Memory grows in blocks of kKvBlock
+// positions as they are written (a 4,096-position context for a 7B model costs nothing
+// until used), up to `positions`.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,9 +17,15 @@ enum class KvFormat { F32, F16, Int8 };
 Result<KvFormat> parseKvFormat(const std::string& name);  // "f32" | "f16" | "int8"
 std::string kvFormatName(KvFormat format);
 
+constexpr int kKvBlock = 64;  // positions per allocation
+
 class KvCache {
  public:
   KvCache(int layers, int positions, int kv_heads, int head_dim, KvFormat format);
+  KvCache(const KvCache& other);  // a deep copy (tests snapshot a cache)
+  KvCache& operator=(const KvCache& other);
+  KvCache(KvCache&&) = default;
+  KvCache& operator=(KvCache&&) = default;
 
   // k, v: [kv_heads * head_dim] of position `pos` in `layer`.
   void store(int layer, int pos, const float* k, const float* v);
@@ -34,19 +43,29 @@ class KvCache {
 
   KvFormat format() const { return format_; }
   int positions() const { return positions_; }
-  size_t bytes() const;
+  size_t bytes() const;          // held now: the blocks written so far
+  size_t capacityBytes() const;  // when every position is written
 
  private:
-  size_t row(int layer, int pos, int head) const {
-    return (static_cast<size_t>(layer) * positions_ + pos) * kv_heads_ + head;
+  // kKvBlock positions of every layer: rows [layer][position in block][KV head].
+  struct Block {
+    std::vector<float> kf, vf;            // f32
+    std::vector<uint16_t> kh, vh;         // f16
+    std::vector<int8_t> kq, vq;           // int8
+    std::vector<float> k_scale, v_scale;  // int8: one per row
+    size_t bytes() const;
+  };
+  size_t row(int layer, int pos, int head) const {  // within pos's block
+    return (static_cast<size_t>(layer) * kKvBlock + pos % kKvBlock) * kv_heads_ + head;
   }
+  const Block& block(int pos) const { return *blocks_[pos / kKvBlock]; }
+  Block& allocate(int pos);  // pos's block, allocated (zeros) on first use
 
   KvFormat format_;
   int layers_, positions_, kv_heads_, head_dim_;
-  std::vector<float> kf_, vf_;            // f32
-  std::vector<uint16_t> kh_, vh_;         // f16
-  std::vector<int8_t> kq_, vq_;           // int8
-  std::vector<float> k_scale_, v_scale_;  // int8: one per row
+  // One slot per block of the capacity, null until written: sized once, so readers on
+  // other threads never see the vector move.
+  std::vector<std::unique_ptr<Block>> blocks_;
 };
 
 }  // namespace ts::engine

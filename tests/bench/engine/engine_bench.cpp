@@ -1,5 +1,5 @@
 // engine-bench (--model PATH | --random SHAPE [--layers N]) [--backend cpu|cuda] [--threads N]
-//              [--weights f32|f16|int8|int4] [--kv f32|f16|int8] [--prompt-tokens N]
+//              [--weights auto|f32|f16|int8|int4|q8_0] [--kv f16|f32|int8] [--prompt-tokens N]
 //              [--gen-tokens N] [--repeat R] [--draft SOURCE [--draft-k K|auto]] [--json]
 //              cuda only: [--device N] [--contexts 128,2048] [--prefill 512,2048] [--no-graph]
 // With --backend cuda see cuda_bench.h (random shapes are filled on the device).
@@ -28,6 +28,19 @@
 
 using namespace ts::engine;
 using ts::bench::median;
+
+// A /proc/self/status figure ("VmRSS:", "VmHWM:") in MiB; 0 where there is none.
+double residentMiB(const char* key) {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  double kib = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, key, std::strlen(key)) == 0) kib = std::atof(line + std::strlen(key));
+  std::fclose(f);
+  return kib / 1024;
+}
+
 using ts::bench::now;
 using ts::bench::number;
 using ts::bench::printJson;
@@ -163,6 +176,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::shared_ptr<Model> model;
+  const double load_start = now();
   if (!shape.empty()) {
     auto config = shapeConfig(shape, layers);
     if (!config) {
@@ -181,6 +195,8 @@ int main(int argc, char** argv) {
     }
     model = loaded.value();
   }
+  const double load_ms = (now() - load_start) * 1e3;
+  const double rss_loaded_mb = residentMiB("VmRSS:");
   const ModelConfig& c = model->config;
   const int capacity =
       std::min(prompt_tokens + gen_tokens, std::max(c.context, prompt_tokens + gen_tokens));
@@ -206,6 +222,11 @@ int main(int argc, char** argv) {
     bandwidth.push_back(probe.measure());
     share.push_back(bytes_per_token * tg.back() / 1e9 / bandwidth.back());
   }
+  const double rss_peak_mb = residentMiB("VmHWM:");  // model + KV cache + activations
+  const double kv_mb =
+      static_cast<double>(
+          KvCache(c.n_layers, capacity, c.n_kv_heads, c.head_dim, kv_format.value()).bytes()) /
+      (1 << 20);
   const double pp_rate = median(pp), tg_rate = median(tg), bw = median(bandwidth);
   const double effective = bytes_per_token * tg_rate / 1e9;
   const double decode_share = median(share);  // of the ratios of each run
@@ -215,7 +236,12 @@ int main(int argc, char** argv) {
   const double break_even = ts::bench::breakEvenAcceptance(verify_ratio, 4);
   std::vector<std::pair<std::string, std::string>> fields = {
       {"model", "\"" + c.describe() + "\""},
-      {"weights", "\"" + weights + "\""},
+      {"weights", "\"" + model->weightSummary() + "\""},
+      {"weights_requested", "\"" + weights + "\""},
+      {"load_ms", number(load_ms)},
+      {"rss_mb", number(rss_loaded_mb)},
+      {"rss_peak_mb", number(rss_peak_mb)},
+      {"kv_mb", number(kv_mb)},
       {"kv", "\"" + kv + "\""},
       {"threads", std::to_string(threads)},
       {"prompt_tokens", std::to_string(prompt_tokens)},
@@ -273,6 +299,10 @@ int main(int argc, char** argv) {
     std::printf("%s\nweights %s, KV %s, %d thread(s), %s kernels, %d runs (medians)\n",
                 c.describe().c_str(), weights.c_str(), kv.c_str(), threads, activeKernels().name,
                 repeat);
+    std::printf(
+        "  load %.0f ms (%s); resident %.0f MiB after loading, peak %.0f MiB (KV cache %.0f "
+        "MiB)\n",
+        load_ms, model->weightSummary().c_str(), rss_loaded_mb, rss_peak_mb, kv_mb);
     std::printf("  prefill  pp%-5d %10.2f tok/s (batched)\n", prompt_tokens, pp_rate);
     std::printf("  decode   tg%-5d %10.2f tok/s\n", gen_tokens, tg_rate);
     std::printf(

@@ -156,10 +156,10 @@ int main() {
         (m.output_norm.size() + 2 * m.config.dim * m.config.n_layers) * sizeof(float);
     const KvCache cache(m.config.n_layers, 100, m.config.n_kv_heads, m.config.head_dim,
                         KvFormat::Int8);
-    check(e.weights == held && e.kv_cache == cache.bytes() && e.workspace == 0,
+    check(e.weights == held && e.kv_cache == cache.capacityBytes() && e.workspace == 0,
           std::string("estimate ") + weightFormatName(w) + ": weights " +
               std::to_string(e.weights) + " = " + std::to_string(held) + ", KV " +
-              std::to_string(e.kv_cache) + " = " + std::to_string(cache.bytes()));
+              std::to_string(e.kv_cache) + " = " + std::to_string(cache.capacityBytes()));
     check(e.load_peak >= e.weights, "load peak covers the f32 read before conversion");
   }
   const MemoryEstimate on_gpu =

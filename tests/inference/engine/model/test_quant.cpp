@@ -138,7 +138,29 @@ int main() {
                                  " of an f32 cache (relative error " + std::to_string(err) + ")");
     }
     KvCache f32(4, 128, 4, 16, KvFormat::F32), i8(4, 128, 4, 16, KvFormat::Int8);
-    check(i8.bytes() * 3 < f32.bytes(), "an int8 KV cache stores under a third of f32");
+    check(i8.capacityBytes() * 3 < f32.capacityBytes(),
+          "an int8 KV cache stores under a third of f32");
+    // Memory follows the positions written, in blocks of kKvBlock.
+    KvCache f16(4, 4096, 4, 16, KvFormat::F16);
+    const std::vector<float> k(4 * 16, 0.5f), v(4 * 16, -0.25f);
+    const size_t block = f16.capacityBytes() / (4096 / kKvBlock);
+    check(f16.bytes() == 0, "an unwritten KV cache holds no memory");
+    f16.store(0, 0, k.data(), v.data());
+    f16.store(3, kKvBlock + 5, k.data(), v.data());
+    check(f16.bytes() == 2 * block && f16.capacityBytes() == 4096 * 4 * 4 * 16 * 2 * 2,
+          "two written blocks of a 4,096-position cache hold " + std::to_string(f16.bytes()) +
+              " bytes (a block is " + std::to_string(block) + ")");
+    check(f16.dotKey(3, kKvBlock + 5, 2, k.data()) == 16 * 0.25f,
+          "a value written in the second block reads back");
+    f16.clear(kKvBlock, 4096);
+    check(
+        f16.bytes() == block && f16 ==
+                                    [&] {
+                                      KvCache fresh(4, 4096, 4, 16, KvFormat::F16);
+                                      fresh.store(0, 0, k.data(), v.data());
+                                      return fresh;
+                                    }(),
+        "clearing a whole block gives its memory back and leaves the cache as if never written");
   }
   // A matrix large enough to be split: threads must not change a single bit.
   {
