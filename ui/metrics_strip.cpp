@@ -70,6 +70,8 @@ void MetricsStrip::showMetrics(const RunMetrics& m) {
   output_tokens_->setText(QString("%1 (%2)").arg(m.output_tokens).arg(source));
   e2e_->setText(formatDurationNs(m.e2e_ns ? std::optional<double>(*m.e2e_ns) : std::nullopt));
   QString prompt = m.prompt_tokens ? tr("%1 tok").arg(*m.prompt_tokens) : QString("—");
+  if (m.prompt_tokens && m.cached_tokens && *m.cached_tokens > 0)
+    prompt += ", " + tr("%1 cached").arg(*m.cached_tokens);
   if (m.prefill_ns)
     prompt += " · " + tr("prefill %1").arg(formatDurationNs(static_cast<double>(*m.prefill_ns)));
   prompt_->setText(prompt);

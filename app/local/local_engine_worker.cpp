@@ -14,6 +14,7 @@ QString LocalEngineWorker::ensureLoaded(const LocalEngineSpec& spec) {
   if (engine_.model && engine_.session && spec == loaded_spec_) return {};
   draft_.reset();
   draft_spec_.clear();
+  held_.clear();
   engine_ = {};
   int last_percent = -1;
   const auto progress = [&](double fraction) {  // Stop cancels a load as well
@@ -76,6 +77,7 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   options.sampling.top_p = static_cast<float>(request.params.top_p);
   options.sampling.seed = request.params.seed ? static_cast<uint64_t>(*request.params.seed) : 0;
   options.chat = chat;
+  options.held = &held_;  // the previous turn's KV rows: only the new tokens are prefilled
   if (!request.params.draft.empty()) {  // speculative sampling with the chosen draft
     if (!draft_ || draft_spec_ != request.params.draft) {
       draft_.reset();
@@ -110,6 +112,7 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   StreamEvent usage = StreamEvent::usage(monotonicNowNs(), static_cast<int64_t>(prompt.size()),
                                          static_cast<int64_t>(out.ids.size()));
   usage.prefill_ns = static_cast<int64_t>(out.prefill_ms * 1e6);
+  usage.cached_tokens = out.cached_tokens;
   if (out.speculative) {
     usage.drafted_tokens = out.speculative->drafted();
     usage.accepted_tokens = out.speculative->accepted();

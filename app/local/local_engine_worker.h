@@ -3,8 +3,10 @@
 // Usage with the prompt and completion tokens, Finished or Failed) and the same
 // RemoteResult, so the chat view, charts, metrics and run log treat both alike. The model
 // is loaded on first use (reporting loadProgress; Stop cancels the load) and kept while the
-// provider's settings stay the same. Stop is checked before every token: it takes effect
-// within one token.
+// provider's settings stay the same, and so is its KV cache between turns: a request
+// prefills only the tokens after what it shares with the previous one (an edited earlier
+// message or system prompt cuts the reuse back to where they part). Stop is checked
+// before every token: it takes effect within one token.
 #pragma once
 #include <QObject>
 #include <QString>
@@ -47,6 +49,7 @@ class LocalEngineWorker : public QObject {
   LocalEngine engine_;
   std::unique_ptr<engine::Tokenizer> tokenizer_;
   std::unique_ptr<engine::DraftSource> draft_;  // kept while the draft setting stays the same
+  std::vector<int> held_;  // what the session's KV cache holds: the conversation so far
   std::string draft_spec_;
 };
 

@@ -189,7 +189,8 @@ std::string chunkJson(const CompletionIds& ids, const std::string& content, bool
 static QJsonObject usageObject(const Usage& u) {
   return {{"prompt_tokens", u.prompt_tokens},
           {"completion_tokens", u.completion_tokens},
-          {"total_tokens", u.prompt_tokens + u.completion_tokens}};
+          {"total_tokens", u.prompt_tokens + u.completion_tokens},
+          {"prompt_tokens_details", QJsonObject{{"cached_tokens", u.cached_tokens}}}};
 }
 
 std::string usageChunkJson(const CompletionIds& ids, const Usage& usage) {

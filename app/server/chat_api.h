@@ -39,6 +39,7 @@ struct CompletionIds {
 };
 struct Usage {
   int prompt_tokens = 0, completion_tokens = 0;
+  int cached_tokens = 0;  // usage.prompt_tokens_details.cached_tokens (OpenAI's field)
 };
 
 // One `chat.completion.chunk`: the first carries the role, the last the finish reason.

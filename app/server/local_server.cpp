@@ -47,12 +47,14 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
                          ServerOptions options)
     : model_(std::move(model)),
       tokenizer_(model_->vocab),
-      sessions_(std::move(sessions)),
       options_(std::move(options)),
       http_(std::make_unique<HttpServer>()) {
-  for (auto& s : sessions_) free_.push_back(s.get());
+  for (auto& s : sessions) {
+    slots_.push_back(std::make_unique<Slot>(Slot{std::move(s), {}}));
+    free_.push_back(slots_.back().get());
+  }
   // A thread per admitted connection: waiting requests block in acquire(), in order.
-  const int threads = static_cast<int>(sessions_.size()) + options_.max_queue + 8;
+  const int threads = static_cast<int>(slots_.size()) + options_.max_queue + 8;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
 
   http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
@@ -82,7 +84,7 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
                         "The model '" + request.model + "' does not exist; this server serves '" +
                             options_.model_name + "'",
                         "invalid_request_error", "model", "model_not_found"});
-    const int context = sessions_.front()->maxPositions();
+    const int context = slots_.front()->session->maxPositions();
     const int wanted = request.max_tokens.value_or(options_.default_max_tokens);
     const std::vector<int> prompt =
         engine::conversationPrompt(tokenizer_, request.messages, options_.chat, context - 1);
@@ -96,7 +98,7 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
     job->server = this;
     {
       std::lock_guard lock(mutex_);
-      if (admitted_ >= static_cast<int>(sessions_.size()) + options_.max_queue) {
+      if (admitted_ >= static_cast<int>(slots_.size()) + options_.max_queue) {
         job->server = nullptr;  // not admitted: nothing to give back
         return sendError(res, {429,
                                "the server is busy: " + std::to_string(admitted_) +
@@ -117,8 +119,10 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
         ticket = next_ticket_++;
         waiting_.push_back(ticket);
       }
-      engine::DecodeSession* session = acquire(ticket);
+      Slot* slot = acquire(ticket, job->prompt);
+      engine::DecodeSession* session = slot->session.get();
       engine::GenerateOptions o;
+      o.held = &slot->held;
       o.max_tokens = job->max_tokens;
       o.sampling = job->request.sampling;
       o.chat = options_.chat;
@@ -127,10 +131,10 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
         out = engine::generate(*session, tokenizer_, job->prompt, o,
                                [&](const engine::GeneratedToken& t) { return on_text(t.text); });
       } catch (...) {
-        release(session);
+        release(slot);
         throw;
       }
-      release(session);
+      release(slot);
       return out;
     };
     if (!job->request.stream) {
@@ -142,10 +146,10 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
             res, {500, std::string("the engine failed: ") + e.what(), "server_error", "", ""});
       }
       ++completed_;
-      res.set_content(
-          completionJson(job->ids, out.text, out.finish,
-                         {static_cast<int>(job->prompt.size()), static_cast<int>(out.ids.size())}),
-          "application/json");
+      res.set_content(completionJson(job->ids, out.text, out.finish,
+                                     {static_cast<int>(job->prompt.size()),
+                                      static_cast<int>(out.ids.size()), out.cached_tokens}),
+                      "application/json");
       return;
     }
     res.set_header("Cache-Control", "no-cache");
@@ -170,8 +174,9 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
           if (out.finish == "cancelled") return false;  // the client went away
           writeEvent(sink, chunkJson(job->ids, "", first, out.finish));
           if (job->request.include_usage)
-            writeEvent(sink, usageChunkJson(job->ids, {static_cast<int>(job->prompt.size()),
-                                                       static_cast<int>(out.ids.size())}));
+            writeEvent(sink, usageChunkJson(job->ids,
+                                            {static_cast<int>(job->prompt.size()),
+                                             static_cast<int>(out.ids.size()), out.cached_tokens}));
           writeEvent(sink, "[DONE]");
           ++completed_;
           sink.done();
@@ -184,20 +189,37 @@ LocalServer::~LocalServer() {
   stop();
 }
 
-engine::DecodeSession* LocalServer::acquire(uint64_t ticket) {
+LocalServer::Slot* LocalServer::acquire(uint64_t ticket, const std::vector<int>& prompt) {
   std::unique_lock lock(mutex_);
   turn_.wait(lock, [&] { return waiting_.front() == ticket && !free_.empty(); });
   waiting_.pop_front();
-  engine::DecodeSession* s = free_.back();
-  free_.pop_back();
+  // A slot whose conversation this prompt continues (it shares all the slot holds, or
+  // all but the last answer token, never fed): the one holding most. Else one that shares
+  // at least half of what it holds (an edited turn). Else the slot used longest ago.
+  const auto shared = [&](const Slot* s) {
+    size_t n = 0;
+    while (n < s->held.size() && n < prompt.size() && s->held[n] == prompt[n]) ++n;
+    return n;
+  };
+  auto best = free_.begin();  // used longest ago
+  size_t best_shared = 0;
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    const size_t n = shared(*it), held = (*it)->held.size();
+    if (held > 0 && (n + 1 >= held || 2 * n >= held) && n > best_shared) {
+      best = it;
+      best_shared = n;
+    }
+  }
+  Slot* s = *best;
+  free_.erase(best);
   turn_.notify_all();  // the next ticket may find another free session
   return s;
 }
 
-void LocalServer::release(engine::DecodeSession* session) {
+void LocalServer::release(Slot* slot) {
   {
     std::lock_guard lock(mutex_);
-    free_.push_back(session);
+    free_.push_back(slot);
   }
   turn_.notify_all();
 }

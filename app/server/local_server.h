@@ -3,7 +3,9 @@
 // when one is configured (401 otherwise), 400 with an OpenAI-style error body for bad
 // requests, 404 for another model. Generations run on `parallel` engine sessions; further
 // requests wait in arrival order, at most `max_queue` of them (429 beyond). A client that
-// disconnects stops its generation within one token.
+// disconnects stops its generation within one token. Each session keeps its KV cache
+// between requests: a request whose prompt extends what a free session holds goes to that
+// session and prefills only the rest (usage.prompt_tokens_details.cached_tokens).
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -49,18 +51,25 @@ class LocalServer {
 
  private:
   struct Job;
-  engine::DecodeSession* acquire(uint64_t ticket);  // waits for its turn and a free session
-  void release(engine::DecodeSession* session);
+  // A session and the tokens its KV cache holds (generate() keeps them).
+  struct Slot {
+    std::unique_ptr<engine::DecodeSession> session;
+    std::vector<int> held;
+  };
+  // Waits for its turn and a free slot; takes the one sharing the longest prefix with
+  // `prompt`.
+  Slot* acquire(uint64_t ticket, const std::vector<int>& prompt);
+  void release(Slot* slot);
 
   std::shared_ptr<const engine::Model> model_;
   engine::Tokenizer tokenizer_;
-  std::vector<std::unique_ptr<engine::DecodeSession>> sessions_;
+  std::vector<std::unique_ptr<Slot>> slots_;
   ServerOptions options_;
   std::unique_ptr<HttpServer> http_;
 
   std::mutex mutex_;
   std::condition_variable turn_;
-  std::vector<engine::DecodeSession*> free_;
+  std::vector<Slot*> free_;       // in release order: the front was used longest ago
   std::deque<uint64_t> waiting_;  // tickets in arrival order
   uint64_t next_ticket_ = 0;
   int admitted_ = 0;  // running + waiting

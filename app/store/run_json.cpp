@@ -51,6 +51,8 @@ QJsonObject runResultJson(const RecordedRun& run, const RunMetrics& m) {
       {"prompt_tokens",
        m.prompt_tokens ? QJsonValue(static_cast<qint64>(*m.prompt_tokens)) : QJsonValue()},
       {"prefill_ms", msOrNull(m.prefill_ns)},
+      {"cached_tokens",
+       m.cached_tokens ? QJsonValue(static_cast<qint64>(*m.cached_tokens)) : QJsonValue()},
       {"acceptance_rate", orNull(m.acceptance_rate)},
       {"text", QString::fromStdString(run.contentText())},
   };
@@ -80,6 +82,7 @@ QJsonObject eventJson(const StreamEvent& e, int64_t start_ns) {
         o.insert("prompt_tokens", static_cast<qint64>(e.prompt_tokens));
         o.insert("completion_tokens", static_cast<qint64>(e.completion_tokens));
         if (e.prefill_ns >= 0) o.insert("prefill_ns", static_cast<qint64>(e.prefill_ns));
+        if (e.cached_tokens >= 0) o.insert("cached_tokens", static_cast<qint64>(e.cached_tokens));
         if (e.drafted_tokens >= 0) {
           o.insert("drafted_tokens", static_cast<qint64>(e.drafted_tokens));
           o.insert("accepted_tokens", static_cast<qint64>(e.accepted_tokens));
@@ -149,6 +152,7 @@ std::optional<StreamEvent> eventFromJson(const QJsonObject& o, int64_t start_ns)
     StreamEvent e =
         StreamEvent::usage(t, integer("prompt_tokens", -1), integer("completion_tokens", -1));
     e.prefill_ns = integer("prefill_ns", -1);
+    e.cached_tokens = integer("cached_tokens", -1);
     e.drafted_tokens = integer("drafted_tokens", -1);
     e.accepted_tokens = integer("accepted_tokens", -1);
     for (const QJsonValue& n : o.value("accepted_histogram").toArray())

@@ -37,6 +37,9 @@ ChatBody parseBody(std::string_view json, const char* content_parent) {
   if (usage.isObject()) {
     const QJsonObject u = usage.toObject();
     if (u.contains("prompt_tokens")) out.prompt_tokens = u.value("prompt_tokens").toInteger();
+    const QJsonObject details = u.value("prompt_tokens_details").toObject();
+    if (details.value("cached_tokens").isDouble())
+      out.cached_tokens = details.value("cached_tokens").toInteger();
     if (u.contains("completion_tokens"))
       out.completion_tokens = u.value("completion_tokens").toInteger();
   }

@@ -19,6 +19,7 @@ struct ChatBody {
   std::string content;        // delta.content (stream) or message.content (non-stream)
   std::string finish_reason;  // empty until the server sends one
   std::optional<int64_t> prompt_tokens;
+  std::optional<int64_t> cached_tokens;  // usage.prompt_tokens_details.cached_tokens
   std::optional<int64_t> completion_tokens;
   QString api_error;  // {"error": {"message": ...}} sent in place of a chunk
 };

@@ -36,6 +36,14 @@ int retryAfterMs(const QByteArray& header) {
   return static_cast<int>(std::max<qint64>(0, QDateTime::currentDateTimeUtc().msecsTo(when)));
 }
 
+// A chunk's usage as an event (cached_tokens when the server reports them).
+StreamEvent usageEvent(int64_t t_ns, const ChatBody& c) {
+  StreamEvent e =
+      StreamEvent::usage(t_ns, c.prompt_tokens.value_or(-1), c.completion_tokens.value_or(-1));
+  e.cached_tokens = c.cached_tokens.value_or(-1);
+  return e;
+}
+
 }  // namespace
 
 RemoteTimeouts RemoteTimeouts::fromLimitSeconds(double seconds) {
@@ -189,9 +197,7 @@ void OpenAiClient::processSse(const std::vector<SseEvent>& events, int64_t t_ns)
       emitEvent(StreamEvent::chunk(t_ns, c.content));
     }
     if (!c.finish_reason.empty()) finish_reason_ = c.finish_reason;
-    if (c.prompt_tokens || c.completion_tokens)
-      emitEvent(
-          StreamEvent::usage(t_ns, c.prompt_tokens.value_or(-1), c.completion_tokens.value_or(-1)));
+    if (c.prompt_tokens || c.completion_tokens) emitEvent(usageEvent(t_ns, c));
   }
 }
 
@@ -333,9 +339,7 @@ void OpenAiClient::finishStream(int64_t t_ns) {
       return;
     }
     if (!c.content.empty()) emitEvent(StreamEvent::chunk(t_ns, c.content));
-    if (c.prompt_tokens || c.completion_tokens)
-      emitEvent(
-          StreamEvent::usage(t_ns, c.prompt_tokens.value_or(-1), c.completion_tokens.value_or(-1)));
+    if (c.prompt_tokens || c.completion_tokens) emitEvent(usageEvent(t_ns, c));
     finishOk(c.finish_reason.empty() ? "unknown" : c.finish_reason);
     return;
   }

@@ -28,6 +28,7 @@ RunMetrics computeMetrics(const RecordedRun& run, std::optional<int64_t> tokeniz
       if (e.completion_tokens >= 0) usage_completion = e.completion_tokens;
       if (e.prompt_tokens >= 0) m.prompt_tokens = e.prompt_tokens;
       if (e.prefill_ns >= 0) m.prefill_ns = e.prefill_ns;
+      if (e.cached_tokens >= 0) m.cached_tokens = e.cached_tokens;
       if (e.drafted_tokens > 0) {
         m.drafted_tokens = e.drafted_tokens;
         m.accepted_tokens = e.accepted_tokens;

@@ -24,6 +24,7 @@ struct RunMetrics {
   int64_t content_chunks = 0;            // TokenChunks with non-empty text
   std::optional<int64_t> prompt_tokens;  // usage.prompt_tokens when sent
   std::optional<int64_t> prefill_ns;     // the local engine's prompt pass (part of TTFT)
+  std::optional<int64_t> cached_tokens;  // usage.prompt_tokens_details.cached_tokens when sent
   // Speculative local runs: accepted / drafted tokens, and steps by accepted drafts.
   std::optional<double> acceptance_rate;
   int64_t drafted_tokens = 0, accepted_tokens = 0;

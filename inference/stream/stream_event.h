@@ -39,6 +39,9 @@ struct StreamEvent {
   int64_t prompt_tokens = -1;      // Usage: -1 = not sent
   int64_t completion_tokens = -1;  // Usage: -1 = not sent
   int64_t prefill_ns = -1;         // Usage from the local engine: the prompt pass; -1 = unknown
+  // Usage: prompt tokens served from a cache (usage.prompt_tokens_details.cached_tokens;
+  // the local engine: KV rows kept from the conversation's previous turn); -1 = not sent.
+  int64_t cached_tokens = -1;
   // Usage of a speculative local run: drafted and accepted tokens, and steps by number of
   // accepted drafts ([n] = steps that accepted n). -1 / empty otherwise.
   int64_t drafted_tokens = -1, accepted_tokens = -1;

@@ -2311,6 +2311,10 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <source>Speculative runs: accepted draft tokens / drafted tokens, then the steps by number of accepted drafts (n:steps).</source>
         <translation>推测采样运行：被接受的草稿词元数 / 草稿词元数，随后是按接受草稿数统计的步数（n:步数）。</translation>
     </message>
+    <message>
+        <source>%1 cached</source>
+        <translation>%1 已缓存</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::ModelManagerDialog</name>

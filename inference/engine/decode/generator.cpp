@@ -19,7 +19,15 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
   GenerationOutcome out;
   out.finish = "length";
   if (prompt.empty() || options.max_tokens <= 0) return out;
-  session.truncate(0);
+  // Reuse the common prefix, but always run the last prompt token: its logits are needed.
+  size_t reuse = 0;
+  if (options.held && !options.draft)
+    while (reuse + 1 < prompt.size() && reuse < options.held->size() &&
+           (*options.held)[reuse] == prompt[reuse])
+      ++reuse;
+  session.truncate(static_cast<int>(reuse));
+  if (options.held) options.held->resize(reuse);  // grows below as positions are fed
+  out.cached_tokens = static_cast<int>(reuse);
   Sampler sampler(options.sampling);
   Utf8Stream utf8;
   std::vector<int> history = prompt;
@@ -43,17 +51,21 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
   if (options.draft) {
     SpeculativeDecoder decoder(session, *options.draft, sampler, options.speculative);
     decoder.generate(prompt, options.max_tokens, take);
+    if (options.held) options.held->clear();  // the decoder's rollbacks are its own
     out.prefill_ms = decoder.prefillMs();
     out.speculative = decoder.stats();
     out.target_forwards = decoder.targetForwards();
   } else {
-    std::span<const float> logits = session.forwardBatch(prompt, 0, false);
+    const std::span<const int> fresh(prompt.data() + reuse, prompt.size() - reuse);
+    std::span<const float> logits = session.forwardBatch(fresh, static_cast<int>(reuse), false);
+    if (options.held) options.held->insert(options.held->end(), fresh.begin(), fresh.end());
     out.prefill_ms = msSince(t0);
     int pos = static_cast<int>(prompt.size());
     for (int step = 0; step < options.max_tokens; ++step) {
       if (!take(sampler.sample(logits, history), false)) break;
       if (step + 1 == options.max_tokens || pos >= session.maxPositions()) break;
       logits = session.forwardBatch({&out.ids.back(), 1}, pos++, false);
+      if (options.held) options.held->push_back(out.ids.back());
     }
   }
   if (const std::string tail = utf8.flush(); !tail.empty()) {

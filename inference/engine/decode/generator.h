@@ -2,8 +2,10 @@
 // server run it: the prompt in one batched pass, then tokens sampled one at a time (or
 // drafted and verified, with a draft source) until the end-of-sequence token, the chat
 // format's user token, max_tokens, the end of the KV cache, or the caller says stop.
-// Each token's text is released UTF-8-complete. The session is emptied first, so one
-// session serves many generations.
+// Each token's text is released UTF-8-complete. One session serves many generations: the
+// session is emptied first, or, given what its KV cache holds (GenerateOptions::held), cut
+// back to the longest common prefix with the new prompt, so that the next turn of a
+// conversation prefills only its new tokens.
 #pragma once
 #include <functional>
 #include <optional>
@@ -23,6 +25,9 @@ struct GenerateOptions {
   bool chat = false;             // stop also at the chat format's user token (195)
   DraftSource* draft = nullptr;  // speculative sampling when set
   SpeculativeConfig speculative;
+  // The tokens at the session's KV positions [0, size) (what earlier generations fed it),
+  // kept up to date here; null: start from an empty session. Speculative runs start empty.
+  std::vector<int>* held = nullptr;
 };
 
 struct GeneratedToken {
@@ -36,6 +41,7 @@ struct GenerationOutcome {
   std::string text;
   std::string finish;  // "stop" (end of sequence), "length" (max_tokens or the cache), "cancelled"
   double prefill_ms = 0;
+  int cached_tokens = 0;  // prompt tokens whose KV rows were reused, not prefilled
   std::optional<SpeculativeStats> speculative;
   int target_forwards = 0;  // passes of the target model (speculative runs)
 };

@@ -503,6 +503,12 @@ class TestMainWindow : public QObject {
     QCOMPARE(window_->currentRun().terminal()->text, std::string("length"));
     QVERIFY2(label("promptValue").contains("tok · prefill") && label("promptValue").endsWith("ms"),
              qPrintable(label("promptValue")));
+    // The next turn keeps the first one's KV rows: the strip says how many were cached.
+    typeAndSend("and then");
+    QVERIFY(shown.wait(30000));
+    QVERIFY2(label("promptValue").contains(" cached · prefill"), qPrintable(label("promptValue")));
+    const QList<StoredRun> stored = controller_->runStore()->list({"", "", "", ""});
+    QVERIFY(!stored.isEmpty());
   }
 
   // Provider → Serve the local model: other tools reach it over the OpenAI API until the

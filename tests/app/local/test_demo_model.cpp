@@ -80,6 +80,47 @@ class TestDemoModel : public QObject {
     QVERIFY2(tokens > 0 && tokens <= 12, qPrintable(QString::number(tokens)));
   }
 
+  // A chat's second turn prefills only what is new: the first turn's KV rows are kept
+  // (usage.cached_tokens, the metrics strip's "N cached"), and the answer at temperature 0
+  // is the one a fresh session gives on the whole conversation.
+  void aSecondTurnPrefillsOnlyTheNewTokens() {
+    const auto turn = [](ChatSession& session, const std::vector<ChatMessage>& messages,
+                         StreamEvent& usage, std::string& text) {
+      QSignalSpy done(&session, &ChatSession::runFinished);
+      auto connection =
+          connect(&session, &ChatSession::eventReady, &session, [&](const StreamEvent& e) {
+            if (e.kind == EventKind::Usage) usage = e;
+            if (e.kind == EventKind::TokenChunk) text += e.text;
+          });
+      GenerationRequest request;
+      request.messages = messages;
+      request.params.max_tokens = 10;
+      request.params.temperature = 0;
+      session.startLocal(localSpecFor(readyDefaultProvider()), request);
+      const bool finished = done.wait(60000);
+      disconnect(connection);
+      return finished;
+    };
+    ChatSession session;
+    StreamEvent first, second, alone;
+    std::string answer, next, fresh_next;
+    QVERIFY(turn(session, {{"user", "Hello"}}, first, answer));
+    QCOMPARE(first.cached_tokens, 0);
+    const std::vector<ChatMessage> conversation = {
+        {"user", "Hello"}, {"assistant", answer}, {"user", "Tell me more"}};
+    QVERIFY(turn(session, conversation, second, next));
+    QVERIFY2(
+        second.cached_tokens >= first.prompt_tokens && second.cached_tokens < second.prompt_tokens,
+        qPrintable(QString("cached %1 of %2 (the first prompt: %3)")
+                       .arg(second.cached_tokens)
+                       .arg(second.prompt_tokens)
+                       .arg(first.prompt_tokens)));
+    ChatSession fresh;
+    QVERIFY(turn(fresh, conversation, alone, fresh_next));
+    QCOMPARE(alone.cached_tokens, 0);
+    QCOMPARE(QString::fromStdString(next), QString::fromStdString(fresh_next));
+  }
+
   // Stop while a local provider's model is still loading cancels the load: the run ends
   // "cancelled" without an error, and nothing is kept loaded. A second provider with the
   // same file and weight format then shares the model the first one loaded.

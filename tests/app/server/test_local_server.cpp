@@ -226,6 +226,65 @@ class TestLocalServer : public QObject {
     QVERIFY(QString::fromStdString(unauthorised->body).contains("Authorization: Bearer"));
   }
 
+  // A conversation's next request goes to the session that holds its previous turn and
+  // prefills only what is new (usage.prompt_tokens_details.cached_tokens), with the same
+  // answer at temperature 0 as a fresh server gives.
+  void aNextTurnReusesTheSessionThatHoldsTheConversation() {
+    RunningServer s(model_, cpuSessions(2), options());
+    httplib::Client http("127.0.0.1", s.port);
+    const auto post = [&](httplib::Client& client, const std::string& messages) {
+      auto res = client.Post("/v1/chat/completions",
+                             "{\"model\":\"aidreams\",\"temperature\":0,\"max_tokens\":12,"
+                             "\"messages\":[" +
+                                 messages + "]}",
+                             "application/json");
+      return res && res->status == 200
+                 ? QJsonDocument::fromJson(QByteArray::fromStdString(res->body)).object()
+                 : QJsonObject();
+    };
+    const auto cached = [](const QJsonObject& r) {
+      return r.value("usage")
+          .toObject()
+          .value("prompt_tokens_details")
+          .toObject()
+          .value("cached_tokens");
+    };
+    const QJsonObject first = post(http, "{\"role\":\"user\",\"content\":\"I dreamed\"}");
+    QCOMPARE(cached(first).toInt(-1), 0);
+    const int first_prompt = first.value("usage").toObject().value("prompt_tokens").toInt();
+    const QString answer = first.value("choices")
+                               .toArray()
+                               .at(0)
+                               .toObject()
+                               .value("message")
+                               .toObject()
+                               .value("content")
+                               .toString();
+    QVERIFY(!answer.isEmpty());
+    // Another conversation takes the other session in between.
+    QCOMPARE(cached(post(http, "{\"role\":\"user\",\"content\":\"Once upon a time\"}")).toInt(-1),
+             0);
+    const std::string next =
+        "{\"role\":\"user\",\"content\":\"I dreamed\"},"
+        "{\"role\":\"assistant\",\"content\":\"" +
+        answer.toStdString() + "\"},{\"role\":\"user\",\"content\":\"and then\"}";
+    const QJsonObject second = post(http, next);
+    const int second_prompt = second.value("usage").toObject().value("prompt_tokens").toInt();
+    QVERIFY2(cached(second).toInt() >= first_prompt - 1 && cached(second).toInt() < second_prompt,
+             qPrintable(QString("cached %1 of %2 (the first turn's prompt: %3)")
+                            .arg(cached(second).toInt())
+                            .arg(second_prompt)
+                            .arg(first_prompt)));
+    RunningServer fresh(model_, cpuSessions(1), options());
+    httplib::Client fresh_http("127.0.0.1", fresh.port);
+    const QJsonObject alone = post(fresh_http, next);
+    QCOMPARE(cached(alone).toInt(-1), 0);
+    QCOMPARE(second.value("choices").toArray().at(0).toObject().value("message").toObject().value(
+                 "content"),
+             alone.value("choices").toArray().at(0).toObject().value("message").toObject().value(
+                 "content"));
+  }
+
   // One running generation (held at its first pass), one waiting, the third refused with
   // 429; then both finish, in arrival order.
   void theQueueIsFairAndBounded() {

@@ -87,7 +87,8 @@ class TestRunStore : public QObject {
     RunStore store(dir_.filePath("a.sqlite"));
     QVERIFY2(store.isOpen(), qPrintable(store.error()));
     QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
-    const RecordedRun run = scriptedRun(12);
+    RecordedRun run = scriptedRun(12);
+    run.events[13].cached_tokens = 7;  // the usage: 7 of its 9 prompt tokens were cached
     RunContext context{"Local", "/m.gguf",        "tiny", "cpu",       "int4",
                        "int8",  "self-int4, K 4", "g1",   {"baseline"}};
     RunStoreWriter writer(store, request("Tell me about WAL mode"), context, 0);
@@ -112,6 +113,8 @@ class TestRunStore : public QObject {
       QCOMPARE(back->run.events[i].text, run.events[i].text);
     }
     const RunMetrics m = computeMetrics(run);
+    QCOMPARE(back->run.events[13].cached_tokens, int64_t{7});
+    QCOMPARE(back->metrics.value("cached_tokens").toInt(), 7);
     QCOMPARE(back->metrics.value("ttft_ms").toDouble(), *m.ttft_ns / 1e6);
     QCOMPARE(back->metrics.value("tpot_ms").toDouble(), *m.tpot_ns / 1e6);
     QCOMPARE(computeMetrics(back->run).itl_ns, m.itl_ns);
