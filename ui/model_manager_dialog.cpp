@@ -119,6 +119,18 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent) {
   status_->setObjectName("loadStatus");
   status_->setWordWrap(true);
   right->addWidget(status_);
+  auto* cache_row = new QHBoxLayout;
+  cache_ = new QLabel(this);
+  cache_->setObjectName("conversionCache");
+  cache_->setWordWrap(true);
+  cache_row->addWidget(cache_, 1);
+  clear_cache_ = new QPushButton(tr("Clear c&ache"), this);
+  clear_cache_->setObjectName("clearCacheButton");
+  clear_cache_->setToolTip(
+      tr("Removes every converted model from the cache; the models themselves stay."));
+  cache_row->addWidget(clear_cache_);
+  right->addLayout(cache_row);
+  connect(clear_cache_, &QPushButton::clicked, this, &ModelManagerDialog::clearCacheRequested);
 
   auto* buttons = new QDialogButtonBox(this);
   load_ = buttons->addButton(tr("&Load"), QDialogButtonBox::AcceptRole);
@@ -143,6 +155,11 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent) {
   });
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   resize(820, 520);
+}
+
+void ModelManagerDialog::showCacheUsage(const QString& text, bool clearable) {
+  cache_->setText(text);
+  clear_cache_->setEnabled(clearable);
 }
 
 void ModelManagerDialog::setRecent(const QStringList& paths) {

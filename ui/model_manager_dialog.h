@@ -46,6 +46,8 @@ class ModelManagerDialog : public QDialog {
   void showFacts(const QList<QPair<QString, QString>>& rows, int trained_context);
   void showInspectError(const QString& message);
   void showEstimate(const QString& text, bool fits);
+  // The conversion cache's usage in a line; Clear is enabled when there is something in it.
+  void showCacheUsage(const QString& text, bool clearable);
   void onLoadProgress(double fraction);
   void onLoaded(const QString& message);
   void onLoadFailed(const QString& message, bool cancelled);
@@ -55,6 +57,7 @@ class ModelManagerDialog : public QDialog {
   void estimateRequested(const QString& path, const ts::LocalEngineSettings& settings);
   void loadRequested(const QString& path, const ts::LocalEngineSettings& settings);
   void cancelRequested();
+  void clearCacheRequested();
 
  private:
   void browseFile();
@@ -73,6 +76,8 @@ class ModelManagerDialog : public QDialog {
   QLabel* estimate_;
   QProgressBar* bar_;
   QLabel* status_;
+  QLabel* cache_;
+  QPushButton* clear_cache_;
   QPushButton* load_;
   QPushButton* cancel_;
   bool inspected_ = false;  // the path's facts are shown (else Load stays disabled)

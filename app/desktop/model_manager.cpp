@@ -16,6 +16,7 @@
 #include "inference/engine/decode/open_session.h"
 #include "inference/engine/formats/model_info.h"
 #include "inference/engine/formats/model_loader.h"
+#include "inference/engine/formats/quant_cache_limit.h"
 #include "ui/format.h"
 
 namespace ts {
@@ -91,15 +92,35 @@ ui::ModelManagerDialog* ModelManager::open(const QString& path) {
     connect(dialog_, &ui::ModelManagerDialog::cancelRequested, this, [this] {
       if (cancel_) *cancel_ = true;
     });
+    connect(dialog_, &ui::ModelManagerDialog::clearCacheRequested, this, [this] {
+      engine::clearQuantCache();
+      showCacheUsage();
+    });
     connect(dialog_, &QDialog::finished, this, [this] {
       if (cancel_) *cancel_ = true;  // closing the dialog cancels a load in flight
     });
   }
+  showCacheUsage();
   if (!path.isEmpty()) dialog_->setPath(path);
   dialog_->show();
   dialog_->raise();
   dialog_->activateWindow();
   return dialog_;
+}
+
+void ModelManager::showCacheUsage() {
+  if (!dialog_) return;
+  const engine::QuantCacheUsage u = engine::quantCacheUsage();
+  const QString limit = ui::formatBytes(engine::quantCacheLimit());
+  dialog_->showCacheUsage(
+      u.files == 0 ? tr("Conversion cache: empty (limit %1, in %2)")
+                         .arg(limit, QString::fromStdString(u.dir))
+                   : tr("Conversion cache: %1 in %2 file(s) of at most %3, in %4; the least "
+                        "recently used go first")
+                         .arg(ui::formatBytes(u.bytes))
+                         .arg(u.files)
+                         .arg(limit, QString::fromStdString(u.dir)),
+      u.files > 0);
 }
 
 void ModelManager::inspect(const QString& path) {
@@ -111,6 +132,7 @@ void ModelManager::inspect(const QString& path) {
   const engine::ModelSummary& s = info.value();
   const engine::ModelConfig& c = s.config;
   config_ = c;
+  tensor_bytes_ = s.tensor_bytes;
   inspected_ = path;
   QStringList stored;
   for (const auto& [type, count] : s.stored_types)
@@ -146,8 +168,8 @@ void ModelManager::estimate(const QString& path, const LocalEngineSettings& sett
   auto kv = engine::parseKvFormat(settings.kv);
   if (!weights || !kv) return;
   const bool cuda = settings.backend == "cuda";
-  const engine::MemoryEstimate e =
-      engine::estimateMemory(config_, weights.value(), 128, settings.context, kv.value(), cuda);
+  const engine::MemoryEstimate e = engine::estimateMemory(
+      config_, weights.value(), 128, settings.context, kv.value(), cuda, tensor_bytes_);
   QString text =
       tr("Needs %1: weights %2 + KV cache %3")
           .arg(ui::formatBytes(e.total()), ui::formatBytes(e.weights), ui::formatBytes(e.kv_cache));

@@ -40,6 +40,8 @@ class ModelManager : public QObject {
   QWidget* window_;
   QPointer<ui::ModelManagerDialog> dialog_;
   engine::ModelConfig config_;  // of the inspected path
+  uint64_t tensor_bytes_ = 0;   // its tensors as stored (the estimate for weights "auto")
+  void showCacheUsage();        // in the dialog, when open
   QString inspected_;
   std::shared_ptr<std::atomic<bool>> cancel_;  // of the load in flight
   std::shared_ptr<engine::Model> kept_;        // the last model loaded here

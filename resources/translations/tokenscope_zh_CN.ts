@@ -790,6 +790,14 @@
         <source>Loaded %1 in %2 s (%3 weights, %4 in memory); it is now the current provider.</source>
         <translation>已加载 %1，用时 %2 秒（%3 权重，占用内存 %4）；它现在是当前提供方。</translation>
     </message>
+    <message>
+        <source>Conversion cache: empty (limit %1, in %2)</source>
+        <translation>转换缓存：空（上限 %1，位于 %2）</translation>
+    </message>
+    <message>
+        <source>Conversion cache: %1 in %2 file(s) of at most %3, in %4; the least recently used go first</source>
+        <translation>转换缓存：%2 个文件共 %1，上限 %3，位于 %4；最久未用的先被移除</translation>
+    </message>
 </context>
 <context>
     <name>ts::OpenAiClient</name>
@@ -2449,6 +2457,14 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>auto keeps every tensor as the file stores it, read straight from the file. Other formats are converted once at load and kept in the cache (~/.cache/tokenscope), so the next load of the same format is fast.</source>
         <translation>auto 让每个张量保持文件中的存储格式，直接从文件读取。其他格式在加载时转换一次并保存在缓存中（~/.cache/tokenscope），因此下次以相同格式加载会很快。</translation>
+    </message>
+    <message>
+        <source>Clear c&amp;ache</source>
+        <translation>清除缓存(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Removes every converted model from the cache; the models themselves stay.</source>
+        <translation>从缓存中移除所有转换后的模型；模型文件本身保留。</translation>
     </message>
 </context>
 <context>

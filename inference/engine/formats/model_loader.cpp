@@ -20,6 +20,7 @@
 #include "inference/engine/formats/mapped_file.h"
 #include "inference/engine/formats/model_config_readers.h"
 #include "inference/engine/formats/quant_cache.h"
+#include "inference/engine/formats/quant_cache_limit.h"
 #include "inference/engine/tokenizer/sentencepiece_model.h"
 
 namespace ts::engine {
@@ -441,6 +442,7 @@ Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOpti
     auto hit = readQuantCache(cache, options.progress);
     if (!hit && hit.error() == kLoadCancelled) return hit;
     if (hit) {
+      touchQuantCache(cache);  // used now: pruning removes it last
       hit.value()->cache_note = "hit: " + cache;
       if (options.progress) options.progress(1.0);
       return hit;
@@ -463,6 +465,10 @@ Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOpti
   } else {
     auto written = writeQuantCache(m, cache);
     m.cache_note = written ? "written: " + cache + previous : "not written: " + written.error();
+    if (written)
+      if (const int removed = pruneQuantCache(quantCacheLimit(), cache); removed > 0)
+        m.cache_note += "; " + std::to_string(removed) +
+                        " least recently used file(s) removed to stay within the cache limit";
   }
   if (options.progress) options.progress(1.0);
   return model;

@@ -625,10 +625,16 @@ class TestMainWindow : public QObject {
   void modelManagerInspectsLoadsAndCancels() {
     const QString model = shared_ + "/baichuan-tiny-rope/baichuan-tiny-rope-32L-f32.gguf";
     if (!QFile::exists(model)) QSKIP("the shared fixtures are absent");
+    const QByteArray cache_home = qgetenv("XDG_CACHE_HOME");
+    qputenv("XDG_CACHE_HOME", dir_.filePath("cache").toUtf8());  // this test's own cache
     setProvider();
     window_->findChild<QAction*>("openLocalModelAction")->trigger();
     ui::ModelManagerDialog* dialog = controller_->modelManager().dialog();
     QVERIFY(dialog && dialog->isVisible());
+    auto* cache = dialog->findChild<QLabel*>("conversionCache");
+    auto* clear = dialog->findChild<QPushButton*>("clearCacheButton");
+    QVERIFY2(cache->text().startsWith("Conversion cache: empty") && !clear->isEnabled(),
+             qPrintable(cache->text()));
     dialog->setPath(model);
     const QString facts = dialog->findChild<QLabel*>("modelFacts")->text();
     for (const char* part : {"baichuan", "<td>32</td>", "4096 tokens", "F32 × "})
@@ -666,6 +672,20 @@ class TestMainWindow : public QObject {
     QCOMPARE(current->local.context, 512);
     QCOMPARE(ModelManager::recentModels().value(0), model);
     QCOMPARE(dialog->findChild<QListWidget*>("recentModels")->count(), 1);
+    // The int8 conversion went to the cache: the dialog shows it and Clear empties it.
+    dialog->close();
+    window_->findChild<QAction*>("openLocalModelAction")->trigger();
+    dialog = controller_->modelManager().dialog();
+    cache = dialog->findChild<QLabel*>("conversionCache");
+    clear = dialog->findChild<QPushButton*>("clearCacheButton");
+    QVERIFY2(cache->text().contains("in 1 file(s)") && cache->text().contains(dir_.path()) &&
+                 clear->isEnabled(),
+             qPrintable(cache->text()));
+    QTest::mouseClick(clear, Qt::LeftButton);
+    QVERIFY2(cache->text().startsWith("Conversion cache: empty") && !clear->isEnabled(),
+             qPrintable(cache->text()));
+    QCOMPARE(QDir(dir_.filePath("cache/tokenscope")).entryList({"*.tsq"}).size(), 0);
+    qputenv("XDG_CACHE_HOME", cache_home);
     const int after_load = LoadedModels::loadsFromFiles();
     QVERIFY(after_load > loads);
     // The provider and its engine settings are saved.

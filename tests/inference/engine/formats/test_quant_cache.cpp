@@ -1,6 +1,7 @@
-// The quantization cache beside a model: written on the first quantized load, read on the
-// next (same logits, bit for bit), keyed by the settings and the source's content, and
-// rebuilt when it is damaged; a cache that cannot be written never fails the load.
+// The conversion cache in the user's cache directory: written on the first quantized load,
+// read on the next (same logits, bit for bit), keyed by the settings and the source's
+// content, rebuilt when it is damaged, kept within its size limit (least recently used
+// first); a cache that cannot be written never fails the load.
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -9,6 +10,7 @@
 #include "inference/engine/cpu/cpu_forward.h"
 #include "inference/engine/formats/model_loader.h"
 #include "inference/engine/formats/model_writer.h"
+#include "inference/engine/formats/quant_cache_limit.h"
 #include "inference/engine/model/random_model.h"
 #include "tests/inference/engine/check.h"
 #include "tests/inference/engine/temp_dir.h"
@@ -28,7 +30,7 @@ std::vector<float> logitsOf(const std::shared_ptr<const Model>& m) {
 
 std::string pathIn(const std::string& note) {  // "hit: PATH" / "written: PATH ..." -> PATH
   const size_t colon = note.find(": ");
-  const size_t end = note.find(' ', colon + 2);
+  const size_t end = note.find_first_of(" ;", colon + 2);
   return note.substr(colon + 2, end == std::string::npos ? end : end - colon - 2);
 }
 
@@ -110,5 +112,41 @@ int main() {
         "f32 weights need no cache");
   check(loadModel(model_path, LoadOptions{}).value()->cache_note == "not used: weights as stored",
         "weights as stored (the default) need no cache");
+
+  // The size limit: least recently used files go first; a hit counts as a use.
+  const std::string limited = dir / "limited-cache";
+  setenv("XDG_CACHE_HOME", limited.c_str(), 1);
+  std::vector<std::string> paths;
+  for (WeightFormat format : {WeightFormat::Int8, WeightFormat::Int4, WeightFormat::F16}) {
+    LoadOptions options;
+    options.weights = format;
+    paths.push_back(pathIn(loadModel(model_path, options).value()->cache_note));
+  }
+  const QuantCacheUsage all = quantCacheUsage();
+  check(
+      all.files == 3 && all.dir == limited + "/tokenscope" &&
+          all.bytes == fs::file_size(paths[0]) + fs::file_size(paths[1]) + fs::file_size(paths[2]),
+      "the usage counts the three cache files (" + std::to_string(all.bytes) + " bytes)");
+  check(loadModel(model_path, int8).value()->cache_note.rfind("hit: ", 0) == 0,
+        "a hit on the int8 file makes it the most recently used");
+  // Room for the largest file and a little: the f16 conversion is written anew and the
+  // least recently used (int4, then f16's predecessor) go.
+  fs::remove(paths[2]);
+  const uint64_t limit = fs::file_size(paths[0]) + fs::file_size(paths[1]) / 2;
+  setenv("TOKENSCOPE_CACHE_LIMIT_MB", "0", 1);
+  check(quantCacheLimit() == 0, "TOKENSCOPE_CACHE_LIMIT_MB sets the limit");
+  unsetenv("TOKENSCOPE_CACHE_LIMIT_MB");
+  check(quantCacheLimit() == uint64_t{20} << 30, "the limit is 20 GiB by default");
+  check(pruneQuantCache(limit) == 1 && !fs::exists(paths[1]) && fs::exists(paths[0]),
+        "pruning to the limit removes the least recently used file (int4) and keeps int8");
+  LoadOptions f16;
+  f16.weights = WeightFormat::F16;
+  setenv("TOKENSCOPE_CACHE_LIMIT_MB", "0", 1);  // nothing fits: only the new file stays
+  const std::string note = loadModel(model_path, f16).value()->cache_note;
+  unsetenv("TOKENSCOPE_CACHE_LIMIT_MB");
+  check(note.find("1 least recently used file(s) removed") != std::string::npos &&
+            fs::exists(pathIn(note)) && !fs::exists(paths[0]),
+        "a write over the limit removes older files, never the one just written: " + note);
+  check(clearQuantCache() == 1 && quantCacheUsage().files == 0, "clearing empties the cache");
   return ts::testing::finish();
 }
