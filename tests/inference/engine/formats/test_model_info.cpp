@@ -162,6 +162,18 @@ int main() {
               std::to_string(e.kv_cache) + " = " + std::to_string(cache.capacityBytes()));
     check(e.load_peak >= e.weights, "load peak covers the f32 read before conversion");
   }
+  {  // weights as stored: the file's tensors (mapped) and copies of the norm vectors
+    auto model = loadModel(gguf);
+    auto info = inspectModel(gguf);
+    const Model& m = *model.value();
+    const uint64_t norms = (2 * m.config.n_layers + 1) * static_cast<uint64_t>(m.config.dim) * 4;
+    const MemoryEstimate e = estimateMemory(m.config, WeightFormat::Stored, 128, 100,
+                                            KvFormat::F16, false, info->tensor_bytes);
+    check(info->tensor_bytes == m.weight_bytes() + m.token_embd.bytes() + norms &&
+              e.weights == info->tensor_bytes + norms && e.load_peak == e.weights,
+          "estimate auto: weights " + std::to_string(e.weights) + " = the stored tensors " +
+              std::to_string(info->tensor_bytes) + " + norm copies " + std::to_string(norms));
+  }
   const MemoryEstimate on_gpu =
       estimateMemory(llama->config, WeightFormat::Int4, 128, 100, KvFormat::F16, true);
   check(

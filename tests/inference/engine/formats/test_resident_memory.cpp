@@ -1,0 +1,86 @@
+// Memory close to the file: a Q4_0 GGUF of the Baichuan-7B layout (cut to width 1,024 and
+// 2 layers so that it is written in a second) loaded with the defaults keeps every tensor
+// in the mapped file: the resident set grows by at most 1.1 x the file + the KV cache
+// written + 64 MiB, nothing is written beside the model or to the conversion cache, and a
+// second session on the same model adds only its own KV cache.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "tests/inference/engine/check.h"
+#include "tests/inference/engine/temp_dir.h"
+
+#include "inference/engine/cpu/cpu_forward.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/formats/model_writer.h"
+#include "inference/engine/model/random_model.h"
+
+using namespace ts::engine;
+using ts::testing::check;
+namespace fs = std::filesystem;
+
+namespace {
+
+double residentMiB() {  // VmRSS
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  double kib = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, "VmRSS:", 6) == 0) kib = std::atof(line + 6);
+  std::fclose(f);
+  return kib / 1024;
+}
+
+}  // namespace
+
+int main() {
+  ts::testing::TempDir dir("tokenscope-resident");
+  setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  const std::string path = dir / "b7-small-q4_0.gguf";
+  {
+    ModelConfig c = shapeConfig("baichuan-7b", 2).value();
+    c.dim = 1024;
+    c.n_heads = c.n_kv_heads = 8;
+    c.head_dim = c.rope_dim = 128;
+    c.ffn_dim = 2816;
+    c.vocab = 16000;
+    check(writeGguf(*randomModel(c, WeightFormat::F32, 5), path, TensorType::Q4_0, true).ok(),
+          "a Q4_0 GGUF of the Baichuan-7B layout is written");
+  }
+  const double file_mib = static_cast<double>(fs::file_size(path)) / (1 << 20);
+  const double before = residentMiB();
+  auto model = loadModel(path);
+  check(model.ok(), "it loads with the defaults");
+  if (!model) return ts::testing::finish();
+  check(model.value()->weightSummary() == "Q4_0 x15" &&
+            model.value()->token_embd.format() == WeightFormat::Stored,
+        "weights as stored: " + model.value()->weightSummary());
+  CpuSession session(model.value(), 4096, KvFormat::F16, 2);
+  std::vector<int> prompt(100);
+  for (int i = 0; i < 100; ++i) prompt[i] = (i * 37 + 1) % 16000;
+  session.forwardBatch(prompt, 0);
+  const double kv_mib = static_cast<double>(session.cache().bytes()) / (1 << 20);
+  const double grown = residentMiB() - before;
+  std::printf("  file %.1f MiB, KV cache %.1f MiB written (of %.1f reserved), resident +%.1f MiB\n",
+              file_mib, kv_mib, static_cast<double>(session.cache().capacityBytes()) / (1 << 20),
+              grown);
+  check(grown <= 1.1 * file_mib + kv_mib + 64,
+        "the resident set grows by " + std::to_string(grown) + " MiB <= 1.1 x " +
+            std::to_string(file_mib) + " MiB file + " + std::to_string(kv_mib) +
+            " MiB KV cache + 64 MiB");
+  check(session.cache().bytes() < session.cache().capacityBytes() / 10,
+        "the 4,096-position KV cache holds only the blocks written");
+  const double one = residentMiB();
+  CpuSession second(model.value(), 4096, KvFormat::F16, 2);
+  second.forwardBatch(prompt, 0);
+  check(residentMiB() - one <= kv_mib + 16,
+        "a second session adds its KV cache, not another copy of the weights (+" +
+            std::to_string(residentMiB() - one) + " MiB)");
+  size_t beside = 0;
+  for (const auto& e : fs::directory_iterator(dir.path())) beside += e.path() != path;
+  check(beside == 0 && !fs::exists(dir / "cache/tokenscope"),
+        "nothing is written beside the model or to the conversion cache");
+  return ts::testing::finish();
+}
