@@ -76,12 +76,13 @@ Vocabulary vocabFromGguf(const GgufFile& g) {
   return v;
 }
 
-// Matrix `name` of ggml shape [in, out], as stored in the mapped file (no copy). A type
-// without a fused product (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K) becomes Q8_0, the nearest type of
-// at least its precision that has one, and `converted` records it.
+// Matrix `name` of ggml shape [in, out], as stored in the mapped file (no copy). With
+// weights as stored, a type without a fused product (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K) becomes
+// Q8_0, the nearest type of at least its precision that has one, and `converted` records
+// it (an explicit format converts from the stored values later).
 Result<QuantMatrix> readMatrix(const GgufFile& g, const std::shared_ptr<MappedFile>& file,
                                const std::string& name, uint64_t in, uint64_t out,
-                               std::set<std::string>& converted) {
+                               WeightFormat weights, std::set<std::string>& converted) {
   const GgufTensor* t = g.tensor(name);
   if (!t) return fail("missing tensor '" + name + "'");
   if (t->dims != std::vector<uint64_t>{in, out})
@@ -89,7 +90,7 @@ Result<QuantMatrix> readMatrix(const GgufFile& g, const std::shared_ptr<MappedFi
                 shapeText(t->dims));
   QuantMatrix m = QuantMatrix::stored(t->type, file->bytes().data() + t->offset,
                                       static_cast<int>(out), static_cast<int>(in), file);
-  if (QuantMatrix::storedTypeMultiplies(t->type)) return m;
+  if (QuantMatrix::storedTypeMultiplies(t->type) || weights != WeightFormat::Stored) return m;
   converted.insert(typeName(t->type));
   return storedCopy(m, TensorType::Q8_0);
 }
@@ -168,7 +169,7 @@ Result<ModelConfig> configFromGguf(const GgufFile& g) {
 namespace {
 
 Result<std::shared_ptr<Model>> fromGguf(const std::shared_ptr<MappedFile>& file,
-                                        const LoadProgress& progress) {
+                                        WeightFormat weights, const LoadProgress& progress) {
   const auto bytes = file->bytes();
   auto parsed = parseGguf(bytes);
   if (!parsed) return fail(parsed.error());
@@ -199,11 +200,11 @@ Result<std::shared_ptr<Model>> fromGguf(const std::shared_ptr<MappedFile>& file,
       QuantMatrix::stored(embd->type, bytes.data() + embd->offset, c.vocab, c.dim, file);
   if (auto e = read("output_norm.weight", {D}, model->output_norm)) return *e;
   if (g.tensor("output.weight")) {
-    auto head = readMatrix(g, file, "output.weight", D, V, converted);
+    auto head = readMatrix(g, file, "output.weight", D, V, weights, converted);
     if (!head) return fail(head.error());
     model->classifier = std::move(head.value());
   } else {  // tied: the same bytes
-    auto head = readMatrix(g, file, "token_embd.weight", D, V, converted);
+    auto head = readMatrix(g, file, "token_embd.weight", D, V, weights, converted);
     if (!head) return fail(head.error());
     model->classifier = std::move(head.value());
   }
@@ -221,7 +222,7 @@ Result<std::shared_ptr<Model>> fromGguf(const std::shared_ptr<MappedFile>& file,
           std::tuple{"ffn_gate.weight", D, F, &L.w_gate},
           std::tuple{"ffn_up.weight", D, F, &L.w_up},
           std::tuple{"ffn_down.weight", F, D, &L.w_down}}) {
-      auto w = readMatrix(g, file, p + name, in, out, converted);
+      auto w = readMatrix(g, file, p + name, in, out, weights, converted);
       if (!w) return fail(w.error());
       *dst = std::move(w.value());
     }
@@ -363,7 +364,7 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
     if (!file) return fail(file.error());
     const auto bytes = file.value()->bytes();
     model = bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0
-                ? fromGguf(file.value(), reading)
+                ? fromGguf(file.value(), options.weights, reading)
                 : fromLlama2c(file.value(), path,
                               fs::path(options.tokenizer_path).extension() == ".model"
                                   ? std::string()  // read below

@@ -142,5 +142,61 @@ int main() {
     check(err < 1e-5,
           "Q6_K equals d*scale*(q - 32) per element (max error " + std::to_string(err) + ")");
   }
+  // The legacy and small K types, on blocks written by hand from the layouts: each value
+  // at its documented place.
+  {
+    const auto decode = [](TensorType t, const auto& block, size_t n) {
+      std::vector<float> out(n);
+      dequantize(t, {reinterpret_cast<const uint8_t*>(&block), sizeof block}, out.data(), n);
+      return out;
+    };
+    const uint16_t one = 0x3C00, two = 0x4000, minus_two = 0xC000;  // f16 1, 2, -2
+    BlockQ4_1 q41{one, minus_two, {}};
+    BlockQ5_0 q50{two, {}, {}};
+    BlockQ5_1 q51{one, minus_two, {}, {}};
+    for (int j = 0; j < 16; ++j)
+      q41.qs[j] = q50.qs[j] = q51.qs[j] = static_cast<uint8_t>(j | (15 - j) << 4);
+    const uint32_t fifth = 0x0000FFFFu;  // elements 0..15 have the fifth bit, 16..31 not
+    std::memcpy(q50.qh, &fifth, 4);
+    std::memcpy(q51.qh, &fifth, 4);
+    const auto v41 = decode(TensorType::Q4_1, q41, 32), v50 = decode(TensorType::Q5_0, q50, 32),
+               v51 = decode(TensorType::Q5_1, q51, 32);
+    bool legacy = true;
+    for (int j = 0; j < 16; ++j) {
+      legacy &= v41[j] == j - 2.f && v41[j + 16] == 13.f - j;
+      legacy &= v50[j] == 2.f * (j + 16 - 16) && v50[j + 16] == 2.f * (15 - j - 16);
+      legacy &= v51[j] == j + 16 - 2.f && v51[j + 16] == 13.f - j;
+    }
+    check(legacy, "Q4_1 / Q5_0 / Q5_1: value = d * q (+ m, or - 16), fifth bits from qh");
+
+    // Q2_K: scale nibble 1, min nibble 0, d 1; bytes 0b11100100 hold 0, 1, 2, 3 at shifts
+    // 0, 2, 4, 6: each 128-element half reads 32 zeros, 32 ones, 32 twos, 32 threes.
+    BlockQ2K q2{};
+    std::memset(q2.scales, 0x01, 16);
+    std::memset(q2.qs, 0xE4, 64);
+    q2.d = one;
+    q2.scales[15] = 0x12;  // the last 16 values: scale 2, min 1 (x dmin 2)
+    q2.dmin = two;
+    const auto v2 = decode(TensorType::Q2_K, q2, 256);
+    bool k2 = true;
+    for (int e = 0; e < 240; ++e) k2 &= v2[e] == static_cast<float>(e % 128 / 32);
+    for (int e = 240; e < 256; ++e) k2 &= v2[e] == 2.f * 3 - 2.f;
+    check(k2, "Q2_K: 2-bit values at shifts 0..6, 16 per scale / min pair");
+
+    // Q3_K: every 6-bit scale 33 (value 1), d 1, hmask set (no -4) except for the first 32
+    // values; the same 2-bit pattern as above.
+    BlockQ3K q3{};
+    std::memset(q3.scales, 0x11, 8);      // low nibbles: 1 for scales 0..15
+    std::memset(q3.scales + 8, 0xAA, 4);  // top two bits: 2 for every scale
+    std::memset(q3.qs, 0xE4, 64);
+    std::memset(q3.hmask, 0xFF, 32);
+    for (int l = 0; l < 32; ++l) q3.hmask[l] = 0xFE;  // bit 0 clear: elements 0..31 get -4
+    q3.d = one;
+    const auto v3 = decode(TensorType::Q3_K, q3, 256);
+    bool k3 = true;
+    for (int e = 0; e < 256; ++e)
+      k3 &= v3[e] == static_cast<float>(e % 128 / 32) - (e < 32 ? 4 : 0);
+    check(k3, "Q3_K: 6-bit scales (- 32), the high-bit mask's clear bits subtract 4");
+  }
   return ts::testing::finish();
 }

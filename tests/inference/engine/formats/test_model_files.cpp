@@ -2,13 +2,17 @@
 // Baichuan-13B ALiBi, Baichuan2 NormHead) written as our GGUF and as Hugging Face
 // safetensors folders (one file or shards, W_pack or q/k/v, f32/f16/bf16), read back by
 // loadModel: every reader gives the in-memory model's logits.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "inference/engine/cpu/cpu_forward.h"
+#include "inference/engine/formats/gguf.h"
 #include "inference/engine/formats/hf_loader.h"
 #include "inference/engine/formats/model_loader.h"
 #include "inference/engine/formats/model_writer.h"
@@ -186,6 +190,55 @@ int main() {
       check(relativeMax(run(kept.value()), want) < tolerance + 0.03,
             name + ": and its logits stay close to the f32 model's");
     }
+  }
+
+  // A tensor type without a fused product (Q4_1 here, written into a GGUF by hand) loads
+  // as Q8_0 with a note, and runs close to its exact dequantized values.
+  {
+    auto model =
+        randomModel(tinyConfig("llama", 2, 4, 4, 300, Positional::Rope), WeightFormat::F32, 77);
+    const std::string path = dir / "q4_1.gguf";
+    check(writeGguf(*model, path).ok(), "Q4_1 case: the f32 file is written");
+    std::vector<uint8_t> bytes(std::filesystem::file_size(path));
+    FILE* f = std::fopen(path.c_str(), "r+b");
+    check(f && std::fread(bytes.data(), 1, bytes.size(), f) == bytes.size(), "read back");
+    const GgufFile g = parseGguf(bytes).value();
+    const GgufTensor& t = *g.tensor("blk.1.ffn_up.weight");
+    const size_t n = t.elements();
+    std::vector<float> values(n);
+    std::memcpy(values.data(), bytes.data() + t.offset, n * 4);
+    for (size_t b = 0; b < n / 32; ++b) {  // Q4_1: d = (max - min) / 15, m = min
+      const float* x = values.data() + 32 * b;
+      const float lo = *std::min_element(x, x + 32), hi = *std::max_element(x, x + 32);
+      BlockQ4_1 block{f32ToF16((hi - lo) / 15), f32ToF16(lo), {}};
+      const float d = f16ToF32(block.d), m = f16ToF32(block.m);
+      const auto q = [&](float v) {
+        return std::clamp(static_cast<int>(std::lround((v - m) / (d > 0 ? d : 1))), 0, 15);
+      };
+      for (int j = 0; j < 16; ++j) block.qs[j] = static_cast<uint8_t>(q(x[j]) | q(x[j + 16]) << 4);
+      std::memcpy(bytes.data() + t.offset + b * sizeof block, &block, sizeof block);
+    }
+    // The type field follows the name, the dimension count and the dimensions.
+    const std::string name = "blk.1.ffn_up.weight";
+    const size_t at = std::search(bytes.begin(), bytes.end(), name.begin(), name.end()) -
+                      bytes.begin() + name.size() + 4 + 8 * t.dims.size();
+    const uint32_t q4_1 = 3;
+    std::memcpy(bytes.data() + at, &q4_1, 4);
+    std::fseek(f, 0, SEEK_SET);
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+    auto loaded = loadModel(path);
+    check(loaded.ok() && loaded.value()->layers[1].w_up.format() == WeightFormat::Stored &&
+              loaded.value()->layers[1].w_up.storedType() == TensorType::Q8_0 &&
+              loaded.value()->load_note.find("Q4_1 tensors converted to Q8_0") == 0,
+          "a Q4_1 matrix loads as Q8_0 and says so: " +
+              (loaded.ok() ? loaded.value()->load_note : loaded.error()));
+    LoadOptions exact;
+    exact.weights = WeightFormat::F32;
+    auto reference = loadModel(path, exact);
+    const double err = relativeMax(run(loaded.value()), run(reference.value()));
+    check(err < 0.02,
+          "and its logits are within 2% of the exact Q4_1 values' (" + std::to_string(err) + ")");
   }
 
   // The permutation between Hugging Face's rotate-half rows and adjacent pairs.
