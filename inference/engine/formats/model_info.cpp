@@ -72,6 +72,16 @@ Result<ModelSummary> inspectFile(const std::string& path) {
 
 }  // namespace
 
+uint64_t storedBytesFor(const ModelConfig& c, TensorType type) {
+  const uint64_t D = c.dim, F = c.ffn_dim, V = c.vocab, Q = static_cast<uint64_t>(c.n_heads) * c.head_dim,
+                 KV = static_cast<uint64_t>(c.n_kv_heads) * c.head_dim;
+  const auto matrix = [&](uint64_t rows, uint64_t cols) { return rows * rowBytes(type, cols); };
+  uint64_t bytes = 2 * matrix(V, D) + D * 4;  // embedding, classifier, output norm
+  bytes += c.n_layers * (matrix(Q, D) + 2 * matrix(KV, D) + matrix(D, Q) + 2 * matrix(F, D) +
+                         matrix(D, F) + 2 * D * 4);
+  return bytes;
+}
+
 Result<ModelSummary> inspectModel(const std::string& path) {
   const std::string folder = hfFolderOf(path);
   auto summary = folder.empty() ? inspectFile(path) : inspectFolder(folder);

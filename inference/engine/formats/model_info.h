@@ -19,6 +19,11 @@ struct ModelSummary {
   std::string vocabulary_note;              // why there is none (empty when there is one)
 };
 
+// The bytes of a GGUF of `config`'s shape with every matrix and the embedding table in
+// `type` and the norm vectors in F32 (as `convert --type` writes it; llama.cpp's mixes
+// differ by a few tensors): what weights "auto" keeps in memory for such a file.
+uint64_t storedBytesFor(const ModelConfig& config, TensorType type);
+
 // Reads only headers: a GGUF's metadata and tensor table, a folder's config.json and
 // safetensors headers, a llama2.c header. Errors as loadModel's.
 Result<ModelSummary> inspectModel(const std::string& path);
