@@ -62,9 +62,9 @@ float QuantMatrix::dotStored(int r, const Activations& x, int t) const {
       return sum;
     }
     case TensorType::Q4_0:
-      return g.dot_q4_0(row, x.qRow(t), x.scale16Row(t), cols_ / 32);
+      return g.dot_q4_0(row, x.qRow(t), x.scale16Row(t), x.offset16Row(t), cols_ / 32);
     case TensorType::Q8_0:
-      return g.dot_q8_0(row, x.qRow(t), x.scale16Row(t), cols_ / 32);
+      return g.dot_q8_0(row, x.qRow(t), x.scale16Row(t), x.offset16Row(t), cols_ / 32);
     case TensorType::Q4_K:
       return g.dot_q4_k(row, x.qkRow(t), x.kscaleRow(t), x.bsumsRow(t), cols_ / 256);
     case TensorType::Q5_K:

@@ -5,7 +5,8 @@
 //   rounded to f16 (Activations::scale16), as Q8_0 stores them;
 // - Q4_K, Q5_K, Q6_K rows with Q8_K activations: 8-bit blocks of 256 with an f32 scale and
 //   the sums of each 16 values (Activations::qk / kscale / bsums).
-// A portable set (the reference) and AVX2 (chosen at run time, as kernels.h's sets).
+// A portable set (the reference), AVX2 and AVX2 with AVX-512 VNNI (chosen at run time, as
+// kernels.h's sets).
 #pragma once
 #include <cstdint>
 
@@ -14,10 +15,13 @@ namespace ts::engine {
 constexpr int kSuperBlock = 256;  // K-quant and Q8_K block
 
 struct GgufKernels {
-  const char* name;  // "avx2" | "portable"
-  // Sum over blocks b of d_w[b] * x_d[b] * (w_b . x_b).
-  float (*dot_q4_0)(const uint8_t* w, const int8_t* x, const float* x_d, int blocks);
-  float (*dot_q8_0)(const uint8_t* w, const int8_t* x, const float* x_d, int blocks);
+  const char* name;  // "avx512-vnni" | "avx2" | "portable"
+  // Sum over blocks b of d_w[b] * x_d[b] * (w_b . x_b). x_offset[b] = 8 * x_d[b] * sum(x_b)
+  // (Activations::offset16): Q4_0 may multiply the unsigned nibbles and subtract it.
+  float (*dot_q4_0)(const uint8_t* w, const int8_t* x, const float* x_d, const float* x_offset,
+                    int blocks);
+  float (*dot_q8_0)(const uint8_t* w, const int8_t* x, const float* x_d, const float* x_offset,
+                    int blocks);
   // Sum over super-blocks s of x_d[s] * (d * sum(scale_j * q_j . x_j) - dmin * sum(min_j *
   // bsums_j)) for Q4_K / Q5_K; Q6_K: x_d[s] * d * sum(scale_j * (q_j - 32) . x_j).
   float (*dot_q4_k)(const uint8_t* w, const int8_t* x, const float* x_d, const int16_t* bsums,
@@ -30,7 +34,9 @@ struct GgufKernels {
 
 const GgufKernels& portableGgufKernels();
 const GgufKernels* avx2GgufKernels();  // null without AVX2
-// AVX2 when the CPU has it, unless TOKENSCOPE_KERNELS=portable.
+const GgufKernels* vnniGgufKernels();  // AVX2 with AVX-512 VNNI's vpdpbusd; null without it
+// The fastest set this CPU has, or the one TOKENSCOPE_KERNELS names (portable, avx2,
+// avx512-vnni) when it has that.
 const GgufKernels& activeGgufKernels();
 
 }  // namespace ts::engine

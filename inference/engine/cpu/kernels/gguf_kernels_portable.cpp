@@ -17,7 +17,7 @@ Block blockAt(const uint8_t* w, int i) {
   return b;
 }
 
-float dotQ4_0(const uint8_t* w, const int8_t* x, const float* x_d, int blocks) {
+float dotQ4_0(const uint8_t* w, const int8_t* x, const float* x_d, const float*, int blocks) {
   float sum = 0.f;
   for (int b = 0; b < blocks; ++b, x += 32) {
     const auto blk = blockAt<BlockQ4_0>(w, b);
@@ -29,7 +29,7 @@ float dotQ4_0(const uint8_t* w, const int8_t* x, const float* x_d, int blocks) {
   return sum;
 }
 
-float dotQ8_0(const uint8_t* w, const int8_t* x, const float* x_d, int blocks) {
+float dotQ8_0(const uint8_t* w, const int8_t* x, const float* x_d, const float*, int blocks) {
   float sum = 0.f;
   for (int b = 0; b < blocks; ++b, x += 32) {
     const auto blk = blockAt<BlockQ8_0>(w, b);
@@ -101,9 +101,13 @@ const GgufKernels& portableGgufKernels() {
 const GgufKernels& activeGgufKernels() {
   static const GgufKernels* chosen = [] {
     const char* force = std::getenv("TOKENSCOPE_KERNELS");
-    if (force && std::string(force) == "portable") return &portableGgufKernels();
-    const GgufKernels* avx2 = avx2GgufKernels();
-    return avx2 ? avx2 : &portableGgufKernels();
+    const std::string wanted = force ? force : "";
+    if (wanted == "portable") return &portableGgufKernels();
+    for (const GgufKernels* k : {vnniGgufKernels(), avx2GgufKernels()})
+      if (k && wanted == k->name) return k;
+    for (const GgufKernels* k : {vnniGgufKernels(), avx2GgufKernels()})
+      if (k) return k;
+    return &portableGgufKernels();
   }();
   return *chosen;
 }

@@ -27,6 +27,7 @@ struct Activations {
   std::vector<float> scale;          // [count, blocks]: value = scale * q
   std::vector<float> offset;         // [count, blocks]: 8 * scale * sum(q): int4's zero point
   std::vector<float> scale16;        // [count, blocks]: scale rounded to f16, as GGUF's Q8_0
+  std::vector<float> offset16;       // [count, blocks]: 8 * scale16 * sum(q): Q4_0's zero point
   std::vector<float> halves;         // [count, n]: f32 rounded to f16 (roundToHalf), for F16 rows
   // The Q8_K form (quantizeK; gguf_kernels.h): blocks of 256, n a multiple of 256.
   int superblocks = 0;
@@ -49,6 +50,9 @@ struct Activations {
   const float* scaleRow(int t) const { return scale.data() + static_cast<size_t>(t) * blocks; }
   const float* offsetRow(int t) const { return offset.data() + static_cast<size_t>(t) * blocks; }
   const float* scale16Row(int t) const { return scale16.data() + static_cast<size_t>(t) * blocks; }
+  const float* offset16Row(int t) const {
+    return offset16.data() + static_cast<size_t>(t) * blocks;
+  }
   const int8_t* qkRow(int t) const {
     return qk.data() + static_cast<size_t>(t) * superblocks * 256;
   }

@@ -128,7 +128,12 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
     }
   }
   scale16.resize(scale.size());
-  for (size_t i = 0; i < scale.size(); ++i) scale16[i] = f16ToF32(f32ToF16(scale[i]));
+  offset16.resize(scale.size());
+  for (size_t i = 0; i < scale.size(); ++i) {
+    scale16[i] = f16ToF32(f32ToF16(scale[i]));
+    // 8 * sum(q), an integer, recovered exactly from offset = 8 * scale * sum(q)
+    offset16[i] = scale[i] > 0 ? std::round(offset[i] / scale[i]) * scale16[i] : 0.f;
+  }
 }
 
 void Activations::roundToHalf() {

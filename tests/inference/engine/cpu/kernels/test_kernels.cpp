@@ -1,11 +1,13 @@
 // The AVX2 kernels against the portable ones (same arithmetic, so only f32 rounding may
 // differ), over lengths with and without tails; and activation quantization's contract.
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "inference/engine/core/tensor_types.h"
+#include "inference/engine/cpu/kernels/gguf_kernels.h"
 #include "inference/engine/cpu/kernels/kernels.h"
 #include "tests/inference/engine/check.h"
 
@@ -158,6 +160,76 @@ int main() {
     check(std::abs(fast->dot_q4(w4.data(), &ws, 2, xq.data(), xs, xo, 2) - want) < 1e-4 &&
               std::abs(portable.dot_q4(w4.data(), &ws, 2, xq.data(), xs, xo, 2) - want) < 1e-4,
           name + " and portable dot_q4 of a block of 7s and a block of 0s with x = 0.5: 224");
+  }
+  // GGUF kernels: every set this CPU has against the portable one, on random bytes (valid
+  // blocks of every type: the scales are f16, set small) and activations of 2 x 256.
+  {
+    const int n = 512;
+    std::vector<float> xv(n);
+    for (float& v : xv) v = normal(rng);
+    Activations a;
+    a.set(xv.data(), 1, n, true);
+    a.quantizeK();
+    const auto random_bytes = [&](size_t count) {
+      std::vector<uint8_t> b(count);
+      for (auto& v : b) v = static_cast<uint8_t>(byte(rng));
+      return b;
+    };
+    const auto set_half = [](std::vector<uint8_t>& b, size_t at, float v) {
+      const uint16_t h = f32ToF16(v);
+      std::memcpy(b.data() + at, &h, 2);
+    };
+    std::vector<uint8_t> q4_0 = random_bytes(n / 32 * 18), q8_0 = random_bytes(n / 32 * 34),
+                         q4k = random_bytes(n / 256 * 144), q5k = random_bytes(n / 256 * 176),
+                         q6k = random_bytes(n / 256 * 210);
+    for (int b = 0; b < n / 32; ++b) {
+      set_half(q4_0, 18 * b, 0.01f * (b + 1));
+      set_half(q8_0, 34 * b, 0.001f * (b + 1));
+    }
+    for (int s = 0; s < n / 256; ++s) {
+      set_half(q4k, 144 * s, 0.01f), set_half(q4k, 144 * s + 2, 0.02f);
+      set_half(q5k, 176 * s, 0.01f), set_half(q5k, 176 * s + 2, 0.02f);
+      set_half(q6k, 210 * s + 208, 0.001f);
+    }
+    // The dequantized rows times the dequantized activations: what every set must give.
+    const auto reference = [&](TensorType t, const std::vector<uint8_t>& w, bool k_form) {
+      std::vector<float> wf(n);
+      dequantize(t, w, wf.data(), n);
+      double sum = 0;
+      for (int i = 0; i < n; ++i) {
+        const double xq = k_form ? a.kscale[i / 256] * a.qk[i] : a.scale16[i / 32] * a.q[i];
+        sum += wf[i] * xq;
+      }
+      return sum;
+    };
+    for (const GgufKernels* k : {&portableGgufKernels(), avx2GgufKernels(), vnniGgufKernels()}) {
+      if (!k) continue;
+      const std::string name = k->name;
+      const double r40 = reference(TensorType::Q4_0, q4_0, false),
+                   r80 = reference(TensorType::Q8_0, q8_0, false),
+                   r4k = reference(TensorType::Q4_K, q4k, true),
+                   r5k = reference(TensorType::Q5_K, q5k, true),
+                   r6k = reference(TensorType::Q6_K, q6k, true);
+      const double g40 = k->dot_q4_0(q4_0.data(), a.q.data(), a.scale16.data(), a.offset16.data(),
+                                     n / 32),
+                   g80 = k->dot_q8_0(q8_0.data(), a.q.data(), a.scale16.data(), a.offset16.data(),
+                                     n / 32),
+                   g4k = k->dot_q4_k(q4k.data(), a.qk.data(), a.kscale.data(), a.bsums.data(), 2),
+                   g5k = k->dot_q5_k(q5k.data(), a.qk.data(), a.kscale.data(), a.bsums.data(), 2),
+                   g6k = k->dot_q6_k(q6k.data(), a.qk.data(), a.kscale.data(), a.bsums.data(), 2);
+      const auto near = [](double got, double want) {
+        return std::abs(got - want) <= 1e-4 * (1 + std::abs(want));
+      };
+      check(near(g40, r40) && near(g80, r80),
+            name + " GGUF Q4_0 / Q8_0 products equal the dequantized ones (" + std::to_string(g40) +
+                " / " + std::to_string(r40) + ", " + std::to_string(g80) + " / " +
+                std::to_string(r80) + ")");
+      check(near(g4k, r4k) && near(g5k, r5k) && near(g6k, r6k),
+            name + " GGUF Q4_K / Q5_K / Q6_K products equal the dequantized ones (" +
+                std::to_string(g4k) + " / " + std::to_string(r4k) + ", " + std::to_string(g5k) +
+                " / " + std::to_string(r5k) + ", " + std::to_string(g6k) + " / " +
+                std::to_string(r6k) + ")");
+    }
   }
   return ts::testing::finish();
 }

@@ -1,0 +1,61 @@
+// x86 GGUF kernels: the portable set's integer arithmetic (gguf_kernels_portable.cpp) on
+// 32 bytes at a time; only the order of f32 additions differs. AVX2, and AVX2 with
+// AVX-512 VNNI's dot product on 256-bit registers where the CPU has it.
+#include "inference/engine/cpu/kernels/gguf_kernels.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "inference/engine/core/tensor_types.h"
+
+namespace ts::engine {
+
+namespace gguf_avx2 {
+#define TS_TARGET __attribute__((target("avx2,fma,f16c")))
+#define TS_VNNI 0
+#include "inference/engine/cpu/kernels/gguf_kernels_x86.inc"
+#undef TS_TARGET
+#undef TS_VNNI
+}  // namespace gguf_avx2
+
+namespace gguf_vnni {
+#define TS_TARGET __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni")))
+#define TS_VNNI 1
+#include "inference/engine/cpu/kernels/gguf_kernels_x86.inc"
+#undef TS_TARGET
+#undef TS_VNNI
+}  // namespace gguf_vnni
+
+const GgufKernels* avx2GgufKernels() {
+  using namespace gguf_avx2;
+  static const GgufKernels k{"avx2", dotQ4_0, dotQ8_0, dotQ45K<false>, dotQ45K<true>, dotQ6K};
+  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                                __builtin_cpu_supports("f16c");
+  return supported ? &k : nullptr;
+}
+
+const GgufKernels* vnniGgufKernels() {
+  using namespace gguf_vnni;
+  static const GgufKernels k{"avx512-vnni",  dotQ4_0,       dotQ8_0,
+                             dotQ45K<false>, dotQ45K<true>, dotQ6K};
+  static const bool supported = avx2GgufKernels() && __builtin_cpu_supports("avx512vl") &&
+                                __builtin_cpu_supports("avx512vnni");
+  return supported ? &k : nullptr;
+}
+
+}  // namespace ts::engine
+
+#else
+
+namespace ts::engine {
+const GgufKernels* avx2GgufKernels() {
+  return nullptr;
+}
+const GgufKernels* vnniGgufKernels() {
+  return nullptr;
+}
+}  // namespace ts::engine
+
+#endif
