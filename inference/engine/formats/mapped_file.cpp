@@ -9,6 +9,38 @@
 #include <cstring>
 
 namespace ts::engine {
+namespace {
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+// Streaming the weights once per token through 4 KiB pages walks 512x more page-table
+// entries than through 2 MiB ones, and the CPU's prefetchers stop at every 4 KiB page:
+// ask for huge pages of page cache (collapsed now where the kernel can: Linux 6.1+ with
+// read-only THP for files or large folios). Hints: without them the mapping works the same.
+void preferHugePages(void* p, size_t size) {
+  madvise(p, size, MADV_HUGEPAGE);
+  madvise(p, size, MADV_COLLAPSE);
+}
+
+// A free address aligned to 2 MiB for `size` bytes (the file's huge folios can only be
+// mapped whole where virtual address and file offset agree modulo 2 MiB), or null.
+void* hugeAlignedAddress(size_t size) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  void* reserved = mmap(nullptr, size + kHuge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (reserved == MAP_FAILED) return nullptr;
+  const auto base = reinterpret_cast<uintptr_t>(reserved);
+  const uintptr_t aligned = (base + kHuge - 1) & ~(kHuge - 1);
+  // Keep [aligned, aligned + size) reserved (the file is mapped over it with MAP_FIXED);
+  // give back the rest.
+  if (aligned > base) munmap(reserved, aligned - base);
+  const uintptr_t end = base + size + kHuge, used = aligned + size;
+  if (end > used) munmap(reinterpret_cast<void*>(used), end - used);
+  return reinterpret_cast<void*>(aligned);
+}
+
+}  // namespace
 
 Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, Access access) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -24,13 +56,15 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, Ac
   if (file->size_ > 0) {
     // Whole reads map every page up front: one fault per page costs more than the copy.
     const int flags = MAP_PRIVATE | (access == Access::Whole ? MAP_POPULATE : 0);
-    void* p = mmap(nullptr, file->size_, PROT_READ, flags, fd, 0);
+    void* at = access == Access::Whole ? hugeAlignedAddress(file->size_) : nullptr;
+    void* p = mmap(at, file->size_, PROT_READ, flags | (at ? MAP_FIXED : 0), fd, 0);
     if (p == MAP_FAILED) {
       const int err = errno;
       ::close(fd);
       return fail("cannot map " + path + ": " + std::strerror(err));
     }
     file->data_ = static_cast<const uint8_t*>(p);
+    if (access == Access::Whole) preferHugePages(p, file->size_);
   }
   ::close(fd);  // the mapping stays valid
   return file;

@@ -1,6 +1,7 @@
 // engine-bench (--model PATH | --random SHAPE [--layers N]) [--backend cpu|cuda] [--threads N]
 //              [--weights auto|f32|f16|int8|int4|q8_0] [--kv f16|f32|int8] [--prompt-tokens N]
-//              [--gen-tokens N] [--repeat R] [--draft SOURCE [--draft-k K|auto]] [--json]
+//              [--gen-tokens N] [--repeat R] [--draft SOURCE [--draft-k K|auto]]
+//              [--turns N [--turn-tokens T]] [--json]
 //              cuda only: [--device N] [--contexts 128,2048] [--prefill 512,2048] [--no-graph]
 // With --backend cuda see cuda_bench.h (random shapes are filled on the device).
 // Prefill and decode speed of the CPU engine (medians over R runs) and the machine's
@@ -23,6 +24,7 @@
 #include "inference/engine/model/random_model.h"
 #include "inference/engine/model/weight_buffer.h"
 #include "tests/bench/engine/bench_clock.h"
+#include "tests/bench/engine/conversation_bench.h"
 #include "tests/bench/engine/cuda_bench.h"
 #include "tests/bench/engine/speculative_bench.h"
 
@@ -88,7 +90,7 @@ int main(int argc, char** argv) {
   std::string model_path, shape, weights = "auto", kv = "f16", backend = "cpu", draft,
                                  draft_k = "4";
   int layers = 0, threads = ThreadPool::defaultThreads(), prompt_tokens = 128, gen_tokens = 32,
-      repeat = 3;
+      repeat = 3, turns = 0, turn_tokens = 150;
   bool json = false;
   ts::bench::CudaBenchArgs cuda;
   const auto list = [](const std::string& text) {  // "128,2048"
@@ -135,6 +137,10 @@ int main(int argc, char** argv) {
       draft_k = value("--draft-k");
     else if (a == "--json")
       json = true;
+    else if (a == "--turns")
+      turns = std::max(0, std::atoi(value("--turns").c_str()));
+    else if (a == "--turn-tokens")
+      turn_tokens = std::max(1, std::atoi(value("--turn-tokens").c_str()));
     else if (a == "--device")
       cuda.device = std::atoi(value("--device").c_str());
     else if (a == "--contexts")
@@ -256,6 +262,26 @@ int main(int argc, char** argv) {
       {"kernels", "\"" + std::string(activeKernels().name) + "\""},
       {"verify5_over_decode", number(verify_ratio, 4)},
       {"break_even_acceptance_k4", number(break_even, 4)}};
+  std::string turns_line;
+  if (turns > 0) {
+    const auto conversation = ts::bench::runConversation(model, turns, turn_tokens, gen_tokens,
+                                                         kv_format.value(), threads);
+    std::string ttft = "[", cached = "[";
+    turns_line = "  conversation (" + std::to_string(turn_tokens) + " new tokens a turn):";
+    for (size_t t = 0; t < conversation.size(); ++t) {
+      ttft += (t ? ", " : "") + number(conversation[t].ttft_ms);
+      cached += (t ? ", " : "") + std::to_string(conversation[t].cached_tokens);
+      turns_line += " turn " + std::to_string(t + 1) + " TTFT " +
+                    number(conversation[t].ttft_ms, 1) + " ms (" +
+                    std::to_string(conversation[t].prompt_tokens - conversation[t].cached_tokens) +
+                    " prefilled);";
+    }
+    const double ratio = conversation.back().ttft_ms / conversation.front().ttft_ms;
+    turns_line += " last / first " + number(ratio, 2) + "\n";
+    fields.insert(fields.end(), {{"turn_ttft_ms", ttft + "]"},
+                                 {"turn_cached_tokens", cached + "]"},
+                                 {"last_turn_ttft_over_first", number(ratio, 4)}});
+  }
   std::string spec_line;
   if (!draft.empty()) {
     const bool adaptive = draft_k == "auto";
@@ -313,7 +339,7 @@ int main(int argc, char** argv) {
         "  verify of 5 positions = %.2fx one decode step -> break-even acceptance %.3f at K = 4 "
         "(free draft)\n",
         verify_ratio, break_even);
-    std::printf("%s", spec_line.c_str());
+    std::printf("%s%s", turns_line.c_str(), spec_line.c_str());
   }
   return 0;
 }
