@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
   const double rss_peak_mb = residentMiB("VmHWM:");  // model + KV cache + activations
   const double kv_mb =
       static_cast<double>(
-          KvCache(c.n_layers, capacity, c.n_kv_heads, c.head_dim, kv_format.value()).bytes()) /
+          KvCache(c.n_layers, capacity, c.n_kv_heads, c.head_dim, kv_format.value()).capacityBytes()) /
       (1 << 20);
   const double pp_rate = median(pp), tg_rate = median(tg), bw = median(bandwidth);
   const double effective = bytes_per_token * tg_rate / 1e9;
