@@ -44,7 +44,10 @@ void legacyBlock(float d, float m, const uint8_t* qs, const uint8_t* qh, int off
   }
 }
 
-void dequantizeQ5K(const BlockQ5K& blk, float* y) {
+// Q4_K and Q5_K (a fifth bit from qh: bit 2c of byte l for element l of chunk c's low
+// half, bit 2c + 1 for its high half).
+template <class Block, bool kFifthBit>
+void dequantizeQ45K(const Block& blk, float* y) {
   const float d = f16ToF32(blk.d), dmin = f16ToF32(blk.dmin);
   for (int chunk = 0; chunk < 4; ++chunk)  // 64 elements: sub-blocks 2c and 2c + 1
     for (int half = 0; half < 2; ++half) {
@@ -53,9 +56,9 @@ void dequantizeQ5K(const BlockQ5K& blk, float* y) {
       const float scale = d * sc, offset = dmin * m;
       for (int l = 0; l < 32; ++l) {
         const uint8_t q = blk.qs[chunk * 32 + l];
-        const int low = half ? q >> 4 : q & 15;
-        const int fifth = (blk.qh[l] >> (2 * chunk + half)) & 1;
-        y[chunk * 64 + half * 32 + l] = scale * (low | fifth << 4) - offset;
+        int value = half ? q >> 4 : q & 15;
+        if constexpr (kFifthBit) value |= ((blk.qh[l] >> (2 * chunk + half)) & 1) << 4;
+        y[chunk * 64 + half * 32 + l] = scale * value - offset;
       }
     }
 }
@@ -135,23 +138,7 @@ bool dequantize(TensorType type, std::span<const uint8_t> src, float* dst, size_
       }
       return true;
     case TensorType::Q4_K:
-      for (size_t b = 0; b < n / 256; ++b) {
-        BlockQ4K blk;
-        std::memcpy(&blk, src.data() + b * sizeof(blk), sizeof(blk));
-        const float d = f16ToF32(blk.d), dmin = f16ToF32(blk.dmin);
-        float* y = dst + b * 256;
-        for (int chunk = 0; chunk < 4; ++chunk) {  // 64 elements: sub-blocks 2c and 2c+1
-          for (int half = 0; half < 2; ++half) {
-            int sc = 0, m = 0;
-            scaleMinK4(2 * chunk + half, blk.scales, sc, m);
-            const float scale = d * sc, offset = dmin * m;
-            for (int l = 0; l < 32; ++l) {
-              const uint8_t q = blk.qs[chunk * 32 + l];
-              y[chunk * 64 + half * 32 + l] = scale * (half ? q >> 4 : q & 0x0F) - offset;
-            }
-          }
-        }
-      }
+      eachBlock<BlockQ4K, 256>(src, dst, n, dequantizeQ45K<BlockQ4K, false>);
       return true;
     case TensorType::Q4_1:
       eachBlock<BlockQ4_1, 32>(src, dst, n, [](const BlockQ4_1& b, float* y) {
@@ -175,7 +162,7 @@ bool dequantize(TensorType type, std::span<const uint8_t> src, float* dst, size_
       eachBlock<BlockQ3K, 256>(src, dst, n, dequantizeQ3K);
       return true;
     case TensorType::Q5_K:
-      eachBlock<BlockQ5K, 256>(src, dst, n, dequantizeQ5K);
+      eachBlock<BlockQ5K, 256>(src, dst, n, dequantizeQ45K<BlockQ5K, true>);
       return true;
     case TensorType::Q6_K:
       for (size_t b = 0; b < n / 256; ++b) {
