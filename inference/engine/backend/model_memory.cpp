@@ -1,5 +1,7 @@
 #include "inference/engine/backend/model_memory.h"
 
+#include <algorithm>
+
 #include "inference/engine/backend/cuda_session.h"
 #include "inference/engine/backend/memory_estimate.h"
 
@@ -21,6 +23,14 @@ MemoryEstimate estimateMemory(const ModelConfig& config, WeightFormat weights, i
   e.load_peak = weights == WeightFormat::F32 ? e.weights : cuda::weightBytes(f32.get());
   if (stored && !cuda) {  // the mapped file's pages, and copies of the norm vectors
     e.weights = stored_bytes + (2 * static_cast<uint64_t>(config.n_layers) + 1) * config.dim * 4;
+    const uint64_t D = config.dim, Q = static_cast<uint64_t>(config.n_heads) * config.head_dim,
+                   KV = static_cast<uint64_t>(config.n_kv_heads) * config.head_dim;
+    if (config.source_format == "safetensors" && config.positional == Positional::Rope) {
+      // q and k rows are reordered into copies (in their stored element size)
+      const uint64_t elements = 2 * static_cast<uint64_t>(config.vocab) * D +
+                                config.n_layers * (2 * D * Q + 2 * D * KV + 3 * D * config.ffn_dim);
+      e.weights += config.n_layers * (Q + KV) * D * stored_bytes / std::max<uint64_t>(1, elements);
+    }
     e.load_peak = e.weights;
   }
   return e;

@@ -22,7 +22,8 @@ struct MemoryEstimate {
 // The same figures the CUDA plugin checks before allocating (memory_estimate.h), which
 // the self-test compares with the bytes the engine actually holds. With weights "auto" on
 // the CPU the tensors stay as stored: stored_bytes (ModelSummary::tensor_bytes) plus the
-// f32 copies of the norms; the CUDA plugin takes stored quantized matrices as q8_0.
+// f32 copies of the norms (and for a Hugging Face RoPE model the q / k rows reordered into
+// copies); the CUDA plugin takes stored quantized matrices as q8_0.
 MemoryEstimate estimateMemory(const ModelConfig& config, WeightFormat weights, int int4_group,
                               int positions, KvFormat kv, bool cuda, uint64_t stored_bytes = 0);
 

@@ -68,6 +68,28 @@ Result<Json> readJson(const fs::path& path) {
 }
 
 // The shards: one mapped file per safetensors file, and where each tensor lives.
+// A stored matrix's rows reordered from rotate-half to adjacent pairs, in its own type
+// (whole rows move: no conversion). A copy: the file's order cannot be mapped as it is.
+QuantMatrix ropePairRows(const QuantMatrix& m, int heads, int head_dim) {
+  const size_t row = m.bytes() / m.rows();
+  auto bytes = std::make_shared<std::vector<uint8_t>>(m.bytes());
+  const auto* src = static_cast<const uint8_t*>(m.storage());
+  const int half = head_dim / 2;
+  for (int h = 0; h < heads; ++h)
+    for (int a = 0; a < 2; ++a)
+      for (int j = 0; j < half; ++j)
+        std::copy_n(src + static_cast<size_t>(h * head_dim + a * half + j) * row, row,
+                    bytes->data() + static_cast<size_t>(h * head_dim + 2 * j + a) * row);
+  return QuantMatrix::stored(m.storedType(), bytes->data(), m.rows(), m.cols(), bytes);
+}
+
+// Rows [first, first + rows) of a stored matrix, as a view of the same bytes.
+QuantMatrix storedRows(const QuantMatrix& m, int first, int rows) {
+  const size_t row = m.bytes() / m.rows();
+  return QuantMatrix::stored(m.storedType(), static_cast<const uint8_t*>(m.storage()) + first * row,
+                             rows, m.cols(), m.owner());
+}
+
 struct Shards {
   std::vector<std::shared_ptr<MappedFile>> files;
   std::vector<SafetensorsFile> parsed;
@@ -85,6 +107,22 @@ struct Shards {
   void index() {
     for (size_t i = 0; i < parsed.size(); ++i)
       for (const auto& t : parsed[i].tensors) tensors[t.name] = {i, &t};
+  }
+
+  // Matrix `name` [rows, cols] as stored in its mapped shard (F32, F16 or BF16: no copy).
+  Result<QuantMatrix> matrix(const std::string& name, uint64_t rows, uint64_t cols) const {
+    const auto it = tensors.find(name);
+    if (it == tensors.end()) return fail("missing tensor '" + name + "'");
+    const SafetensorsTensor& t = *it->second.second;
+    if (t.shape != std::vector<uint64_t>{rows, cols})
+      return fail(read(name, {rows, cols}).error());  // the shape error, worded once
+    const auto type = t.type();
+    if (!type)
+      return fail("tensor '" + name + "' is stored as " + t.dtype +
+                  ", which this engine cannot load (supported: F32, F16, BF16)");
+    const auto& file = files[it->second.first];
+    return QuantMatrix::stored(*type, file->bytes().data() + t.offset, static_cast<int>(rows),
+                               static_cast<int>(cols), file);
   }
 
   // Tensor `name` as f32, checking its shape [rows, cols] (or [n]).
@@ -259,61 +297,50 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder,
   const Shards& s = shards.value();
   const uint64_t D = c.dim, F = c.ffn_dim, V = c.vocab, Q = c.n_heads * c.head_dim,
                  KV = c.n_kv_heads * c.head_dim;
-  auto embd = s.read("model.embed_tokens.weight", {V, D});
+  // Every matrix and the embedding table as stored in the mapped shards; q and k rows
+  // reordered (copies in their own type) for the RoPE pairs GGUF files use.
+  auto embd = s.matrix("model.embed_tokens.weight", V, D);
   auto norm = s.read("model.norm.weight", {D});
   if (!embd) return fail(embd.error());
   if (!norm) return fail(norm.error());
-  // An f32 buffer that a tied classifier shares (stored F32 matrices share their bytes).
-  auto table = std::make_shared<WeightBuffer<float>>(std::move(embd.value()));
-  model->token_embd = QuantMatrix::stored(
-      TensorType::F32, reinterpret_cast<const uint8_t*>(table->data()), c.vocab, c.dim, table);
+  model->token_embd = std::move(embd.value());
   model->output_norm = std::move(norm.value());
   const bool has_head = s.tensors.count("lm_head.weight") > 0;
   if (!has_head && !tied) return fail("missing tensor 'lm_head.weight'");
   if (has_head) {
-    auto head = s.read("lm_head.weight", {V, D});
+    auto head = s.matrix("lm_head.weight", V, D);
     if (!head) return fail(head.error());
-    model->classifier = QuantMatrix::fromF32(std::move(head.value()), c.vocab, c.dim);
+    model->classifier = std::move(head.value());
   } else {
-    model->classifier = model->token_embd;
+    model->classifier = model->token_embd;  // tied: the same bytes
   }
-  const auto matrix = [](WeightBuffer<float> w, uint64_t rows, uint64_t cols) {
-    return QuantMatrix::fromF32(std::move(w), static_cast<int>(rows), static_cast<int>(cols));
-  };
   const bool rope = c.positional == Positional::Rope;
   model->layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
     if (progress && !progress(static_cast<double>(l) / c.n_layers)) return fail(kLoadCancelled);
     LayerWeights& L = model->layers[l];
     const std::string p = "model.layers." + std::to_string(l) + ".";
-    WeightBuffer<float> q, k, v;
     if (s.tensors.count(p + "self_attn.W_pack.weight")) {  // Baichuan: q, k, v stacked
       if (c.n_kv_heads != c.n_heads)
         return fail("W_pack with grouped-query attention: expected equal head counts");
-      auto pack = s.read(p + "self_attn.W_pack.weight", {3 * D, D});
+      auto pack = s.matrix(p + "self_attn.W_pack.weight", 3 * D, D);
       if (!pack) return fail(pack.error());
-      const auto part = [&](int i) {
-        return WeightBuffer<float>(pack->begin() + i * D * D, pack->begin() + (i + 1) * D * D);
-      };
-      q = part(0);
-      k = part(1);
-      v = part(2);
+      L.wq = storedRows(pack.value(), 0, c.dim);
+      L.wk = storedRows(pack.value(), c.dim, c.dim);
+      L.wv = storedRows(pack.value(), 2 * c.dim, c.dim);
     } else {
-      for (auto [name, rows, dst] : {std::tuple{"self_attn.q_proj.weight", Q, &q},
-                                     std::tuple{"self_attn.k_proj.weight", KV, &k},
-                                     std::tuple{"self_attn.v_proj.weight", KV, &v}}) {
-        auto w = s.read(p + name, {rows, D});
+      for (auto [name, rows, dst] : {std::tuple{"self_attn.q_proj.weight", Q, &L.wq},
+                                     std::tuple{"self_attn.k_proj.weight", KV, &L.wk},
+                                     std::tuple{"self_attn.v_proj.weight", KV, &L.wv}}) {
+        auto w = s.matrix(p + name, rows, D);
         if (!w) return fail(w.error());
         *dst = std::move(w.value());
       }
     }
     if (rope) {
-      q = rotateHalfToPairs(q, c.n_heads, c.head_dim, c.dim);
-      k = rotateHalfToPairs(k, c.n_kv_heads, c.head_dim, c.dim);
+      L.wq = ropePairRows(L.wq, c.n_heads, c.head_dim);
+      L.wk = ropePairRows(L.wk, c.n_kv_heads, c.head_dim);
     }
-    L.wq = matrix(std::move(q), Q, D);
-    L.wk = matrix(std::move(k), KV, D);
-    L.wv = matrix(std::move(v), KV, D);
     for (auto [name, shape, dst] :
          {std::tuple{"input_layernorm.weight", std::vector<uint64_t>{D}, &L.attn_norm},
           std::tuple{"post_attention_layernorm.weight", std::vector<uint64_t>{D}, &L.ffn_norm}}) {
@@ -325,9 +352,9 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder,
                                          std::tuple{"mlp.gate_proj.weight", F, D, &L.w_gate},
                                          std::tuple{"mlp.up_proj.weight", F, D, &L.w_up},
                                          std::tuple{"mlp.down_proj.weight", D, F, &L.w_down}}) {
-      auto w = s.read(p + name, {rows, cols});
+      auto w = s.matrix(p + name, rows, cols);
       if (!w) return fail(w.error());
-      *dst = matrix(std::move(w.value()), rows, cols);
+      *dst = std::move(w.value());
     }
   }
   if (fs::exists(dir / "tokenizer.model")) {

@@ -73,7 +73,8 @@ Result<ModelSummary> inspectFile(const std::string& path) {
 }  // namespace
 
 uint64_t storedBytesFor(const ModelConfig& c, TensorType type) {
-  const uint64_t D = c.dim, F = c.ffn_dim, V = c.vocab, Q = static_cast<uint64_t>(c.n_heads) * c.head_dim,
+  const uint64_t D = c.dim, F = c.ffn_dim, V = c.vocab,
+                 Q = static_cast<uint64_t>(c.n_heads) * c.head_dim,
                  KV = static_cast<uint64_t>(c.n_kv_heads) * c.head_dim;
   const auto matrix = [&](uint64_t rows, uint64_t cols) { return rows * rowBytes(type, cols); };
   uint64_t bytes = 2 * matrix(V, D) + D * 4;  // embedding, classifier, output norm

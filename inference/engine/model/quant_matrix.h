@@ -85,7 +85,8 @@ class QuantMatrix {
   static Result<QuantMatrix> readFrom(ByteReader& in);
 
   WeightFormat format() const { return format_; }
-  TensorType storedType() const { return stored_type_; }  // Stored only
+  TensorType storedType() const { return stored_type_; }               // Stored only
+  const std::shared_ptr<const void>& owner() const { return owner_; }  // Stored: keeps bytes
   // "f32", "int4", ... or the stored type ("Q4_K") for Stored.
   std::string formatName() const;
   int rows() const { return rows_; }

@@ -51,16 +51,8 @@ float QuantMatrix::dotStored(int r, const Activations& x, int t) const {
       return activeKernels().dot_f32(reinterpret_cast<const float*>(row), x.f32Row(t), cols_);
     case TensorType::F16:
       return activeKernels().dot_f16(reinterpret_cast<const uint16_t*>(row), x.halfRow(t), cols_);
-    case TensorType::BF16: {
-      float sum = 0.f;
-      const float* v = x.f32Row(t);
-      for (int c = 0; c < cols_; ++c) {
-        uint16_t h;
-        std::memcpy(&h, row + 2 * c, 2);
-        sum += bf16ToF32(h) * v[c];
-      }
-      return sum;
-    }
+    case TensorType::BF16:
+      return g.dot_bf16(reinterpret_cast<const uint16_t*>(row), x.f32Row(t), cols_);
     case TensorType::Q4_0:
       return g.dot_q4_0(row, x.qRow(t), x.scale16Row(t), x.offset16Row(t), cols_ / 32);
     case TensorType::Q8_0:

@@ -30,6 +30,8 @@ struct GgufKernels {
                     int superblocks);
   float (*dot_q6_k)(const uint8_t* w, const int8_t* x, const float* x_d, const int16_t* bsums,
                     int superblocks);
+  // BF16 rows (Hugging Face shards) with f32 activations: w . x over n values.
+  float (*dot_bf16)(const uint16_t* w, const float* x, int n);
 };
 
 const GgufKernels& portableGgufKernels();

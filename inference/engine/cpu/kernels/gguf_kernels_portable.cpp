@@ -90,11 +90,18 @@ float dotQ6K(const uint8_t* w, const int8_t* x, const float* x_d, const int16_t*
   return sum;
 }
 
+float dotBf16(const uint16_t* w, const float* x, int n) {
+  float sum = 0.f;
+  for (int i = 0; i < n; ++i) sum += bf16ToF32(w[i]) * x[i];
+  return sum;
+}
+
 }  // namespace
 
 const GgufKernels& portableGgufKernels() {
   static const GgufKernels k{
-      "portable", dotQ4_0, dotQ8_0, dotQ45K<BlockQ4K, false>, dotQ45K<BlockQ5K, true>, dotQ6K};
+      "portable", dotQ4_0, dotQ8_0, dotQ45K<BlockQ4K, false>, dotQ45K<BlockQ5K, true>,
+      dotQ6K,     dotBf16};
   return k;
 }
 

@@ -138,6 +138,14 @@ int main() {
                 c.n_layers == config.n_layers && c.n_kv_heads == config.n_kv_heads &&
                 c.architecture == config.architecture,
             name + " via " + f.label + ": " + c.describe());
+      if (f.label == "safetensors f16" || f.label == "safetensors bf16") {
+        const std::string type = f.label == "safetensors f16" ? "F16" : "BF16";
+        const std::string want_summary = type + " x" + std::to_string(7 * c.n_layers + 1);
+        check(loaded.value()->weightSummary() == want_summary &&
+                  loaded.value()->token_embd.formatName() == type,
+              name + " via " + f.label + ": every matrix and the embedding table stay " + type +
+                  " as stored (" + loaded.value()->weightSummary() + ")");
+      }
       const double err = relativeMax(run(loaded.value()), want);
       check(err <= f.tolerance, name + " via " + f.label + ": logits of 6 positions within " +
                                     std::to_string(f.tolerance) + " (max relative error " +

@@ -167,8 +167,8 @@ int main() {
     auto info = inspectModel(gguf);
     const Model& m = *model.value();
     const uint64_t norms = (2 * m.config.n_layers + 1) * static_cast<uint64_t>(m.config.dim) * 4;
-    const MemoryEstimate e = estimateMemory(m.config, WeightFormat::Stored, 128, 100,
-                                            KvFormat::F16, false, info->tensor_bytes);
+    const MemoryEstimate e = estimateMemory(m.config, WeightFormat::Stored, 128, 100, KvFormat::F16,
+                                            false, info->tensor_bytes);
     check(info->tensor_bytes == m.weight_bytes() + m.token_embd.bytes() + norms &&
               e.weights == info->tensor_bytes + norms && e.load_peak == e.weights,
           "estimate auto: weights " + std::to_string(e.weights) + " = the stored tensors " +

@@ -224,6 +224,14 @@ int main() {
             name + " GGUF Q4_0 / Q8_0 products equal the dequantized ones (" + std::to_string(g40) +
                 " / " + std::to_string(r40) + ", " + std::to_string(g80) + " / " +
                 std::to_string(r80) + ")");
+      std::vector<uint16_t> bf16(n + 5);
+      for (auto& v : bf16) v = static_cast<uint16_t>(0x3C00 + byte(rng));  // ~0.008 .. 0.03
+      double rbf = 0;
+      for (int i = 0; i < n + 5; ++i) rbf += bf16ToF32(bf16[i]) * xv[i % n];
+      std::vector<float> xb(n + 5);
+      for (int i = 0; i < n + 5; ++i) xb[i] = xv[i % n];
+      check(near(k->dot_bf16(bf16.data(), xb.data(), n + 5), rbf),
+            name + " BF16 rows (with a tail of 5) equal the f64 sum");
       check(near(g4k, r4k) && near(g5k, r5k) && near(g6k, r6k),
             name + " GGUF Q4_K / Q5_K / Q6_K products equal the dequantized ones (" +
                 std::to_string(g4k) + " / " + std::to_string(r4k) + ", " + std::to_string(g5k) +
