@@ -229,6 +229,7 @@ void ModelManager::load(const QString& path, const LocalEngineSettings& settings
                                    .arg(QString::fromStdString(settings.weights),
                                         ui::formatBytes(out->model->weight_bytes())));
             }
+            showCacheUsage();  // a conversion may have written to the cache
             emit loaded(path, settings);
           });
   watcher->setFuture(QtConcurrent::run([spec, cancel, dialog] {

@@ -84,23 +84,25 @@ void CudaModelView::setShape(const ModelConfig& c) {
 }
 
 const QuantMatrix& CudaModelView::readable(const QuantMatrix& m) {
-  if (m.format() != WeightFormat::Stored && m.rowScales().empty()) return m;
-  QuantMatrix copy;
-  const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(m.storage()), m.bytes());
-  const TensorType type = m.storedType();
-  if (m.format() != WeightFormat::Stored)
-    copy = m.converted(WeightFormat::F32).converted(m.format(), m.group());
-  else if (m.rowScales().empty() && type == TensorType::Q4_0)
-    copy = QuantMatrix::fromQ4_0Blocks(bytes, m.rows(), m.cols());
-  else if (m.rowScales().empty() && type == TensorType::Q8_0)
-    copy = QuantMatrix::fromQ8_0Blocks(bytes, m.rows(), m.cols());
-  else if (type == TensorType::F16)
-    copy = m.converted(WeightFormat::F16);
-  else if (type == TensorType::F32 || type == TensorType::BF16)
-    copy = m.converted(WeightFormat::F32);
-  else
-    copy = m.converted(WeightFormat::Q8_0);
-  converted_.push_back(std::make_unique<QuantMatrix>(std::move(copy)));
+  const bool stored = m.format() == WeightFormat::Stored;
+  if (!stored && m.rowScales().empty()) return m;
+  // The plugin's nearest format at least as precise (converted() keeps Q4_0 / Q8_0 exact).
+  WeightFormat format = m.format();
+  if (stored) switch (m.storedType()) {
+      case TensorType::Q4_0:
+        format = WeightFormat::Int4;
+        break;
+      case TensorType::F16:
+        format = WeightFormat::F16;
+        break;
+      case TensorType::F32:
+      case TensorType::BF16:
+        format = WeightFormat::F32;
+        break;
+      default:
+        format = WeightFormat::Q8_0;
+    }
+  converted_.push_back(std::make_unique<QuantMatrix>(m.converted(format, m.group())));
   return *converted_.back();
 }
 

@@ -164,15 +164,9 @@ std::vector<uint8_t> quantizeRows(TensorType type, const float* x, size_t rows, 
 }
 
 QuantMatrix storedCopy(const QuantMatrix& m, TensorType type) {
-  std::vector<float> values(static_cast<size_t>(m.rows()) * m.cols());
-  for (int r = 0; r < m.rows(); ++r) {
-    float* row = values.data() + static_cast<size_t>(r) * m.cols();
-    m.rowF32(r, row);
-    if (!m.rowScales().empty())
-      for (int c = 0; c < m.cols(); ++c) row[c] *= m.rowScales()[r];
-  }
-  auto bytes =
-      std::make_shared<std::vector<uint8_t>>(quantizeRows(type, values.data(), m.rows(), m.cols()));
+  const QuantMatrix values = m.converted(WeightFormat::F32);  // row scales applied
+  auto bytes = std::make_shared<std::vector<uint8_t>>(
+      quantizeRows(type, values.f32Data(), m.rows(), m.cols()));
   return QuantMatrix::stored(type, bytes->data(), m.rows(), m.cols(), bytes);
 }
 

@@ -21,19 +21,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Row a * head_dim / 2 + j of each head (rotate-half) <-> row 2j + a (adjacent pairs).
-WeightBuffer<float> permuteRopeRows(const WeightBuffer<float>& w, int heads, int head_dim, int cols,
-                                    bool to_pairs) {
-  WeightBuffer<float> out(w.size());
+// Row a * head_dim / 2 + j of each head (rotate-half) <-> row 2j + a (adjacent pairs), for
+// rows of `row_bytes` bytes in any element type (whole rows move).
+void permuteRopeRows(const uint8_t* src, uint8_t* dst, size_t row_bytes, int heads, int head_dim,
+                     bool to_pairs) {
   const int half = head_dim / 2;
   for (int h = 0; h < heads; ++h)
     for (int a = 0; a < 2; ++a)
       for (int j = 0; j < half; ++j) {
-        const size_t rotate_half = static_cast<size_t>(h * head_dim + a * half + j) * cols;
-        const size_t pairs = static_cast<size_t>(h * head_dim + 2 * j + a) * cols;
-        std::copy_n(w.data() + (to_pairs ? rotate_half : pairs), cols,
-                    out.data() + (to_pairs ? pairs : rotate_half));
+        const size_t rotate_half = static_cast<size_t>(h * head_dim + a * half + j) * row_bytes;
+        const size_t pairs = static_cast<size_t>(h * head_dim + 2 * j + a) * row_bytes;
+        std::copy_n(src + (to_pairs ? rotate_half : pairs), row_bytes,
+                    dst + (to_pairs ? pairs : rotate_half));
       }
+}
+
+WeightBuffer<float> permuteRopeRows(const WeightBuffer<float>& w, int heads, int head_dim, int cols,
+                                    bool to_pairs) {
+  WeightBuffer<float> out(w.size());
+  permuteRopeRows(reinterpret_cast<const uint8_t*>(w.data()),
+                  reinterpret_cast<uint8_t*>(out.data()), sizeof(float) * cols, heads, head_dim,
+                  to_pairs);
   return out;
 }
 
@@ -67,19 +75,12 @@ Result<Json> readJson(const fs::path& path) {
   return json;
 }
 
-// The shards: one mapped file per safetensors file, and where each tensor lives.
 // A stored matrix's rows reordered from rotate-half to adjacent pairs, in its own type
 // (whole rows move: no conversion). A copy: the file's order cannot be mapped as it is.
 QuantMatrix ropePairRows(const QuantMatrix& m, int heads, int head_dim) {
-  const size_t row = m.bytes() / m.rows();
   auto bytes = std::make_shared<std::vector<uint8_t>>(m.bytes());
-  const auto* src = static_cast<const uint8_t*>(m.storage());
-  const int half = head_dim / 2;
-  for (int h = 0; h < heads; ++h)
-    for (int a = 0; a < 2; ++a)
-      for (int j = 0; j < half; ++j)
-        std::copy_n(src + static_cast<size_t>(h * head_dim + a * half + j) * row, row,
-                    bytes->data() + static_cast<size_t>(h * head_dim + 2 * j + a) * row);
+  permuteRopeRows(static_cast<const uint8_t*>(m.storage()), bytes->data(), m.bytes() / m.rows(),
+                  heads, head_dim, true);
   return QuantMatrix::stored(m.storedType(), bytes->data(), m.rows(), m.cols(), bytes);
 }
 
@@ -90,6 +91,7 @@ QuantMatrix storedRows(const QuantMatrix& m, int first, int rows) {
                              rows, m.cols(), m.owner());
 }
 
+// The shards: one mapped file per safetensors file, and where each tensor lives.
 struct Shards {
   std::vector<std::shared_ptr<MappedFile>> files;
   std::vector<SafetensorsFile> parsed;
@@ -109,24 +111,13 @@ struct Shards {
       for (const auto& t : parsed[i].tensors) tensors[t.name] = {i, &t};
   }
 
-  // Matrix `name` [rows, cols] as stored in its mapped shard (F32, F16 or BF16: no copy).
-  Result<QuantMatrix> matrix(const std::string& name, uint64_t rows, uint64_t cols) const {
-    const auto it = tensors.find(name);
-    if (it == tensors.end()) return fail("missing tensor '" + name + "'");
-    const SafetensorsTensor& t = *it->second.second;
-    if (t.shape != std::vector<uint64_t>{rows, cols})
-      return fail(read(name, {rows, cols}).error());  // the shape error, worded once
-    const auto type = t.type();
-    if (!type)
-      return fail("tensor '" + name + "' is stored as " + t.dtype +
-                  ", which this engine cannot load (supported: F32, F16, BF16)");
-    const auto& file = files[it->second.first];
-    return QuantMatrix::stored(*type, file->bytes().data() + t.offset, static_cast<int>(rows),
-                               static_cast<int>(cols), file);
-  }
-
-  // Tensor `name` as f32, checking its shape [rows, cols] (or [n]).
-  Result<WeightBuffer<float>> read(const std::string& name, std::vector<uint64_t> shape) const {
+  struct Found {
+    const SafetensorsTensor* tensor;
+    TensorType type;
+    const std::shared_ptr<MappedFile>* file;
+  };
+  // Tensor `name`, checked: present, of shape `shape`, in a type the engine reads.
+  Result<Found> find(const std::string& name, const std::vector<uint64_t>& shape) const {
     const auto it = tensors.find(name);
     if (it == tensors.end()) return fail("missing tensor '" + name + "'");
     const SafetensorsTensor& t = *it->second.second;
@@ -143,10 +134,27 @@ struct Shards {
     if (!type)
       return fail("tensor '" + name + "' is stored as " + t.dtype +
                   ", which this engine cannot load (supported: F32, F16, BF16)");
+    return Found{&t, *type, &files[it->second.first]};
+  }
+
+  // Matrix `name` [rows, cols] as stored in its mapped shard (F32, F16 or BF16: no copy).
+  Result<QuantMatrix> matrix(const std::string& name, uint64_t rows, uint64_t cols) const {
+    auto f = find(name, {rows, cols});
+    if (!f) return fail(f.error());
+    const std::shared_ptr<MappedFile>& file = *f->file;
+    return QuantMatrix::stored(f->type, file->bytes().data() + f->tensor->offset,
+                               static_cast<int>(rows), static_cast<int>(cols), file);
+  }
+
+  // Tensor `name` as f32, checked as find() does.
+  Result<WeightBuffer<float>> read(const std::string& name, std::vector<uint64_t> shape) const {
+    auto f = find(name, shape);
+    if (!f) return fail(f.error());
     uint64_t n = 1;
     for (uint64_t d : shape) n *= d;
     WeightBuffer<float> out(n);
-    dequantize(*type, files[it->second.first]->bytes().subspan(t.offset, t.bytes), out.data(), n);
+    dequantize(f->type, (*f->file)->bytes().subspan(f->tensor->offset, f->tensor->bytes),
+               out.data(), out.size());
     return out;
   }
 };

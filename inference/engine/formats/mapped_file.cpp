@@ -60,6 +60,7 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, Ac
     void* p = mmap(at, file->size_, PROT_READ, flags | (at ? MAP_FIXED : 0), fd, 0);
     if (p == MAP_FAILED) {
       const int err = errno;
+      if (at) munmap(at, file->size_);  // the reservation the file was to replace
       ::close(fd);
       return fail("cannot map " + path + ": " + std::strerror(err));
     }

@@ -76,6 +76,19 @@ Vocabulary vocabFromGguf(const GgufFile& g) {
   return v;
 }
 
+// Tensor `name` of ggml shape [in, out] as a view of the mapped file (any type: rows are
+// dequantized where a product has no kernel for it).
+Result<QuantMatrix> storedTensor(const GgufFile& g, const std::shared_ptr<MappedFile>& file,
+                                 const std::string& name, uint64_t in, uint64_t out) {
+  const GgufTensor* t = g.tensor(name);
+  if (!t) return fail("missing tensor '" + name + "'");
+  if (t->dims != std::vector<uint64_t>{in, out})
+    return fail("tensor '" + name + "': expected shape " + shapeText({in, out}) + ", found " +
+                shapeText(t->dims));
+  return QuantMatrix::stored(t->type, file->bytes().data() + t->offset, static_cast<int>(out),
+                             static_cast<int>(in), file);
+}
+
 // Matrix `name` of ggml shape [in, out], as stored in the mapped file (no copy). With
 // weights as stored, a type without a fused product (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K) becomes
 // Q8_0, the nearest type of at least its precision that has one, and `converted` records
@@ -83,16 +96,12 @@ Vocabulary vocabFromGguf(const GgufFile& g) {
 Result<QuantMatrix> readMatrix(const GgufFile& g, const std::shared_ptr<MappedFile>& file,
                                const std::string& name, uint64_t in, uint64_t out,
                                WeightFormat weights, std::set<std::string>& converted) {
-  const GgufTensor* t = g.tensor(name);
-  if (!t) return fail("missing tensor '" + name + "'");
-  if (t->dims != std::vector<uint64_t>{in, out})
-    return fail("tensor '" + name + "': expected shape " + shapeText({in, out}) + ", found " +
-                shapeText(t->dims));
-  QuantMatrix m = QuantMatrix::stored(t->type, file->bytes().data() + t->offset,
-                                      static_cast<int>(out), static_cast<int>(in), file);
-  if (QuantMatrix::storedTypeMultiplies(t->type) || weights != WeightFormat::Stored) return m;
-  converted.insert(typeName(t->type));
-  return storedCopy(m, TensorType::Q8_0);
+  auto m = storedTensor(g, file, name, in, out);
+  if (!m) return m;
+  const TensorType type = m->storedType();
+  if (QuantMatrix::storedTypeMultiplies(type) || weights != WeightFormat::Stored) return m;
+  converted.insert(typeName(type));
+  return storedCopy(m.value(), TensorType::Q8_0);
 }
 
 std::string conversionNote(const std::set<std::string>& converted) {
@@ -192,12 +201,9 @@ Result<std::shared_ptr<Model>> fromGguf(const std::shared_ptr<MappedFile>& file,
   };
   std::set<std::string> converted;
   // The embedding rows are gathered and dequantized one at a time: any type, as stored.
-  const GgufTensor* embd = g.tensor("token_embd.weight");
-  if (embd->dims != std::vector<uint64_t>{D, V})
-    return fail("tensor 'token_embd.weight': expected shape " + shapeText({D, V}) + ", found " +
-                shapeText(embd->dims));
-  model->token_embd =
-      QuantMatrix::stored(embd->type, bytes.data() + embd->offset, c.vocab, c.dim, file);
+  auto embd = storedTensor(g, file, "token_embd.weight", D, V);
+  if (!embd) return fail(embd.error());
+  model->token_embd = std::move(embd.value());
   if (auto e = read("output_norm.weight", {D}, model->output_norm)) return *e;
   if (g.tensor("output.weight")) {
     auto head = readMatrix(g, file, "output.weight", D, V, weights, converted);
@@ -311,8 +317,8 @@ Result<std::shared_ptr<Model>> fromLlama2c(const std::shared_ptr<MappedFile>& fi
 
 namespace {
 
-// Baichuan2's NormHead: 1 / |row| for every row (1 for a zero row, as
-// torch.nn.functional.normalize leaves it), computed row by row on every core.
+// Baichuan2's NormHead: unitRowScale of every row, dequantized one row at a time on every
+// core.
 std::vector<float> unitRowScales(const QuantMatrix& m) {
   std::vector<float> scales(m.rows());
   ThreadPool pool(ThreadPool::defaultThreads());
@@ -320,29 +326,10 @@ std::vector<float> unitRowScales(const QuantMatrix& m) {
     std::vector<float> row(m.cols());
     for (int r = begin; r < end; ++r) {
       m.rowF32(r, row.data());
-      double ss = 0;
-      for (float v : row) ss += static_cast<double>(v) * v;
-      const double norm = std::sqrt(ss);
-      scales[r] = norm > 1e-12 ? static_cast<float>(1.0 / norm) : 1.f;
+      scales[r] = unitRowScale(row.data(), m.cols());
     }
   });
   return scales;
-}
-
-bool isQuantizedType(TensorType t) {
-  return t != TensorType::F32 && t != TensorType::F16 && t != TensorType::BF16;
-}
-
-// m in an explicitly asked format. Never to a coarser grid than a quantized source: its
-// int4 groups are 32 wide, and Q4_0 -> int4 / Q8_0 -> q8_0 take the blocks as they are.
-QuantMatrix convertedMatrix(const QuantMatrix& m, WeightFormat format, int group) {
-  if (m.format() != WeightFormat::Stored) return m.converted(format, group);
-  const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(m.storage()), m.bytes());
-  if (m.rowScales().empty() && m.storedType() == TensorType::Q4_0 && format == WeightFormat::Int4)
-    return QuantMatrix::fromQ4_0Blocks(bytes, m.rows(), m.cols());
-  if (m.rowScales().empty() && m.storedType() == TensorType::Q8_0 && format == WeightFormat::Q8_0)
-    return QuantMatrix::fromQ8_0Blocks(bytes, m.rows(), m.cols());
-  return m.converted(format, isQuantizedType(m.storedType()) ? 32 : group);
 }
 
 // Maps one phase's own 0..1 onto [from, to] of the whole load; true without a callback.
@@ -396,7 +383,7 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
     std::mutex report;  // the callback sees one thread at a time
     pool.parallelFor(pool.threads(), [&](int, int) {
       for (size_t i; !cancelled && (i = next++) < matrices.size();) {
-        *matrices[i] = convertedMatrix(*matrices[i], options.weights, options.int4_group);
+        *matrices[i] = matrices[i]->converted(options.weights, options.int4_group);
         const double share = static_cast<double>(++done) / matrices.size();
         std::lock_guard lock(report);
         if (!cancelled && !converting(share)) cancelled = true;

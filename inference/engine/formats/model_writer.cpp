@@ -18,14 +18,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // Every weight as f32 [rows, cols] (rows = 1 for vectors), whatever its runtime format.
+// (converted() applies a stored classifier's row scales to the values.)
 WeightBuffer<float> f32Of(const QuantMatrix& m) {
-  if (m.format() == WeightFormat::F32)
-    return {m.f32Data(), m.f32Data() + static_cast<size_t>(m.rows()) * m.cols()};
-  WeightBuffer<float> out(static_cast<size_t>(m.rows()) * m.cols());
-  for (int r = 0; r < m.rows(); ++r) m.rowF32(r, out.data() + static_cast<size_t>(r) * m.cols());
-  for (size_t r = 0; r < m.rowScales().size(); ++r)
-    for (int c = 0; c < m.cols(); ++c) out[r * m.cols() + c] *= m.rowScales()[r];
-  return out;
+  const QuantMatrix f32 = m.converted(WeightFormat::F32);
+  return {f32.f32Data(), f32.f32Data() + static_cast<size_t>(m.rows()) * m.cols()};
 }
 
 struct NamedTensor {

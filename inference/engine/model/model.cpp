@@ -6,14 +6,18 @@
 
 namespace ts::engine {
 
+float unitRowScale(const float* row, int cols) {
+  double ss = 0;
+  for (int c = 0; c < cols; ++c) ss += static_cast<double>(row[c]) * row[c];
+  const double norm = std::sqrt(ss);
+  return norm > 1e-12 ? static_cast<float>(1.0 / norm) : 1.f;  // normalize's eps
+}
+
 void normalizeRows(WeightBuffer<float>& w, int rows, int cols) {
   for (int r = 0; r < rows; ++r) {
     float* row = w.data() + static_cast<size_t>(r) * cols;
-    double ss = 0;
-    for (int c = 0; c < cols; ++c) ss += static_cast<double>(row[c]) * row[c];
-    const double norm = std::sqrt(ss);
-    if (norm > 1e-12)  // torch.nn.functional.normalize's eps
-      for (int c = 0; c < cols; ++c) row[c] = static_cast<float>(row[c] / norm);
+    const float scale = unitRowScale(row, cols);
+    for (int c = 0; c < cols; ++c) row[c] *= scale;
   }
 }
 

@@ -74,5 +74,8 @@ constexpr int kBaichuan2Vocab = 125696;
 // Scales every classifier row to unit L2 length (rows of zeros stay zero). Idempotent up to
 // rounding, so a GGUF converted with normalised rows loads the same.
 void normalizeRows(WeightBuffer<float>& w, int rows, int cols);
+// The scale that makes `row` unit length: 1 / |row|, or 1 for a row of zeros
+// (torch.nn.functional.normalize's eps 1e-12). A stored classifier keeps it as a row scale.
+float unitRowScale(const float* row, int cols);
 
 }  // namespace ts::engine

@@ -103,6 +103,18 @@ QuantMatrix QuantMatrix::shaped(WeightFormat format, int rows, int cols, int gro
 QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
   if (format == format_ && row_scales_.empty() && (format != WeightFormat::Int4 || group == group_))
     return *this;
+  if (format_ == WeightFormat::Stored) {
+    // Never to a coarser grid than a quantized source: its int4 groups are 32 wide, and
+    // Q4_0 -> int4 / Q8_0 -> q8_0 take the blocks as they are (no second rounding).
+    const bool quantized = stored_type_ != TensorType::F32 && stored_type_ != TensorType::F16 &&
+                           stored_type_ != TensorType::BF16;
+    if (quantized && format == WeightFormat::Int4) group = kQuantBlock;
+    const std::span<const uint8_t> blocks(stored_, bytes());
+    if (row_scales_.empty() && stored_type_ == TensorType::Q4_0 && format == WeightFormat::Int4)
+      return fromQ4_0Blocks(blocks, rows_, cols_);
+    if (row_scales_.empty() && stored_type_ == TensorType::Q8_0 && format == WeightFormat::Q8_0)
+      return fromQ8_0Blocks(blocks, rows_, cols_);
+  }
   QuantMatrix m = shaped(format, rows_, cols_, group);
   const size_t n = static_cast<size_t>(rows_) * cols_;
   // The usual source is f32 (the loaders' output): copy it instead of decoding per element.

@@ -46,7 +46,9 @@ class QuantMatrix {
                             std::shared_ptr<const void> owner);
   static bool storedTypeMultiplies(TensorType type);
   // A copy of this matrix in `format` (group: inputs per int4 scale: 32, 64 or 128); the
-  // matrix itself when it is in that format already.
+  // matrix itself when it is in that format already. From a stored quantized type int4
+  // uses groups of 32 (never a coarser grid), and stored Q4_0 -> int4, Q8_0 -> q8_0 keep
+  // the blocks exactly.
   QuantMatrix converted(WeightFormat format, int group = 128) const;
 
   // Whether products with this matrix read the int8 form of the activations.

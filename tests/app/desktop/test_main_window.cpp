@@ -672,7 +672,10 @@ class TestMainWindow : public QObject {
     QCOMPARE(current->local.context, 512);
     QCOMPARE(ModelManager::recentModels().value(0), model);
     QCOMPARE(dialog->findChild<QListWidget*>("recentModels")->count(), 1);
-    // The int8 conversion went to the cache: the dialog shows it and Clear empties it.
+    // The int8 conversion went to the cache: the dialog shows it at once, again when it is
+    // opened anew, and Clear empties it.
+    QVERIFY2(cache->text().contains("in 1 file(s)") && clear->isEnabled(),
+             qPrintable(cache->text()));
     dialog->close();
     window_->findChild<QAction*>("openLocalModelAction")->trigger();
     dialog = controller_->modelManager().dialog();

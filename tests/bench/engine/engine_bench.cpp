@@ -27,25 +27,15 @@
 #include "tests/bench/engine/conversation_bench.h"
 #include "tests/bench/engine/cuda_bench.h"
 #include "tests/bench/engine/speculative_bench.h"
+#include "tests/support/resident_memory.h"
 
 using namespace ts::engine;
 using ts::bench::median;
 
-// A /proc/self/status figure ("VmRSS:", "VmHWM:") in MiB; 0 where there is none.
-double residentMiB(const char* key) {
-  FILE* f = std::fopen("/proc/self/status", "r");
-  if (!f) return 0;
-  char line[256];
-  double kib = 0;
-  while (std::fgets(line, sizeof line, f))
-    if (std::strncmp(line, key, std::strlen(key)) == 0) kib = std::atof(line + std::strlen(key));
-  std::fclose(f);
-  return kib / 1024;
-}
-
 using ts::bench::now;
 using ts::bench::number;
 using ts::bench::printJson;
+using ts::testing::statusMiB;
 
 namespace {
 
@@ -202,7 +192,7 @@ int main(int argc, char** argv) {
     model = loaded.value();
   }
   const double load_ms = (now() - load_start) * 1e3;
-  const double rss_loaded_mb = residentMiB("VmRSS:");
+  const double rss_loaded_mb = statusMiB("VmRSS:");
   const ModelConfig& c = model->config;
   const int capacity =
       std::min(prompt_tokens + gen_tokens, std::max(c.context, prompt_tokens + gen_tokens));
@@ -228,10 +218,10 @@ int main(int argc, char** argv) {
     bandwidth.push_back(probe.measure());
     share.push_back(bytes_per_token * tg.back() / 1e9 / bandwidth.back());
   }
-  const double rss_peak_mb = residentMiB("VmHWM:");  // model + KV cache + activations
+  const double rss_peak_mb = statusMiB("VmHWM:");  // model + KV cache + activations
   const double kv_mb =
-      static_cast<double>(
-          KvCache(c.n_layers, capacity, c.n_kv_heads, c.head_dim, kv_format.value()).capacityBytes()) /
+      static_cast<double>(KvCache(c.n_layers, capacity, c.n_kv_heads, c.head_dim, kv_format.value())
+                              .capacityBytes()) /
       (1 << 20);
   const double pp_rate = median(pp), tg_rate = median(tg), bw = median(bandwidth);
   const double effective = bytes_per_token * tg_rate / 1e9;

@@ -108,6 +108,8 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
   q.assign(static_cast<size_t>(count) * blocks * kQuantBlock, 0);
   scale.resize(static_cast<size_t>(count) * blocks);
   offset.resize(scale.size());
+  scale16.resize(scale.size());
+  offset16.resize(scale.size());
   for (int t = 0; t < count; ++t) {
     const float* row = f32Row(t);
     int8_t* qrow = q.data() + static_cast<size_t>(t) * blocks * kQuantBlock;
@@ -125,14 +127,9 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
       const size_t at = static_cast<size_t>(t) * blocks + b;
       scale[at] = amax / 127.f;
       offset[at] = 8.f * scale[at] * static_cast<float>(qsum);
+      scale16[at] = f16ToF32(f32ToF16(scale[at]));
+      offset16[at] = 8.f * scale16[at] * static_cast<float>(qsum);
     }
-  }
-  scale16.resize(scale.size());
-  offset16.resize(scale.size());
-  for (size_t i = 0; i < scale.size(); ++i) {
-    scale16[i] = f16ToF32(f32ToF16(scale[i]));
-    // 8 * sum(q), an integer, recovered exactly from offset = 8 * scale * sum(q)
-    offset16[i] = scale[i] > 0 ? std::round(offset[i] / scale[i]) * scale16[i] : 0.f;
   }
 }
 

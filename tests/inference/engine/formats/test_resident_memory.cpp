@@ -10,6 +10,7 @@
 
 #include "tests/inference/engine/check.h"
 #include "tests/inference/engine/temp_dir.h"
+#include "tests/support/resident_memory.h"
 
 #include "inference/engine/cpu/cpu_forward.h"
 #include "inference/engine/formats/model_loader.h"
@@ -22,15 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-double residentMiB() {  // VmRSS
-  FILE* f = std::fopen("/proc/self/status", "r");
-  if (!f) return 0;
-  char line[256];
-  double kib = 0;
-  while (std::fgets(line, sizeof line, f))
-    if (std::strncmp(line, "VmRSS:", 6) == 0) kib = std::atof(line + 6);
-  std::fclose(f);
-  return kib / 1024;
+double residentMiB() {
+  return ts::testing::statusMiB("VmRSS:");
 }
 
 }  // namespace

@@ -1,0 +1,22 @@
+// A figure of this process's /proc/self/status in MiB ("VmRSS:" the resident set now,
+// "VmHWM:" its peak); 0 where there is none. Header-only, no Qt: engine tests and
+// engine-bench read it.
+#pragma once
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace ts::testing {
+
+inline double statusMiB(const char* key) {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  double kib = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, key, std::strlen(key)) == 0) kib = std::atof(line + std::strlen(key));
+  std::fclose(f);
+  return kib / 1024;
+}
+
+}  // namespace ts::testing
