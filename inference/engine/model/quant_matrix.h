@@ -106,6 +106,7 @@ class QuantMatrix {
   WeightFormat format_ = WeightFormat::F32;
   float dotRow(const Kernels& k, int row, const Activations& x, int t) const;
   void dotRowX4(const Kernels& k, int row, const Activations& x, int t, float* out) const;
+  bool dotRows4(const Kernels& k, int row, const Activations& x, int t, float* out) const;
   float* combinedScales(int row, const Activations& x, int t, int tokens) const;
   size_t paddedCols() const { return paddedToBlock(cols_); }
   // An empty matrix of this shape and format (arrays not yet allocated).

@@ -90,6 +90,10 @@ struct Kernels {
   // The int8 KV cache's rows (the row scale is applied by the caller).
   float (*dot_i8_f32)(const int8_t* w, const float* x, int n);
   void (*axpy_i8)(float* y, float a, const int8_t* x, int n);
+  // Four weight rows (w, w + stride, ... in elements) times one x into out[4]; each row's
+  // sum is bit-identical to dot_f32 / dot_f16's. Decode streams four rows at once.
+  void (*dot_f32_rows4)(const float* w, size_t stride, const float* x, int n, float* out);
+  void (*dot_f16_rows4)(const uint16_t* w, size_t stride, const float* x, int n, float* out);
 };
 
 const Kernels& portableKernels();

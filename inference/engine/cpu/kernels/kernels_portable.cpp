@@ -50,6 +50,12 @@ void dotF32X4(const float* w, const float* x, size_t stride, int n, float* out) 
   for (int t = 0; t < 4; ++t) out[t] = dotF32(w, x + t * stride, n);
 }
 
+void dotF32Rows4(const float* w, size_t stride, const float* x, int n, float* out) {
+  for (int r = 0; r < 4; ++r) out[r] = dotF32(w + r * stride, x, n);
+}
+void dotF16Rows4(const uint16_t* w, size_t stride, const float* x, int n, float* out) {
+  for (int r = 0; r < 4; ++r) out[r] = dotF16(w + r * stride, x, n);
+}
 void dotF16X4(const uint16_t* w, const float* x, size_t stride, int n, float* out) {
   for (int t = 0; t < 4; ++t) out[t] = dotF16(w, x + t * stride, n);
 }
@@ -167,8 +173,9 @@ void Activations::quantizeK() {
 }
 
 const Kernels& portableKernels() {
-  static const Kernels k{"portable", dotF32,  dotF16, dotQ8,   dotQ4,   dotF32X4, dotF16X4,
-                         dotQ8X4,    dotQ4X4, sumF32, axpyF32, axpyF16, dotI8F32, axpyI8};
+  static const Kernels k{"portable", dotF32,  dotF16,      dotQ8,      dotQ4,   dotF32X4,
+                         dotF16X4,   dotQ8X4, dotQ4X4,     sumF32,     axpyF32, axpyF16,
+                         dotI8F32,   axpyI8,  dotF32Rows4, dotF16Rows4};
   return k;
 }
 

@@ -63,7 +63,7 @@ int main() {
   for (const Kernels* fast : fast_sets) {
     const std::string name = fast->name;
     bool f32_ok = true, f16_ok = true, q8_ok = true, q4_ok = true, sum_ok = true, x4_ok = true,
-         axpy_ok = true;
+         axpy_ok = true, rows4_ok = true;
     for (int n : {1, 7, 8, 31, 32, 33, 64, 100, 300, 4096}) {
       // Four activation vectors of n floats and their int8 blocks.
       std::vector<float> w(n), x(4 * n);
@@ -79,6 +79,20 @@ int main() {
       f16_ok = f16_ok && close(fast->dot_f16(h.data(), x.data(), n),
                                portable.dot_f16(h.data(), x.data(), n), scale);
       sum_ok = sum_ok && close(fast->sum_f32(x.data(), n), portable.sum_f32(x.data(), n), scale);
+      // Four rows n + 3 apart at once: each row bit for bit its single product, so that a
+      // row's value does not depend on how decode groups the rows.
+      const size_t stride = n + 3;
+      std::vector<float> rows(4 * stride);
+      std::vector<uint16_t> rows16(4 * stride);
+      for (size_t i = 0; i < rows.size(); ++i) rows16[i] = f32ToF16(rows[i] = normal(rng));
+      for (const Kernels* k : {fast, &portable}) {
+        float got32[4], got16[4];
+        k->dot_f32_rows4(rows.data(), stride, x.data(), n, got32);
+        k->dot_f16_rows4(rows16.data(), stride, x.data(), n, got16);
+        for (int r = 0; r < 4; ++r)
+          rows4_ok = rows4_ok && got32[r] == k->dot_f32(rows.data() + r * stride, x.data(), n) &&
+                     got16[r] == k->dot_f16(rows16.data() + r * stride, x.data(), n);
+      }
       // y += a x: FMA rounds once where the portable code rounds twice.
       std::vector<float> y1(x.begin(), x.begin() + n), y2 = y1, y3 = y1, y4 = y1;
       fast->axpy_f32(y1.data(), 0.7f, w.data(), n);
@@ -148,6 +162,7 @@ int main() {
     check(x4_ok, name +
                      " four-token products are bit-identical to four single ones (every format, "
                      "and portable)");
+    check(rows4_ok, name + " four-row f32 / f16 products are bit-identical to four single ones");
     check(sum_ok, name + " sum_f32 equals portable");
     check(axpy_ok, name + " axpy_f32 / f16 / i8 and dot_i8_f32 (the KV cache's) equal portable");
     // A known value, so both cannot be wrong the same way: block 0 all nibble 15 (value
@@ -192,11 +207,12 @@ int main() {
       set_half(q6k, 210 * s + 208, 0.001f);
     }
     // The dequantized rows times the dequantized activations: what every set must give.
-    const auto reference = [&](TensorType t, const std::vector<uint8_t>& w, bool k_form) {
+    const auto reference = [&](TensorType t, const std::vector<uint8_t>& w, bool k_form,
+                               int count) {
       std::vector<float> wf(n);
       dequantize(t, w, wf.data(), n);
       double sum = 0;
-      for (int i = 0; i < n; ++i) {
+      for (int i = 0; i < count; ++i) {
         const double xq = k_form ? a.kscale[i / 256] * a.qk[i] : a.scale16[i / 32] * a.q[i];
         sum += wf[i] * xq;
       }
@@ -205,11 +221,11 @@ int main() {
     for (const GgufKernels* k : {&portableGgufKernels(), avx2GgufKernels(), vnniGgufKernels()}) {
       if (!k) continue;
       const std::string name = k->name;
-      const double r40 = reference(TensorType::Q4_0, q4_0, false),
-                   r80 = reference(TensorType::Q8_0, q8_0, false),
-                   r4k = reference(TensorType::Q4_K, q4k, true),
-                   r5k = reference(TensorType::Q5_K, q5k, true),
-                   r6k = reference(TensorType::Q6_K, q6k, true);
+      const double r40 = reference(TensorType::Q4_0, q4_0, false, n),
+                   r80 = reference(TensorType::Q8_0, q8_0, false, n),
+                   r4k = reference(TensorType::Q4_K, q4k, true, n),
+                   r5k = reference(TensorType::Q5_K, q5k, true, n),
+                   r6k = reference(TensorType::Q6_K, q6k, true, n);
       const double g40 = k->dot_q4_0(q4_0.data(), a.q.data(), a.scale16.data(), a.offset16.data(),
                                      n / 32),
                    g80 = k->dot_q8_0(q8_0.data(), a.q.data(), a.scale16.data(), a.offset16.data(),
@@ -220,6 +236,12 @@ int main() {
       const auto near = [](double got, double want) {
         return std::abs(got - want) <= 1e-4 * (1 + std::abs(want));
       };
+      // 13 blocks: one group of eight and a tail of five
+      const double r40_tail = reference(TensorType::Q4_0, q4_0, false, 13 * 32),
+                   g40_tail = k->dot_q4_0(q4_0.data(), a.q.data(), a.scale16.data(),
+                                          a.offset16.data(), 13);
+      check(near(g40_tail, r40_tail),
+            name + " GGUF Q4_0 over 13 blocks (a group of 8, a tail of 5)");
       check(near(g40, r40) && near(g80, r80),
             name + " GGUF Q4_0 / Q8_0 products equal the dequantized ones (" + std::to_string(g40) +
                 " / " + std::to_string(r40) + ", " + std::to_string(g80) + " / " +
