@@ -279,37 +279,16 @@ void QuantMatrix::multiplyRows(float* out, int out_stride, const Activations& x,
       dotRowX4(k, r, x, t, four);
       for (int i = 0; i < 4; ++i) at(t + i, r) = four[i];
     }
-  for (int t = tail; t < x.count; ++t) {  // decode: one token, four rows at a time
-    int r = begin;
-    for (; r + 4 <= end && dotRows4(k, r, x, t, four); r += 4)
-      for (int i = 0; i < 4; ++i) at(t, r + i) = four[i];
-    for (; r < end; ++r) at(t, r) = dotRow(k, r, x, t);
+  for (int t = tail; t < x.count; ++t) {  // decode's one token: a row at a time
+    if (format_ == WeightFormat::Stored) {
+      dotStoredRows(x, t, begin, end, &at(t, begin));
+      continue;
+    }
+    for (int r = begin; r < end; ++r) at(t, r) = dotRow(k, r, x, t);
   }
   if (!row_scales_.empty())
     for (int r = begin; r < end; ++r)
       for (int t = 0; t < x.count; ++t) at(t, r) *= row_scales_[r];
-}
-
-// Rows r..r + 3 of the float formats (as stored or converted) with one token; false for
-// the others, whose products are bound by instructions rather than by memory streams.
-bool QuantMatrix::dotRows4(const Kernels& k, int r, const Activations& x, int t, float* out) const {
-  const size_t row = r;
-  const float* w32 = nullptr;
-  const uint16_t* w16 = nullptr;
-  const float* input = x.f32Row(t);
-  if (format_ == WeightFormat::Stored) {
-    const uint8_t* bytes = stored_ + row * rowBytes(stored_type_, cols_);
-    if (stored_type_ == TensorType::F32) w32 = reinterpret_cast<const float*>(bytes);
-    if (stored_type_ == TensorType::F16) w16 = reinterpret_cast<const uint16_t*>(bytes);
-    if (stored_type_ == TensorType::F16) input = x.halfRow(t);  // rounded as the reference does
-  } else if (format_ == WeightFormat::F32) {
-    w32 = f32_.data() + row * cols_;
-  } else if (format_ == WeightFormat::F16) {
-    w16 = f16_.data() + row * cols_;
-  }
-  if (w32) k.dot_f32_rows4(w32, cols_, input, cols_, out);
-  if (w16) k.dot_f16_rows4(w16, cols_, input, cols_, out);
-  return w32 || w16;
 }
 
 void QuantMatrix::matvec(float* out, const float* x) const {

@@ -106,7 +106,6 @@ class QuantMatrix {
   WeightFormat format_ = WeightFormat::F32;
   float dotRow(const Kernels& k, int row, const Activations& x, int t) const;
   void dotRowX4(const Kernels& k, int row, const Activations& x, int t, float* out) const;
-  bool dotRows4(const Kernels& k, int row, const Activations& x, int t, float* out) const;
   float* combinedScales(int row, const Activations& x, int t, int tokens) const;
   size_t paddedCols() const { return paddedToBlock(cols_); }
   // An empty matrix of this shape and format (arrays not yet allocated).
@@ -116,6 +115,8 @@ class QuantMatrix {
   size_t scaleGroups() const { return (paddedCols() + group_ - 1) / group_; }
 
   float dotStored(int row, const Activations& x, int t) const;
+  // Rows [begin, end) with token t into out[0 .. end - begin).
+  void dotStoredRows(const Activations& x, int t, int begin, int end, float* out) const;
 
   int rows_ = 0, cols_ = 0, group_ = 128;
   TensorType stored_type_ = TensorType::F32;

@@ -44,27 +44,59 @@ void QuantMatrix::rowF32(int row, float* out) const {
 }
 
 float QuantMatrix::dotStored(int r, const Activations& x, int t) const {
-  const uint8_t* row = stored_ + static_cast<size_t>(r) * rowBytes(stored_type_, cols_);
+  float out;
+  dotStoredRows(x, t, r, r + 1, &out);
+  return out;
+}
+
+// The kernel, the activation rows and the row size resolved once, then one call per row:
+// decode runs through here for every row of every matrix.
+void QuantMatrix::dotStoredRows(const Activations& x, int t, int begin, int end, float* out) const {
+  const size_t row_bytes = rowBytes(stored_type_, cols_);
+  const uint8_t* row = stored_ + static_cast<size_t>(begin) * row_bytes;
+  const auto each = [&](auto dot) {
+    for (int r = begin; r < end; ++r, row += row_bytes) out[r - begin] = dot(row);
+  };
   const GgufKernels& g = activeGgufKernels();
+  const int n = cols_, blocks = cols_ / 32, superblocks = cols_ / 256;
   switch (stored_type_) {
-    case TensorType::F32:
-      return activeKernels().dot_f32(reinterpret_cast<const float*>(row), x.f32Row(t), cols_);
-    case TensorType::F16:
-      return activeKernels().dot_f16(reinterpret_cast<const uint16_t*>(row), x.halfRow(t), cols_);
-    case TensorType::BF16:
-      return g.dot_bf16(reinterpret_cast<const uint16_t*>(row), x.f32Row(t), cols_);
+    case TensorType::F32: {
+      const auto dot = activeKernels().dot_f32;
+      const float* in = x.f32Row(t);
+      return each([&](const uint8_t* w) { return dot(reinterpret_cast<const float*>(w), in, n); });
+    }
+    case TensorType::F16: {
+      const auto dot = activeKernels().dot_f16_f16;
+      const uint16_t* in = x.halfBitsRow(t);
+      return each(
+          [&](const uint8_t* w) { return dot(reinterpret_cast<const uint16_t*>(w), in, n); });
+    }
+    case TensorType::BF16: {
+      const float* in = x.f32Row(t);
+      return each([&](const uint8_t* w) {
+        return g.dot_bf16(reinterpret_cast<const uint16_t*>(w), in, n);
+      });
+    }
     case TensorType::Q4_0:
-      return g.dot_q4_0(row, x.qRow(t), x.scale16Row(t), x.offset16Row(t), cols_ / 32);
-    case TensorType::Q8_0:
-      return g.dot_q8_0(row, x.qRow(t), x.scale16Row(t), x.offset16Row(t), cols_ / 32);
+    case TensorType::Q8_0: {
+      const auto dot = stored_type_ == TensorType::Q4_0 ? g.dot_q4_0 : g.dot_q8_0;
+      const int8_t* q = x.qRow(t);
+      const float *scale = x.scale16Row(t), *offset = x.offset16Row(t);
+      return each([&](const uint8_t* w) { return dot(w, q, scale, offset, blocks); });
+    }
     case TensorType::Q4_K:
-      return g.dot_q4_k(row, x.qkRow(t), x.kscaleRow(t), x.bsumsRow(t), cols_ / 256);
     case TensorType::Q5_K:
-      return g.dot_q5_k(row, x.qkRow(t), x.kscaleRow(t), x.bsumsRow(t), cols_ / 256);
-    case TensorType::Q6_K:
-      return g.dot_q6_k(row, x.qkRow(t), x.kscaleRow(t), x.bsumsRow(t), cols_ / 256);
-    default:
-      return 0.f;  // never: loaders only make stored matrices of storedTypeMultiplies types
+    case TensorType::Q6_K: {
+      const auto dot = stored_type_ == TensorType::Q4_K   ? g.dot_q4_k
+                       : stored_type_ == TensorType::Q5_K ? g.dot_q5_k
+                                                          : g.dot_q6_k;
+      const int8_t* q = x.qkRow(t);
+      const float* scale = x.kscaleRow(t);
+      const int16_t* bsums = x.bsumsRow(t);
+      return each([&](const uint8_t* w) { return dot(w, q, scale, bsums, superblocks); });
+    }
+    default:  // never: loaders only make stored matrices of storedTypeMultiplies types
+      return each([](const uint8_t*) { return 0.f; });
   }
 }
 

@@ -29,6 +29,7 @@ struct Activations {
   std::vector<float> scale16;        // [count, blocks]: scale rounded to f16, as GGUF's Q8_0
   std::vector<float> offset16;       // [count, blocks]: 8 * scale16 * sum(q): Q4_0's zero point
   std::vector<float> halves;         // [count, n]: f32 rounded to f16 (roundToHalf), for F16 rows
+  std::vector<uint16_t> half_bits;   // [count, n]: the same values as f16
   // The Q8_K form (quantizeK; gguf_kernels.h): blocks of 256, n a multiple of 256.
   int superblocks = 0;
   std::vector<int8_t> qk;      // [count, superblocks * 256]
@@ -41,10 +42,11 @@ struct Activations {
   // the signed value of largest magnitude, round half to even). Leaves it empty when n is
   // not a multiple of 256.
   void quantizeK();
-  // Fills `halves`: the products with stored F16 rows read the activations rounded to f16,
-  // as llama.cpp's CPU backend converts them.
+  // Fills `halves` and `half_bits`: the products with stored F16 rows read the activations rounded
+  // to f16, as llama.cpp's CPU backend converts them.
   void roundToHalf();
   const float* halfRow(int t) const { return halves.data() + static_cast<size_t>(t) * n; }
+  const uint16_t* halfBitsRow(int t) const { return half_bits.data() + static_cast<size_t>(t) * n; }
   const float* f32Row(int t) const { return f32.data() + static_cast<size_t>(t) * n; }
   const int8_t* qRow(int t) const { return q.data() + static_cast<size_t>(t) * blocks * 32; }
   const float* scaleRow(int t) const { return scale.data() + static_cast<size_t>(t) * blocks; }
@@ -90,10 +92,9 @@ struct Kernels {
   // The int8 KV cache's rows (the row scale is applied by the caller).
   float (*dot_i8_f32)(const int8_t* w, const float* x, int n);
   void (*axpy_i8)(float* y, float a, const int8_t* x, int n);
-  // Four weight rows (w, w + stride, ... in elements) times one x into out[4]; each row's
-  // sum is bit-identical to dot_f32 / dot_f16's. Decode streams four rows at once.
-  void (*dot_f32_rows4)(const float* w, size_t stride, const float* x, int n, float* out);
-  void (*dot_f16_rows4)(const uint16_t* w, size_t stride, const float* x, int n, float* out);
+  // f16 weights times f16 activations (Activations::half_bits): bit-identical to dot_f16
+  // of the same values as f32, with half the activation bytes loaded (stored F16 rows).
+  float (*dot_f16_f16)(const uint16_t* w, const uint16_t* x, int n);
 };
 
 const Kernels& portableKernels();

@@ -23,6 +23,12 @@ float dotF16(const uint16_t* w, const float* x, int n) {
   return sum;
 }
 
+float dotF16F16(const uint16_t* w, const uint16_t* x, int n) {
+  float sum = 0.f;
+  for (int i = 0; i < n; ++i) sum += f16ToF32(w[i]) * f16ToF32(x[i]);
+  return sum;
+}
+
 float dotQ8(const int8_t* w, const int8_t* x, const float* x_scale, int blocks) {
   float sum = 0.f;
   for (int b = 0; b < blocks; ++b, w += kQuantBlock, x += kQuantBlock) {
@@ -50,12 +56,6 @@ void dotF32X4(const float* w, const float* x, size_t stride, int n, float* out) 
   for (int t = 0; t < 4; ++t) out[t] = dotF32(w, x + t * stride, n);
 }
 
-void dotF32Rows4(const float* w, size_t stride, const float* x, int n, float* out) {
-  for (int r = 0; r < 4; ++r) out[r] = dotF32(w + r * stride, x, n);
-}
-void dotF16Rows4(const uint16_t* w, size_t stride, const float* x, int n, float* out) {
-  for (int r = 0; r < 4; ++r) out[r] = dotF16(w + r * stride, x, n);
-}
 void dotF16X4(const uint16_t* w, const float* x, size_t stride, int n, float* out) {
   for (int t = 0; t < 4; ++t) out[t] = dotF16(w, x + t * stride, n);
 }
@@ -141,7 +141,8 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
 
 void Activations::roundToHalf() {
   halves.resize(f32.size());
-  for (size_t i = 0; i < f32.size(); ++i) halves[i] = f16ToF32(f32ToF16(f32[i]));
+  half_bits.resize(f32.size());
+  for (size_t i = 0; i < f32.size(); ++i) halves[i] = f16ToF32(half_bits[i] = f32ToF16(f32[i]));
 }
 
 void Activations::quantizeK() {
@@ -173,9 +174,9 @@ void Activations::quantizeK() {
 }
 
 const Kernels& portableKernels() {
-  static const Kernels k{"portable", dotF32,  dotF16,      dotQ8,      dotQ4,   dotF32X4,
-                         dotF16X4,   dotQ8X4, dotQ4X4,     sumF32,     axpyF32, axpyF16,
-                         dotI8F32,   axpyI8,  dotF32Rows4, dotF16Rows4};
+  static const Kernels k{"portable", dotF32,   dotF16,   dotQ8,   dotQ4,
+                         dotF32X4,   dotF16X4, dotQ8X4,  dotQ4X4, sumF32,
+                         axpyF32,    axpyF16,  dotI8F32, axpyI8,  dotF16F16};
   return k;
 }
 
