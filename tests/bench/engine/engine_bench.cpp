@@ -1,7 +1,7 @@
 // engine-bench (--model PATH | --random SHAPE [--layers N]) [--backend cpu|cuda] [--threads N]
 //              [--weights auto|f32|f16|int8|int4|q8_0] [--kv f16|f32|int8] [--prompt-tokens N]
 //              [--gen-tokens N] [--repeat R] [--draft SOURCE [--draft-k K|auto]]
-//              [--turns N [--turn-tokens T]] [--json]
+//              [--turns N [--turn-tokens T]] [--long-prompt N] [--json]
 //              cuda only: [--device N] [--contexts 128,2048] [--prefill 512,2048] [--no-graph]
 // With --backend cuda see cuda_bench.h (random shapes are filled on the device).
 // Prefill and decode speed of the CPU engine (medians over R runs) and the machine's
@@ -9,7 +9,10 @@
 // effective bandwidth (weight bytes read per token x tokens/s) as a share of it. Also the
 // cost of a speculative verify pass (5 positions) relative to one decode step with the
 // break-even acceptance rate it implies, and with --draft a speculative run on a prompt
-// that repeats a sentence: acceptance, tokens per target forward, speedup over plain. No Qt: builds
+// that repeats a sentence: acceptance, tokens per target forward, speedup over plain. A long
+// prefill (--long-prompt, 512 positions unless 0) against the machine's int8 multiply peak
+// measured in the same process (int8_peak.h): pp512_tok_s, int8_peak_gops and
+// prefill_peak_share (the matrices' multiply-adds x 2 per second / that peak). No Qt: builds
 // engine-only.
 #include <algorithm>
 #include <chrono>
@@ -26,6 +29,7 @@
 #include "tests/bench/engine/bench_clock.h"
 #include "tests/bench/engine/conversation_bench.h"
 #include "tests/bench/engine/cuda_bench.h"
+#include "tests/bench/engine/int8_peak.h"
 #include "tests/bench/engine/speculative_bench.h"
 #include "tests/support/resident_memory.h"
 
@@ -74,13 +78,24 @@ class BandwidthProbe {
   ThreadPool pool_;
 };
 
+// int8 / f32 operations of one pass over `tokens` positions: 2 per weight of every layer
+// matrix per position, and the classifier's for the last position only (what a prefill
+// computes). Attention's products are left out: a few percent at 512 positions.
+double passOps(const Model& m, int tokens) {
+  double weights = 0;
+  for (const LayerWeights& l : m.layers)
+    for (const QuantMatrix* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+      weights += static_cast<double>(w->rows()) * w->cols();
+  return 2 * (weights * tokens + static_cast<double>(m.classifier.rows()) * m.classifier.cols());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string model_path, shape, weights = "auto", kv = "f16", backend = "cpu", draft,
                                  draft_k = "4";
   int layers = 0, threads = ThreadPool::defaultThreads(), prompt_tokens = 128, gen_tokens = 32,
-      repeat = 3, turns = 0, turn_tokens = 150;
+      repeat = 3, turns = 0, turn_tokens = 150, long_prompt = 512;
   bool json = false;
   ts::bench::CudaBenchArgs cuda;
   const auto list = [](const std::string& text) {  // "128,2048"
@@ -127,6 +142,8 @@ int main(int argc, char** argv) {
       draft_k = value("--draft-k");
     else if (a == "--json")
       json = true;
+    else if (a == "--long-prompt")
+      long_prompt = std::max(0, std::atoi(value("--long-prompt").c_str()));
     else if (a == "--turns")
       turns = std::max(0, std::atoi(value("--turns").c_str()));
     else if (a == "--turn-tokens")
@@ -230,6 +247,23 @@ int main(int argc, char** argv) {
   const double verify_ratio = ts::bench::verifyCostRatio(model, prompt_tokens, 5, kv_format.value(),
                                                          threads, std::max(3, repeat));
   const double break_even = ts::bench::breakEvenAcceptance(verify_ratio, 4);
+  // A long prefill against the int8 multiply peak measured here and now.
+  double long_rate = 0, peak_share = 0;
+  ts::bench::Int8Peak peak;
+  if (long_prompt > 0) {
+    std::vector<double> rates;
+    std::vector<int> prompt(long_prompt);
+    for (int i = 0; i < long_prompt; ++i) prompt[i] = (i * 7919 + 1) % c.vocab;
+    for (int r = 0; r < repeat; ++r) {
+      CpuSession session(model, long_prompt, kv_format.value(), threads);
+      const double t0 = now();
+      session.forwardBatch(prompt, 0);
+      rates.push_back(long_prompt / (now() - t0));
+    }
+    long_rate = median(rates);
+    peak = ts::bench::measureInt8Peak(threads, activeKernels().name);
+    peak_share = passOps(*model, long_prompt) / long_prompt * long_rate / 1e9 / peak.gops;
+  }
   std::vector<std::pair<std::string, std::string>> fields = {
       {"model", "\"" + c.describe() + "\""},
       {"weights", "\"" + model->weightSummary() + "\""},
@@ -252,6 +286,12 @@ int main(int argc, char** argv) {
       {"kernels", "\"" + std::string(activeKernels().name) + "\""},
       {"verify5_over_decode", number(verify_ratio, 4)},
       {"break_even_acceptance_k4", number(break_even, 4)}};
+  if (long_prompt > 0)
+    fields.insert(fields.end(),
+                  {{"pp" + std::to_string(long_prompt) + "_tok_s", number(long_rate)},
+                   {"int8_peak_gops", number(peak.gops, 1)},
+                   {"int8_peak_instruction", "\"" + std::string(peak.instruction) + "\""},
+                   {"prefill_peak_share", number(peak_share, 4)}});
   std::string turns_line;
   if (turns > 0) {
     const auto conversation = ts::bench::runConversation(model, turns, turn_tokens, gen_tokens,
@@ -329,6 +369,12 @@ int main(int argc, char** argv) {
         "  verify of 5 positions = %.2fx one decode step -> break-even acceptance %.3f at K = 4 "
         "(free draft)\n",
         verify_ratio, break_even);
+    if (long_prompt > 0)
+      std::printf(
+          "  prefill  pp%-5d %10.2f tok/s = %.1f Gops; int8 peak %.1f Gops (%s, %d thread(s)) "
+          "-> %.1f%% of it\n",
+          long_prompt, long_rate, passOps(*model, long_prompt) / long_prompt * long_rate / 1e9,
+          peak.gops, peak.instruction, threads, 100 * peak_share);
     std::printf("%s%s", turns_line.c_str(), spec_line.c_str());
   }
   return 0;
