@@ -273,18 +273,22 @@ void QuantMatrix::multiplyRows(float* out, int out_stride, const Activations& x,
     return out[static_cast<size_t>(t) * out_stride + r];
   };
   float four[4];
+  // several positions: stored Q4_0 / Q8_0 rows eight at a time, the rest row by row
+  const int rest = x.count >= 2 && format_ == WeightFormat::Stored
+                       ? multiplyStoredTiles(out, out_stride, x, begin, end)
+                       : begin;
   const int tail = x.count / 4 * 4;  // tokens past the four-token passes
-  for (int r = begin; r < end; ++r)
+  for (int r = rest; r < end; ++r)
     for (int t = 0; t < tail; t += 4) {  // four tokens per pass over the weight row
       dotRowX4(k, r, x, t, four);
       for (int i = 0; i < 4; ++i) at(t + i, r) = four[i];
     }
   for (int t = tail; t < x.count; ++t) {  // decode's one token: a row at a time
     if (format_ == WeightFormat::Stored) {
-      dotStoredRows(x, t, begin, end, &at(t, begin));
+      if (rest < end) dotStoredRows(x, t, rest, end, &at(t, rest));
       continue;
     }
-    for (int r = begin; r < end; ++r) at(t, r) = dotRow(k, r, x, t);
+    for (int r = rest; r < end; ++r) at(t, r) = dotRow(k, r, x, t);
   }
   if (!row_scales_.empty())
     for (int r = begin; r < end; ++r)

@@ -115,6 +115,10 @@ class QuantMatrix {
   size_t scaleGroups() const { return (paddedCols() + group_ - 1) / group_; }
 
   float dotStored(int row, const Activations& x, int t) const;
+  // Passes over 2+ positions of stored Q4_0 / Q8_0: rows [begin, end) eight at a time by the
+  // GEMM kernels; returns the first row left (the others' types and the last < 8 rows).
+  int multiplyStoredTiles(float* out, int out_stride, const Activations& x, int begin,
+                          int end) const;
   // Rows [begin, end) with token t into out[0 .. end - begin).
   void dotStoredRows(const Activations& x, int t, int begin, int end, float* out) const;
 

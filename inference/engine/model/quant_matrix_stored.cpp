@@ -43,6 +43,21 @@ void QuantMatrix::rowF32(int row, float* out) const {
   }
 }
 
+int QuantMatrix::multiplyStoredTiles(float* out, int out_stride, const Activations& x, int begin,
+                                     int end) const {
+  const GgufKernels& g = activeGgufKernels();
+  const auto gemm = stored_type_ == TensorType::Q4_0   ? g.gemm8_q4_0
+                    : stored_type_ == TensorType::Q8_0 ? g.gemm8_q8_0
+                                                       : nullptr;
+  if (!gemm) return begin;
+  const size_t row_bytes = rowBytes(stored_type_, cols_);
+  const size_t x_stride = static_cast<size_t>(x.blocks) * 32;
+  for (; begin + 8 <= end; begin += 8)
+    gemm(stored_ + begin * row_bytes, row_bytes, x.q.data(), x_stride, x.scale16.data(),
+         x.offset16.data(), x.blocks, cols_ / 32, x.count, out + begin, out_stride);
+  return begin;
+}
+
 float QuantMatrix::dotStored(int r, const Activations& x, int t) const {
   float out;
   dotStoredRows(x, t, r, r + 1, &out);

@@ -8,6 +8,7 @@
 // A portable set (the reference), AVX2 and AVX2 with AVX-512 VNNI (chosen at run time, as
 // kernels.h's sets).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace ts::engine {
@@ -32,6 +33,20 @@ struct GgufKernels {
                     int superblocks);
   // BF16 rows (Hugging Face shards) with f32 activations: w . x over n values.
   float (*dot_bf16)(const uint16_t* w, const float* x, int n);
+  // Passes over several positions: eight rows (w, w + row_bytes, ...) times `tokens`
+  // activation rows (token t's blocks at x + t * x_stride, its scales and offsets at
+  // x_d / x_offset + t * s_stride) into out[t * out_stride + i], i < 8. Each block of the
+  // eight rows is unpacked once and used for every token (rows in vector lanes), so that
+  // prefill is bound by multiplies, not by unpacking. Bit-identical to dot_q4_0 / dot_q8_0
+  // of the same set (they share the arithmetic: per block an exact integer product, one
+  // scaled value, S[b % 8] += d_w * value, then ((S0+S4)+(S2+S6))+((S1+S5)+(S3+S7))), so a
+  // conversation's next turn and speculative verification match plain decoding.
+  void (*gemm8_q4_0)(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
+                     const float* x_d, const float* x_offset, size_t s_stride, int blocks,
+                     int tokens, float* out, size_t out_stride);
+  void (*gemm8_q8_0)(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
+                     const float* x_d, const float* x_offset, size_t s_stride, int blocks,
+                     int tokens, float* out, size_t out_stride);
 };
 
 const GgufKernels& portableGgufKernels();

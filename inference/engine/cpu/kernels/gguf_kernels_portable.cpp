@@ -96,12 +96,29 @@ float dotBf16(const uint16_t* w, const float* x, int n) {
   return sum;
 }
 
+// The reference for the vector sets: one row product per row and token.
+template <float (*kDot)(const uint8_t*, const int8_t*, const float*, const float*, int)>
+void gemm8(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride, const float* x_d,
+           const float* x_offset, size_t s_stride, int blocks, int tokens, float* out,
+           size_t out_stride) {
+  for (int t = 0; t < tokens; ++t)
+    for (int i = 0; i < 8; ++i)
+      out[t * out_stride + i] = kDot(w + i * row_bytes, x + t * x_stride, x_d + t * s_stride,
+                                     x_offset + t * s_stride, blocks);
+}
+
 }  // namespace
 
 const GgufKernels& portableGgufKernels() {
-  static const GgufKernels k{
-      "portable", dotQ4_0, dotQ8_0, dotQ45K<BlockQ4K, false>, dotQ45K<BlockQ5K, true>,
-      dotQ6K,     dotBf16};
+  static const GgufKernels k{"portable",
+                             dotQ4_0,
+                             dotQ8_0,
+                             dotQ45K<BlockQ4K, false>,
+                             dotQ45K<BlockQ5K, true>,
+                             dotQ6K,
+                             dotBf16,
+                             gemm8<dotQ4_0>,
+                             gemm8<dotQ8_0>};
   return k;
 }
 

@@ -6,6 +6,8 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "inference/engine/core/tensor_types.h"
@@ -30,8 +32,8 @@ namespace gguf_vnni {
 
 const GgufKernels* avx2GgufKernels() {
   using namespace gguf_avx2;
-  static const GgufKernels k{"avx2",        dotQ4_0, dotQ8_0, dotQ45K<false>,
-                             dotQ45K<true>, dotQ6K,  dotBf16};
+  static const GgufKernels k{"avx2", dotQ4_0, dotQ8_0,   dotQ45K<false>, dotQ45K<true>,
+                             dotQ6K, dotBf16, gemm8Q4_0, gemm8Q8_0};
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                                 __builtin_cpu_supports("f16c");
   return supported ? &k : nullptr;
@@ -39,8 +41,8 @@ const GgufKernels* avx2GgufKernels() {
 
 const GgufKernels* vnniGgufKernels() {
   using namespace gguf_vnni;
-  static const GgufKernels k{"avx512-vnni", dotQ4_0, dotQ8_0, dotQ45K<false>,
-                             dotQ45K<true>, dotQ6K,  dotBf16};
+  static const GgufKernels k{"avx512-vnni", dotQ4_0, dotQ8_0,   dotQ45K<false>, dotQ45K<true>,
+                             dotQ6K,        dotBf16, gemm8Q4_0, gemm8Q8_0};
   static const bool supported = avx2GgufKernels() && __builtin_cpu_supports("avx512vl") &&
                                 __builtin_cpu_supports("avx512vnni");
   return supported ? &k : nullptr;

@@ -212,6 +212,42 @@ int main() {
       }
       return sum;
     };
+    // Passes over several positions (eight rows in lanes) give every position's value to the
+    // bit of the one-row product: a conversation's next turn and speculative verification
+    // must match plain decoding. Block counts with and without a tail past groups of 8,
+    // token counts across the 32-token chunks.
+    for (const GgufKernels* k : {&portableGgufKernels(), avx2GgufKernels(), vnniGgufKernels()}) {
+      if (!k) continue;
+      bool same = true;
+      for (int blocks : {3, 13, 16})
+        for (int tokens : {1, 5, 37}) {
+          const int cols = blocks * 32;
+          std::vector<float> xs(static_cast<size_t>(tokens) * cols);
+          for (float& v : xs) v = normal(rng);
+          Activations act;
+          act.set(xs.data(), tokens, cols, true);
+          for (bool q4 : {true, false}) {
+            const size_t row_bytes = blocks * (q4 ? 18 : 34);
+            std::vector<uint8_t> rows = random_bytes(8 * row_bytes);
+            for (int r = 0; r < 8; ++r)
+              for (int b = 0; b < blocks; ++b)
+                set_half(rows, r * row_bytes + b * (q4 ? 18 : 34), 0.01f * (1 + (r + b) % 5));
+            std::vector<float> out(static_cast<size_t>(tokens) * 11);
+            (q4 ? k->gemm8_q4_0 : k->gemm8_q8_0)(
+                rows.data(), row_bytes, act.q.data(), act.blocks * 32, act.scale16.data(),
+                act.offset16.data(), act.blocks, blocks, tokens, out.data(), 11);
+            for (int t = 0; t < tokens; ++t)
+              for (int r = 0; r < 8; ++r)
+                same = same && out[t * 11 + r] ==
+                                   (q4 ? k->dot_q4_0 : k->dot_q8_0)(rows.data() + r * row_bytes,
+                                                                    act.qRow(t), act.scale16Row(t),
+                                                                    act.offset16Row(t), blocks);
+          }
+        }
+      check(same, std::string(k->name) +
+                      " GGUF Q4_0 / Q8_0 passes of 1, 5 and 37 positions equal the one-row "
+                      "products to the bit (3, 13 and 16 blocks)");
+    }
     for (const GgufKernels* k : {&portableGgufKernels(), avx2GgufKernels(), vnniGgufKernels()}) {
       if (!k) continue;
       const std::string name = k->name;
