@@ -58,18 +58,24 @@ int ThreadPool::defaultThreads() {
 
 void ThreadPool::parallelFor(int n, const std::function<void(int, int)>& fn) {
   if (threads() == 1) return fn(0, n);
-  run(n, 0, fn);
+  run(n, 0, false, fn);
 }
 
 void ThreadPool::parallelChunks(int n, int grain, const std::function<void(int, int)>& fn) {
   if (threads() == 1 || n <= grain) return fn(0, n);
-  run(n, std::max(1, grain), fn);
+  run(n, std::max(1, grain), false, fn);
 }
 
-void ThreadPool::run(int n, int grain, const std::function<void(int, int)>& fn) {
+void ThreadPool::parallelGuided(int n, int min_grain, const std::function<void(int, int)>& fn) {
+  if (threads() == 1 || n <= min_grain) return fn(0, n);
+  run(n, std::max(1, min_grain), true, fn);
+}
+
+void ThreadPool::run(int n, int grain, bool guided, const std::function<void(int, int)>& fn) {
   fn_ = &fn;
   n_ = n;
   grain_ = grain;
+  guided_ = guided;
   next_.store(0, std::memory_order_relaxed);
   pending_.store(threads() - 1, std::memory_order_relaxed);
   {
@@ -93,8 +99,20 @@ void ThreadPool::doChunks(int index) {
     fn(begin, end);
     return;
   }
-  for (int begin; (begin = next_.fetch_add(grain_, std::memory_order_relaxed)) < n_;)
-    fn(begin, std::min(n_, begin + grain_));
+  if (!guided_) {
+    for (int begin; (begin = next_.fetch_add(grain_, std::memory_order_relaxed)) < n_;)
+      fn(begin, std::min(n_, begin + grain_));
+    return;
+  }
+  const int share = 2 * threads();
+  for (int begin = next_.load(std::memory_order_relaxed);;) {
+    if (begin >= n_) return;
+    const int end = std::min(n_, begin + std::max(grain_, (n_ - begin) / share));
+    if (next_.compare_exchange_weak(begin, end, std::memory_order_relaxed)) {
+      fn(begin, end);
+      begin = next_.load(std::memory_order_relaxed);
+    }
+  }
 }
 
 void ThreadPool::work(int index) {

@@ -30,12 +30,17 @@ class ThreadPool {
   // whichever thread is free (calls on one thread run in increasing order); returns when
   // all are done. For work whose items are independent (rows of a product).
   void parallelChunks(int n, int grain, const std::function<void(int, int)>& fn);
+  // Like parallelChunks, with chunks that shrink as the work runs out: each takes half of
+  // what is left divided by the thread count, and never fewer than `min_grain` items. The
+  // first chunks are long (long weight streams), the last ones short, so threads finish
+  // within about a min_grain chunk of each other even when one of them was slowed.
+  void parallelGuided(int n, int min_grain, const std::function<void(int, int)>& fn);
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
 
   static int defaultThreads();  // one per core
 
  private:
-  void run(int n, int grain, const std::function<void(int, int)>& fn);
+  void run(int n, int grain, bool guided, const std::function<void(int, int)>& fn);
   void work(int index);
   void doChunks(int index);  // this thread's part of the current job
 
@@ -45,6 +50,7 @@ class ThreadPool {
   // The current job, published by incrementing generation_ (release).
   const std::function<void(int, int)>* fn_ = nullptr;
   int n_ = 0, grain_ = 0;  // grain_ 0: one fixed chunk per thread
+  bool guided_ = false;    // grain_ is the smallest chunk of shrinking ones
   std::atomic<int> next_{0};
   std::atomic<long> generation_{0};
   std::atomic<int> pending_{0};  // workers still busy with the current job

@@ -46,9 +46,10 @@ void CpuSession::parallel(int n, size_t work, const std::function<void(int, int)
   // Waking threads costs microseconds: small jobs are faster on the calling thread.
   constexpr size_t kMinParallelWork = 1 << 18;
   if (!pool_ || work < kMinParallelWork || n < 2) return fn(0, n);
-  // About eight chunks per thread: small enough to even out a late or slowed thread,
-  // large enough (a few hundred rows of a 4096-wide matrix) to keep each stream long.
-  pool_->parallelChunks(n, std::max(1, n / (8 * pool_->threads())), fn);
+  // Shrinking chunks: the first ones long (a quarter of a matrix's rows on two threads:
+  // long weight streams), the last ones short (1/64 of a thread's share), so the threads
+  // finish together even when one of them was slowed.
+  pool_->parallelGuided(n, std::max(1, n / (64 * pool_->threads())), fn);
 }
 
 void CpuSession::multiply(const QuantMatrix& w, float* out, const Activations& act) {

@@ -138,10 +138,8 @@ void KvCache::store(int layer, int pos, const float* k, const float* v) {
         std::copy(vh, vh + head_dim_, b.vf.begin() + at);
         break;
       case KvFormat::F16:
-        for (int i = 0; i < head_dim_; ++i) {
-          b.kh[at + i] = f32ToF16(kh[i]);
-          b.vh[at + i] = f32ToF16(vh[i]);
-        }
+        activeKernels().to_f16(kh, b.kh.data() + at, head_dim_);
+        activeKernels().to_f16(vh, b.vh.data() + at, head_dim_);
         break;
       case KvFormat::Int8: {
         const auto quantize = [&](const float* src, int8_t* dst, float& scale) {

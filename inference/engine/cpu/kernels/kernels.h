@@ -95,6 +95,18 @@ struct Kernels {
   // f16 weights times f16 activations (Activations::half_bits): bit-identical to dot_f16
   // of the same values as f32, with half the activation bytes loaded (stored F16 rows).
   float (*dot_f16_f16)(const uint16_t* w, const uint16_t* x, int n);
+  // Activations' quantization of one block of 32 values (every set gives the same bytes):
+  // q[i] = clamp(round-half-even(x[i] * 127 / amax), -127, 127) with amax = max |x[i]| (q 0
+  // when amax is 0); returns amax and writes *qsum = sum of q.
+  float (*quantize_block_q8)(const float* x, int8_t* q, int32_t* qsum);
+  // Q8_K, one superblock of 256 (the K-quants' activations, as the GGUF reference makes
+  // them): max = the first x[i] of largest magnitude, q[i] = min(127, round-half-even(
+  // -127 / max * x[i])), bsums[j] = sum of q[16j .. 16j + 15]; returns the scale max / -127
+  // (0 when every x[i] is 0).
+  float (*quantize_block_q8k)(const float* x, int8_t* q, int16_t* bsums);
+  // out[i] = f32ToF16(x[i]) (round to nearest even; NaN stays a NaN): the f16 KV cache's
+  // rows and F16 weights' activations.
+  void (*to_f16)(const float* x, uint16_t* out, size_t n);
 };
 
 const Kernels& portableKernels();

@@ -100,6 +100,47 @@ void axpyI8(float* y, float a, const int8_t* x, int n) {
   for (int i = 0; i < n; ++i) y[i] += a * static_cast<float>(x[i]);
 }
 
+// quantize_block_q8 for `valid` values (the rest of the 32 left as they are): also the
+// short last block of a row whose width is not a multiple of 32.
+float quantizeBlockQ8(const float* x, int valid, int8_t* q, int32_t* qsum) {
+  float amax = 0.f;
+  for (int i = 0; i < valid; ++i) amax = std::max(amax, std::abs(x[i]));
+  const float inv = amax > 0 ? 127.f / amax : 0.f;
+  *qsum = 0;
+  for (int i = 0; i < valid; ++i) {
+    // nearbyint: round half to even, as the vector conversion does
+    q[i] = static_cast<int8_t>(std::clamp(std::nearbyint(x[i] * inv), -127.f, 127.f));
+    *qsum += q[i];
+  }
+  return amax;
+}
+
+float quantizeFullBlockQ8(const float* x, int8_t* q, int32_t* qsum) {
+  return quantizeBlockQ8(x, kQuantBlock, q, qsum);
+}
+
+float quantizeBlockQ8K(const float* x, int8_t* q, int16_t* bsums) {
+  float amax = 0.f, max = 0.f;  // largest magnitude, and that value with its sign
+  for (int i = 0; i < 256; ++i)
+    if (std::abs(x[i]) > amax) {
+      amax = std::abs(x[i]);
+      max = x[i];
+    }
+  const float iscale = amax > 0 ? -127.f / max : 0.f;
+  for (int i = 0; i < 256; ++i)
+    q[i] = static_cast<int8_t>(std::min(127.f, std::nearbyint(iscale * x[i])));
+  for (int j = 0; j < 16; ++j) {
+    int sum = 0;
+    for (int i = 0; i < 16; ++i) sum += q[16 * j + i];
+    bsums[j] = static_cast<int16_t>(sum);
+  }
+  return amax > 0 ? 1.f / iscale : 0.f;
+}
+
+void toF16(const float* x, uint16_t* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) out[i] = f32ToF16(x[i]);
+}
+
 }  // namespace
 
 void Activations::set(const float* x, int count_, int n_, bool quantize) {
@@ -116,20 +157,17 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
   offset.resize(scale.size());
   scale16.resize(scale.size());
   offset16.resize(scale.size());
+  const Kernels& k = activeKernels();
   for (int t = 0; t < count; ++t) {
     const float* row = f32Row(t);
     int8_t* qrow = q.data() + static_cast<size_t>(t) * blocks * kQuantBlock;
     for (int b = 0; b < blocks; ++b) {
-      const int begin = b * kQuantBlock, end = std::min(n, begin + kQuantBlock);
-      float amax = 0.f;
-      for (int i = begin; i < end; ++i) amax = std::max(amax, std::abs(row[i]));
-      const float inv = amax > 0 ? 127.f / amax : 0.f;
+      const int begin = b * kQuantBlock, valid = std::min(n - begin, kQuantBlock);
       int32_t qsum = 0;
-      for (int i = begin; i < end; ++i) {
-        // nearbyint: round half to even, as the vector conversion does
-        qrow[i] = static_cast<int8_t>(std::clamp(std::nearbyint(row[i] * inv), -127.f, 127.f));
-        qsum += qrow[i];
-      }
+      const float amax =
+          valid == kQuantBlock
+              ? k.quantize_block_q8(row + begin, qrow + begin, &qsum)
+              : quantizeBlockQ8(row + begin, std::max(valid, 0), qrow + begin, &qsum);
       const size_t at = static_cast<size_t>(t) * blocks + b;
       scale[at] = amax / 127.f;
       offset[at] = 8.f * scale[at] * static_cast<float>(qsum);
@@ -142,7 +180,8 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
 void Activations::roundToHalf() {
   halves.resize(f32.size());
   half_bits.resize(f32.size());
-  for (size_t i = 0; i < f32.size(); ++i) halves[i] = f16ToF32(half_bits[i] = f32ToF16(f32[i]));
+  activeKernels().to_f16(f32.data(), half_bits.data(), f32.size());
+  for (size_t i = 0; i < f32.size(); ++i) halves[i] = f16ToF32(half_bits[i]);
 }
 
 void Activations::quantizeK() {
@@ -150,33 +189,34 @@ void Activations::quantizeK() {
   qk.resize(static_cast<size_t>(count) * superblocks * 256);
   kscale.resize(static_cast<size_t>(count) * superblocks);
   bsums.resize(static_cast<size_t>(count) * superblocks * 16);
+  const Kernels& k = activeKernels();
   for (int t = 0; t < count; ++t)
     for (int s = 0; s < superblocks; ++s) {
-      const float* x = f32Row(t) + s * 256;
-      int8_t* q = qk.data() + (static_cast<size_t>(t) * superblocks + s) * 256;
-      int16_t* sums = bsums.data() + (static_cast<size_t>(t) * superblocks + s) * 16;
-      float amax = 0.f, max = 0.f;  // largest magnitude, and that value with its sign
-      for (int i = 0; i < 256; ++i)
-        if (std::abs(x[i]) > amax) {
-          amax = std::abs(x[i]);
-          max = x[i];
-        }
-      const float iscale = amax > 0 ? -127.f / max : 0.f;
-      for (int i = 0; i < 256; ++i)
-        q[i] = static_cast<int8_t>(std::min(127.f, std::nearbyint(iscale * x[i])));
-      for (int j = 0; j < 16; ++j) {
-        int sum = 0;
-        for (int i = 0; i < 16; ++i) sum += q[16 * j + i];
-        sums[j] = static_cast<int16_t>(sum);
-      }
-      kscale[static_cast<size_t>(t) * superblocks + s] = amax > 0 ? 1.f / iscale : 0.f;
+      const size_t at = static_cast<size_t>(t) * superblocks + s;
+      kscale[at] =
+          k.quantize_block_q8k(f32Row(t) + s * 256, qk.data() + at * 256, bsums.data() + at * 16);
     }
 }
 
 const Kernels& portableKernels() {
-  static const Kernels k{"portable", dotF32,   dotF16,   dotQ8,   dotQ4,
-                         dotF32X4,   dotF16X4, dotQ8X4,  dotQ4X4, sumF32,
-                         axpyF32,    axpyF16,  dotI8F32, axpyI8,  dotF16F16};
+  static const Kernels k{"portable",
+                         dotF32,
+                         dotF16,
+                         dotQ8,
+                         dotQ4,
+                         dotF32X4,
+                         dotF16X4,
+                         dotQ8X4,
+                         dotQ4X4,
+                         sumF32,
+                         axpyF32,
+                         axpyF16,
+                         dotI8F32,
+                         axpyI8,
+                         dotF16F16,
+                         quantizeFullBlockQ8,
+                         quantizeBlockQ8K,
+                         toF16};
   return k;
 }
 

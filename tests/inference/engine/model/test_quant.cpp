@@ -241,6 +241,27 @@ int main() {
   check(chunks_ok,
         "parallelChunks covers each index once per call in chunks <= grain "
         "(3 threads, spinning and sleeping workers)");
+  // parallelGuided: every index once; chunks shrink from n / (2 x threads) and none but a
+  // job's last is shorter than the minimum.
+  std::atomic<bool> guided_ok{true}, first_long{true};
+  for (int n : {1, 5, 64, 1000, 4097})
+    for (int min_grain : {1, 7, 256}) {
+      std::vector<std::atomic<int>> hits(n);
+      for (int round = 0; round < 10; ++round) {
+        if (round == 5) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        pool.parallelGuided(n, min_grain, [&](int b, int e) {
+          if (e - b < min_grain && e != n) guided_ok = false;
+          if (b == 0 && n > min_grain && e != std::max(min_grain, n / 6)) first_long = false;
+          for (int i = b; i < e; ++i) ++hits[i];
+        });
+      }
+      for (auto& h : hits)
+        if (h != 10) guided_ok = false;
+    }
+  check(guided_ok,
+        "parallelGuided covers each index once per call, no chunk under the minimum "
+        "but the last (3 threads, spinning and sleeping workers)");
+  check(first_long, "parallelGuided's first chunk is n / (2 x 3 threads) long");
   if (std::filesystem::exists(model_path)) {
     auto model = loadModel(model_path.string());
     CpuSession one(model.value(), 16, KvFormat::F32, 1), two(model.value(), 16, KvFormat::F32, 2);

@@ -159,6 +159,66 @@ int main() {
     check(f16_f16_ok, name + " dot_f16_f16 equals dot_f16 of the same values to the bit");
     check(sum_ok, name + " sum_f32 equals portable");
     check(axpy_ok, name + " axpy_f32 / f16 / i8 and dot_i8_f32 (the KV cache's) equal portable");
+    // Activation quantization: the same bytes, scales and sums as the portable loops, on
+    // random blocks and on the edges: all zero, values landing on .5 steps (ties round to
+    // even), a negative extreme first, +a and -a tied for the largest magnitude.
+    {
+      std::vector<std::vector<float>> blocks;
+      for (int i = 0; i < 20; ++i) {
+        std::vector<float> b(256);
+        for (float& v : b) v = normal(rng) * (i % 3 == 0 ? 100.f : 1.f);
+        blocks.push_back(b);
+      }
+      blocks.push_back(std::vector<float>(256, 0.f));
+      std::vector<float> ties(256);
+      for (int i = 0; i < 256; ++i) ties[i] = (i % 64 - 32) + 0.5f;  // x * 127 / amax hits .5s
+      ties[0] = 127.f;
+      blocks.push_back(ties);
+      std::vector<float> tied = blocks[1];
+      tied[3] = -50.f;
+      tied[9] = 50.f;
+      blocks.push_back(tied);
+      tied[3] = 50.f;
+      tied[9] = -50.f;
+      blocks.push_back(tied);
+      bool q8_same = true, q8k_same = true;
+      for (const auto& b : blocks) {
+        for (int at = 0; at < 256; at += 32) {
+          int8_t q1[32], q2[32];
+          int32_t s1 = 0, s2 = 0;
+          const float a1 = fast->quantize_block_q8(b.data() + at, q1, &s1),
+                      a2 = portable.quantize_block_q8(b.data() + at, q2, &s2);
+          q8_same = q8_same && a1 == a2 && s1 == s2 && std::memcmp(q1, q2, 32) == 0;
+        }
+        int8_t k1[256], k2[256];
+        int16_t b1[16], b2[16];
+        const float d1 = fast->quantize_block_q8k(b.data(), k1, b1),
+                    d2 = portable.quantize_block_q8k(b.data(), k2, b2);
+        q8k_same = q8k_same && d1 == d2 && std::memcmp(k1, k2, 256) == 0 &&
+                   std::memcmp(b1, b2, sizeof b1) == 0;
+      }
+      // f16 rounding: random values over f16's whole range, subnormals, ties, overflow.
+      std::vector<float> values;
+      for (int i = 0; i < 3000; ++i)
+        values.push_back(normal(rng) * std::ldexp(1.f, i % 48 - 30));  // 2^-30 .. 2^17
+      for (float v : {0.f, -0.f, 65504.f, 65519.f, 65520.f, -1e9f, 5.9604645e-8f, 2.9802322e-8f,
+                      2.9802326e-8f, 1.f + 1.f / 2048, 1.f + 3.f / 2048, INFINITY, -INFINITY})
+        values.push_back(v);
+      std::vector<uint16_t> h1(values.size()), h2(values.size());
+      fast->to_f16(values.data(), h1.data(), values.size());
+      portable.to_f16(values.data(), h2.data(), values.size());
+      const float nan = NAN;
+      uint16_t nan_half = 0;
+      fast->to_f16(&nan, &nan_half, 1);
+      check(h1 == h2 && std::isnan(f16ToF32(nan_half)),
+            name + " to_f16 rounds as f32ToF16 (3,013 values: subnormals, ties, overflow)");
+      check(q8_same, name +
+                         " quantize_block_q8 gives the portable bytes, amax and sum (ties, "
+                         "zeros, outliers)");
+      check(q8k_same, name +
+                          " quantize_block_q8k gives the portable bytes, block sums and "
+                          "scale (tied extremes of either sign first)");
+    }
     // A known value, so both cannot be wrong the same way: block 0 all nibble 15 (value
     // 7), block 1 all nibble 8 (value 0), one weight group of both; x = 0.5 everywhere
     // (q = 1, scale 0.5, offset 8 x 0.5 x 32 per block); weight scale 2.
