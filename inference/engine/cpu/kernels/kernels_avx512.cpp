@@ -1,6 +1,7 @@
 // AVX-512 VNNI kernels for the integer formats (int4 and int8 / q8_0), where one vpdpbusd
 // on 64 bytes does the work of two AVX-VNNI ones: int4 decode is bound by these multiplies
-// (two per 32 weight bytes), so it halves the work per byte. The other kernels (float
+// (two per 32 weight bytes), so it halves the work per byte. Also F16 rows times four
+// tokens (dotF16X4: 32 registers hold their 16 accumulators). The other kernels (float
 // formats, KV cache) are the AVX-VNNI set's: they are bound by memory, not instructions.
 // Same arithmetic as kernels_portable.cpp; only the order of f32 additions differs.
 #include "inference/engine/cpu/kernels/kernels.h"
@@ -161,6 +162,47 @@ TS_TARGET void dotQ8X4(const int8_t* w, const int8_t* x, const float* x_scale, i
   dotQ8Tokens<4>(w, x, x_scale, blocks, out);
 }
 
+// F16 rows times four f32 activation rows (prefill, speculative verification): each group
+// of eight weights is converted once for the four tokens, where the AVX2 set converts it
+// once per token. AVX-512's 32 vector registers hold the four tokens' four accumulators
+// each, so every token's sum is the one dotFloat makes alone (same FMAs in the same order,
+// same final additions): bit-identical to dot_f16 of that token. Rows whose width is not a
+// multiple of 8 go to the AVX2 set's loop (its scalar tail).
+#define TS_TARGET_F16 __attribute__((target("avx512f,avx512vl,fma,f16c")))
+
+TS_TARGET_F16 inline float horizontalSum8(__m256 v) {  // kernels_x86.inc's order
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+TS_TARGET_F16 void dotF16X4(const uint16_t* w, const float* x, size_t stride, int n, float* out) {
+  __m256 a[4][4];
+  for (auto& token : a)
+    for (auto& acc : token) acc = _mm256_setzero_ps();
+  const float* xt[4] = {x, x + stride, x + 2 * stride, x + 3 * stride};
+  int i = 0;
+  for (; i + 32 <= n; i += 32)
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      const __m256 wk =
+          _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i + 8 * k)));
+#pragma GCC unroll 4
+      for (int t = 0; t < 4; ++t)
+        a[t][k] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(xt[t] + i + 8 * k), a[t][k]);
+    }
+  for (; i + 8 <= n; i += 8) {
+    const __m256 wk = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i)));
+#pragma GCC unroll 4
+    for (int t = 0; t < 4; ++t) a[t][0] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(xt[t] + i), a[t][0]);
+  }
+  for (int t = 0; t < 4; ++t)
+    out[t] = horizontalSum8(
+        _mm256_add_ps(_mm256_add_ps(a[t][0], a[t][1]), _mm256_add_ps(a[t][2], a[t][3])));
+}
+#undef TS_TARGET_F16
+
 #undef TS_TARGET
 
 }  // namespace avx512
@@ -188,6 +230,12 @@ const Kernels* avx512Kernels() {
     set.dot_q8_x4 = avx512::dotQ8X4;
     set.dot_q4 = avx512::dotQ4;
     set.dot_q4_x4 = avx512::dotQ4X4;
+    // whole groups of 8 here; a ragged row's scalar tail stays with the base set
+    static const auto base_f16_x4 = base->dot_f16_x4;
+    set.dot_f16_x4 = [](const uint16_t* w, const float* x, size_t stride, int n, float* out) {
+      if (n % 8 == 0) return avx512::dotF16X4(w, x, stride, n, out);
+      base_f16_x4(w, x, stride, n, out);
+    };
     return &set;
   }();
   return k;
