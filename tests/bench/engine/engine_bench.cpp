@@ -251,7 +251,7 @@ int main(int argc, char** argv) {
                                                          threads, std::max(3, repeat));
   const double break_even = ts::bench::breakEvenAcceptance(verify_ratio, 4);
   // A long prefill against the int8 multiply peak measured here and now.
-  double long_rate = 0, peak_share = 0;
+  double long_rate = 0, long_gops = 0, peak_share = 0;
   ts::bench::Int8Peak peak;
   if (long_prompt > 0) {
     std::vector<double> rates;
@@ -265,7 +265,8 @@ int main(int argc, char** argv) {
     }
     long_rate = median(rates);
     peak = ts::bench::measureInt8Peak(threads, activeKernels().name);
-    peak_share = passOps(*model, long_prompt) / long_prompt * long_rate / 1e9 / peak.gops;
+    long_gops = passOps(*model, long_prompt) / long_prompt * long_rate / 1e9;
+    peak_share = long_gops / peak.gops;
   }
   std::vector<std::pair<std::string, std::string>> fields = {
       {"model", "\"" + c.describe() + "\""},
@@ -377,8 +378,8 @@ int main(int argc, char** argv) {
       std::printf(
           "  prefill  pp%-5d %10.2f tok/s = %.1f Gops; int8 peak %.1f Gops (%s, %d thread(s)) "
           "-> %.1f%% of it\n",
-          long_prompt, long_rate, passOps(*model, long_prompt) / long_prompt * long_rate / 1e9,
-          peak.gops, peak.instruction, threads, 100 * peak_share);
+          long_prompt, long_rate, long_gops, peak.gops, peak.instruction, threads,
+          100 * peak_share);
     std::printf("%s%s", turns_line.c_str(), spec_line.c_str());
   }
   return 0;

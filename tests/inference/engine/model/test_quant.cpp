@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <set>
@@ -222,43 +223,46 @@ int main() {
     ids.insert(std::this_thread::get_id());
   });
   check(calls == 3 && ids.size() == 3, "parallelFor(3) on 3 threads: one call on each thread");
-  // parallelChunks: every index once, in chunks no longer than the grain, whether the
-  // workers are spinning (back-to-back jobs) or asleep (a pause between jobs).
-  std::atomic<bool> chunks_ok{true};
-  for (int n : {1, 5, 64, 1000, 4097})
-    for (int grain : {1, 7, 256}) {
-      std::vector<std::atomic<int>> hits(n);
-      for (int round = 0; round < 10; ++round) {
-        if (round == 5) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        pool.parallelChunks(n, grain, [&](int b, int e) {
-          if (e - b > grain && !(b == 0 && e == n)) chunks_ok = false;
-          for (int i = b; i < e; ++i) ++hits[i];
-        });
+  // parallelChunks / parallelGuided: every index once per call, each chunk as the mode
+  // says, whether the workers are spinning (back-to-back jobs) or asleep (a pause between
+  // jobs). chunked_ok runs job(n, grain, fn) for sizes and grains, 10 rounds each, and is
+  // true when every index was hit once a round and chunk_ok(n, grain, begin, end) held for
+  // every chunk.
+  const auto chunked_ok = [&](auto job, auto chunk_ok) {
+    std::atomic<bool> ok{true};
+    for (int n : {1, 5, 64, 1000, 4097})
+      for (int grain : {1, 7, 256}) {
+        std::vector<std::atomic<int>> hits(n);
+        for (int round = 0; round < 10; ++round) {
+          if (round == 5) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          job(n, grain, [&](int b, int e) {
+            if (!chunk_ok(n, grain, b, e)) ok = false;
+            for (int i = b; i < e; ++i) ++hits[i];
+          });
+        }
+        for (auto& h : hits)
+          if (h != 10) ok = false;
       }
-      for (auto& h : hits)
-        if (h != 10) chunks_ok = false;
-    }
-  check(chunks_ok,
+    return ok.load();
+  };
+  check(chunked_ok(
+            [&](int n, int grain, const std::function<void(int, int)>& fn) {
+              pool.parallelChunks(n, grain, fn);
+            },
+            [](int n, int grain, int b, int e) { return e - b <= grain || (b == 0 && e == n); }),
         "parallelChunks covers each index once per call in chunks <= grain "
         "(3 threads, spinning and sleeping workers)");
-  // parallelGuided: every index once; chunks shrink from n / (2 x threads) and none but a
-  // job's last is shorter than the minimum.
-  std::atomic<bool> guided_ok{true}, first_long{true};
-  for (int n : {1, 5, 64, 1000, 4097})
-    for (int min_grain : {1, 7, 256}) {
-      std::vector<std::atomic<int>> hits(n);
-      for (int round = 0; round < 10; ++round) {
-        if (round == 5) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        pool.parallelGuided(n, min_grain, [&](int b, int e) {
-          if (e - b < min_grain && e != n) guided_ok = false;
-          if (b == 0 && n > min_grain && e != std::max(min_grain, n / 6)) first_long = false;
-          for (int i = b; i < e; ++i) ++hits[i];
-        });
-      }
-      for (auto& h : hits)
-        if (h != 10) guided_ok = false;
-    }
-  check(guided_ok,
+  // parallelGuided: chunks shrink from n / (2 x threads); none but a job's last is shorter
+  // than the minimum.
+  std::atomic<bool> first_long{true};
+  check(chunked_ok(
+            [&](int n, int grain, const std::function<void(int, int)>& fn) {
+              pool.parallelGuided(n, grain, fn);
+            },
+            [&](int n, int grain, int b, int e) {
+              if (b == 0 && n > grain && e != std::max(grain, n / 6)) first_long = false;
+              return e - b >= grain || e == n;
+            }),
         "parallelGuided covers each index once per call, no chunk under the minimum "
         "but the last (3 threads, spinning and sleeping workers)");
   check(first_long, "parallelGuided's first chunk is n / (2 x 3 threads) long");
