@@ -25,6 +25,7 @@ bool anyMatrix(const Model& m, bool (QuantMatrix::*test)() const) {
 void CpuSession::prepareInput(const float* x, int count, int width) {
   act_.set(x, count, width, quantize_inputs_);
   if (k_inputs_) act_.quantizeK();
+  if (grouped_inputs_) act_.groupForQ4_0();
   if (half_inputs_) act_.roundToHalf();
 }
 
@@ -34,6 +35,7 @@ CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, Kv
       max_positions_(max_positions),
       quantize_inputs_(anyMatrix(*model_, &QuantMatrix::needsQuantizedInput)),
       k_inputs_(anyMatrix(*model_, &QuantMatrix::needsKInput)),
+      grouped_inputs_(anyMatrix(*model_, &QuantMatrix::needsGroupedInput)),
       half_inputs_(anyMatrix(*model_, &QuantMatrix::needsHalfInput)),
       cache_(model_->config.n_layers, max_positions, model_->config.n_kv_heads,
              model_->config.head_dim, kv_format),

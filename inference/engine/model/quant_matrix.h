@@ -60,6 +60,9 @@ class QuantMatrix {
   }
   // Whether they read the Q8_K form (Activations::quantizeK): stored K-quants.
   bool needsKInput() const { return format_ == WeightFormat::Stored && isKQuant(stored_type_); }
+  // Whether they read Activations::q_grouped (stored Q4_0 where the kernels have
+  // dot_q4_0_grouped); without it they read q, to the same results.
+  bool needsGroupedInput() const;
   // Whether they read the f16-rounded form (Activations::roundToHalf): stored F16.
   bool needsHalfInput() const {
     return format_ == WeightFormat::Stored && stored_type_ == TensorType::F16;

@@ -23,6 +23,11 @@ bool QuantMatrix::storedTypeMultiplies(TensorType type) {
   }
 }
 
+bool QuantMatrix::needsGroupedInput() const {
+  return format_ == WeightFormat::Stored && stored_type_ == TensorType::Q4_0 &&
+         activeGgufKernels().dot_q4_0_grouped;
+}
+
 QuantMatrix QuantMatrix::stored(TensorType type, const uint8_t* data, int rows, int cols,
                                 std::shared_ptr<const void> owner) {
   QuantMatrix m = shaped(WeightFormat::Stored, rows, cols, 32);
@@ -94,8 +99,12 @@ void QuantMatrix::dotStoredRows(const Activations& x, int t, int begin, int end,
     }
     case TensorType::Q4_0:
     case TensorType::Q8_0: {
-      const auto dot = stored_type_ == TensorType::Q4_0 ? g.dot_q4_0 : g.dot_q8_0;
-      const int8_t* q = x.qRow(t);
+      const bool grouped = stored_type_ == TensorType::Q4_0 && g.dot_q4_0_grouped &&
+                           !x.q_grouped.empty();  // the same results, faster
+      const auto dot = grouped                            ? g.dot_q4_0_grouped
+                       : stored_type_ == TensorType::Q4_0 ? g.dot_q4_0
+                                                          : g.dot_q8_0;
+      const int8_t* q = grouped ? x.qGroupedRow(t) : x.qRow(t);
       const float *scale = x.scale16Row(t), *offset = x.offset16Row(t);
       return each([&](const uint8_t* w) { return dot(w, q, scale, offset, blocks); });
     }

@@ -12,8 +12,9 @@
 // that repeats a sentence: acceptance, tokens per target forward, speedup over plain. A long
 // prefill (--long-prompt, 512 positions unless 0) against the machine's int8 multiply peak
 // measured in the same process (int8_peak.h): pp512_tok_s, int8_peak_gops and
-// prefill_peak_share (the matrices' multiply-adds x 2 per second / that peak). No Qt: builds
-// engine-only.
+// prefill_peak_share (the matrices' multiply-adds x 2 per second / that peak). Decode's
+// compute ceiling (decode_ceiling.h: its kernels on weights in cache) says whether memory or
+// the kernels bound it. No Qt: builds engine-only.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -29,6 +30,7 @@
 #include "tests/bench/engine/bench_clock.h"
 #include "tests/bench/engine/conversation_bench.h"
 #include "tests/bench/engine/cuda_bench.h"
+#include "tests/bench/engine/decode_ceiling.h"
 #include "tests/bench/engine/int8_peak.h"
 #include "tests/bench/engine/speculative_bench.h"
 #include "tests/support/resident_memory.h"
@@ -246,6 +248,14 @@ int main(int argc, char** argv) {
   const double pp_rate = median(pp), tg_rate = median(tg), bw = median(bandwidth);
   const double effective = bytes_per_token * tg_rate / 1e9;
   const double decode_share = median(share);  // of the ratios of each run
+  // What bounds decode: the memory, or the kernels when they consume weights more slowly
+  // than the memory delivers them (few threads, fast memory). The share of that bound is
+  // the median over the runs of effective / min(read, compute).
+  const double compute = ts::bench::measureDecodeCompute(*model, threads);
+  std::vector<double> bound_share;
+  for (size_t r = 0; r < tg.size(); ++r)
+    bound_share.push_back(bytes_per_token * tg[r] / 1e9 / std::min(bandwidth[r], compute));
+  const bool compute_bound = compute < bw;
   // Speculative verification: 5 positions (K = 4) in one pass vs one decode step.
   const double verify_ratio = ts::bench::verifyCostRatio(model, prompt_tokens, 5, kv_format.value(),
                                                          threads, std::max(3, repeat));
@@ -288,6 +298,9 @@ int main(int argc, char** argv) {
       {"read_bandwidth_gb_s", number(bw)},
       {"decode_effective_gb_s", number(effective)},
       {"decode_bandwidth_share", number(decode_share, 4)},
+      {"decode_compute_gb_s", number(compute)},
+      {"decode_bound", compute_bound ? "\"compute\"" : "\"memory\""},
+      {"decode_bound_share", number(median(bound_share), 4)},
       {"kernels", "\"" + std::string(activeKernels().name) + "\""},
       {"verify5_over_decode", number(verify_ratio, 4)},
       {"break_even_acceptance_k4", number(break_even, 4)}};
@@ -370,6 +383,10 @@ int main(int argc, char** argv) {
         "  memory read bandwidth %.2f GB/s; decode reads %.1f MB/token -> %.2f GB/s; %.0f%% of "
         "the bandwidth measured right after it (median of the runs' ratios)\n",
         bw, bytes_per_token / 1e6, effective, 100 * decode_share);
+    std::printf(
+        "  decode kernels on weights in cache %.2f GB/s -> decode is %s-bound; %.0f%% of that "
+        "bound\n",
+        compute, compute_bound ? "compute" : "memory", 100 * median(bound_share));
     std::printf(
         "  verify of 5 positions = %.2fx one decode step -> break-even acceptance %.3f at K = 4 "
         "(free draft)\n",

@@ -30,10 +30,15 @@ namespace gguf_vnni {
 #undef TS_VNNI
 }  // namespace gguf_vnni
 
+namespace gguf_avx512 {  // gguf_kernels_avx512.cpp
+float dotQ4_0Grouped(const uint8_t* w, const int8_t* x, const float* x_d, const float* x_offset,
+                     int blocks);
+}  // namespace gguf_avx512
+
 const GgufKernels* avx2GgufKernels() {
   using namespace gguf_avx2;
   static const GgufKernels k{"avx2", dotQ4_0, dotQ8_0,   dotQ45K<false>, dotQ45K<true>,
-                             dotQ6K, dotBf16, gemm8Q4_0, gemm8Q8_0};
+                             dotQ6K, dotBf16, gemm8Q4_0, gemm8Q8_0,      nullptr};
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                                 __builtin_cpu_supports("f16c");
   return supported ? &k : nullptr;
@@ -41,10 +46,14 @@ const GgufKernels* avx2GgufKernels() {
 
 const GgufKernels* vnniGgufKernels() {
   using namespace gguf_vnni;
-  static const GgufKernels k{"avx512-vnni", dotQ4_0, dotQ8_0,   dotQ45K<false>, dotQ45K<true>,
-                             dotQ6K,        dotBf16, gemm8Q4_0, gemm8Q8_0};
   static const bool supported = avx2GgufKernels() && __builtin_cpu_supports("avx512vl") &&
                                 __builtin_cpu_supports("avx512vnni");
+  static const GgufKernels k{
+      "avx512-vnni", dotQ4_0,
+      dotQ8_0,       dotQ45K<false>,
+      dotQ45K<true>, dotQ6K,
+      dotBf16,       gemm8Q4_0,
+      gemm8Q8_0,     __builtin_cpu_supports("avx512bw") ? gguf_avx512::dotQ4_0Grouped : nullptr};
   return supported ? &k : nullptr;
 }
 

@@ -35,6 +35,11 @@ struct Activations {
   std::vector<int8_t> qk;      // [count, superblocks * 256]
   std::vector<float> kscale;   // [count, superblocks]: value = kscale * qk
   std::vector<int16_t> bsums;  // [count, superblocks * 16]: sums of each 16 qk values
+  // q regrouped for GgufKernels::dot_q4_0_grouped (groupForQ4_0): in each run of 8 blocks,
+  // each 4 of them as elements 0..15 of the four, then elements 16..31 of the four (a Q4_0
+  // block's low nibbles, then its high ones, four blocks to a 512-bit register); the blocks
+  // after the last whole 8 of n / 32 as in q. [count, blocks * 32]; empty unless asked for.
+  std::vector<int8_t> q_grouped;
 
   // Copies x [count, n]; quantize: also fill q / scale / offset (needed by int8 / int4).
   void set(const float* x, int count, int n, bool quantize);
@@ -42,6 +47,8 @@ struct Activations {
   // the signed value of largest magnitude, round half to even). Leaves it empty when n is
   // not a multiple of 256.
   void quantizeK();
+  // Fills q_grouped from q (set clears it: it never outlives the values it was made from).
+  void groupForQ4_0();
   // Fills `halves` and `half_bits`: the products with stored F16 rows read the activations rounded
   // to f16, as llama.cpp's CPU backend converts them.
   void roundToHalf();
@@ -49,6 +56,9 @@ struct Activations {
   const uint16_t* halfBitsRow(int t) const { return half_bits.data() + static_cast<size_t>(t) * n; }
   const float* f32Row(int t) const { return f32.data() + static_cast<size_t>(t) * n; }
   const int8_t* qRow(int t) const { return q.data() + static_cast<size_t>(t) * blocks * 32; }
+  const int8_t* qGroupedRow(int t) const {
+    return q_grouped.data() + static_cast<size_t>(t) * blocks * 32;
+  }
   const float* scaleRow(int t) const { return scale.data() + static_cast<size_t>(t) * blocks; }
   const float* offsetRow(int t) const { return offset.data() + static_cast<size_t>(t) * blocks; }
   const float* scale16Row(int t) const { return scale16.data() + static_cast<size_t>(t) * blocks; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "inference/engine/core/tensor_types.h"
@@ -148,6 +149,7 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
   n = n_;
   blocks = paddedToBlock(n) / kQuantBlock;  // even: int4 rows hold blocks in pairs
   f32.assign(x, x + static_cast<size_t>(count) * n);
+  q_grouped.clear();
   if (!quantize) {
     q.clear();
     return;
@@ -173,6 +175,21 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
       offset[at] = 8.f * scale[at] * static_cast<float>(qsum);
       scale16[at] = f16ToF32(f32ToF16(scale[at]));
       offset16[at] = 8.f * scale16[at] * static_cast<float>(qsum);
+    }
+  }
+}
+
+void Activations::groupForQ4_0() {
+  q_grouped = q;
+  const int grouped = n / kQuantBlock / 8 * 8;  // blocks in whole runs of 8
+  for (int t = 0; t < count; ++t) {
+    const int8_t* from = qRow(t);
+    int8_t* to = q_grouped.data() + static_cast<size_t>(t) * blocks * kQuantBlock;
+    for (int b = 0; b < grouped; ++b) {
+      // block b's halves go to quad (b / 4): its low half at [quad, 0, b % 4], high at [quad, 1]
+      int8_t* quad = to + (b / 4) * 128 + (b % 4) * 16;
+      std::memcpy(quad, from + b * kQuantBlock, 16);
+      std::memcpy(quad + 64, from + b * kQuantBlock + 16, 16);
     }
   }
 }

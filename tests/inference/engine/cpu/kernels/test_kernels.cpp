@@ -272,6 +272,37 @@ int main() {
       }
       return sum;
     };
+    // The AVX-512 Q4_0 decode kernel reads the activations regrouped (Activations::q_grouped)
+    // and gives dot_q4_0's value to the bit: tails past runs of 8 blocks, widths that pad,
+    // several positions, and a set() after a regrouping (which must not leave it stale).
+    for (const GgufKernels* k : {&portableGgufKernels(), avx2GgufKernels(), vnniGgufKernels()}) {
+      if (!k || !k->dot_q4_0_grouped) continue;
+      bool same = true, cleared = true;
+      for (int blocks : {3, 13, 16, 131, 344}) {
+        const int cols = blocks * 32, tokens = 3;
+        std::vector<float> xs(static_cast<size_t>(tokens) * cols);
+        for (float& v : xs) v = normal(rng);
+        Activations act;
+        act.set(xs.data(), tokens, cols, true);
+        act.groupForQ4_0();
+        const size_t row_bytes = blocks * 18;
+        std::vector<uint8_t> row = random_bytes(row_bytes);
+        for (int b = 0; b < blocks; ++b) set_half(row, b * 18, 0.01f * (1 + b % 5));
+        for (int t = 0; t < tokens; ++t) {
+          const float natural = k->dot_q4_0(row.data(), act.qRow(t), act.scale16Row(t),
+                                            act.offset16Row(t), blocks),
+                      grouped = k->dot_q4_0_grouped(row.data(), act.qGroupedRow(t),
+                                                    act.scale16Row(t), act.offset16Row(t), blocks);
+          same = same && natural == grouped && natural != 0;
+        }
+        act.set(xs.data(), tokens, cols, true);
+        cleared = cleared && act.q_grouped.empty();
+      }
+      check(same, std::string(k->name) +
+                      " GGUF Q4_0 with regrouped activations equals dot_q4_0 to the bit (3, 13, "
+                      "16, 131 and 344 blocks, 3 positions)");
+      check(cleared, "Activations::set drops the regrouped form of the previous values");
+    }
     // Passes over several positions (eight rows in lanes) give every position's value to the
     // bit of the one-row product: a conversation's next turn and speculative verification
     // must match plain decoding. Block counts with and without a tail past groups of 8,
