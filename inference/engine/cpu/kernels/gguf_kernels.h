@@ -16,6 +16,10 @@ namespace ts::engine {
 constexpr int kSuperBlock = 256;  // K-quant and Q8_K block
 
 struct GgufKernels {
+  // A pass over several positions (gemm8_q4_0 below).
+  using Pass = void (*)(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
+                        const float* x_d, const float* x_offset, size_t s_stride, int blocks,
+                        int tokens, float* out, size_t out_stride);
   const char* name;  // "avx512-vnni" | "avx2" | "portable"
   // Sum over blocks b of d_w[b] * x_d[b] * (w_b . x_b). x_offset[b] = 8 * x_d[b] * sum(x_b)
   // (Activations::offset16): Q4_0 may multiply the unsigned nibbles and subtract it.
@@ -41,17 +45,15 @@ struct GgufKernels {
   // of the same set (they share the arithmetic: per block an exact integer product, one
   // scaled value, S[b % 8] += d_w * value, then ((S0+S4)+(S2+S6))+((S1+S5)+(S3+S7))), so a
   // conversation's next turn and speculative verification match plain decoding.
-  void (*gemm8_q4_0)(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
-                     const float* x_d, const float* x_offset, size_t s_stride, int blocks,
-                     int tokens, float* out, size_t out_stride);
-  void (*gemm8_q8_0)(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
-                     const float* x_d, const float* x_offset, size_t s_stride, int blocks,
-                     int tokens, float* out, size_t out_stride);
+  Pass gemm8_q4_0, gemm8_q8_0;
   // dot_q4_0 with x in Activations::q_grouped's order (four blocks per 512-bit product: ~1.4x
   // dot_q4_0's rate with the weights in cache, so decode, which these kernels bound on few
   // threads, goes faster). Bit-identical to dot_q4_0. Null in sets without AVX-512 BW.
   float (*dot_q4_0_grouped)(const uint8_t* w, const int8_t* x, const float* x_d,
                             const float* x_offset, int blocks);
+  // gemm8_q4_0 / gemm8_q8_0 over sixteen rows (in the lanes of a 512-bit register): the
+  // same results to the bit, with half the activation broadcasts per product. Null as above.
+  Pass gemm16_q4_0, gemm16_q8_0;
 };
 
 const GgufKernels& portableGgufKernels();

@@ -112,7 +112,8 @@ void gemm8(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
 const GgufKernels& portableGgufKernels() {
   static const GgufKernels k{
       "portable", dotQ4_0, dotQ8_0,        dotQ45K<BlockQ4K, false>, dotQ45K<BlockQ5K, true>,
-      dotQ6K,     dotBf16, gemm8<dotQ4_0>, gemm8<dotQ8_0>,           nullptr};
+      dotQ6K,     dotBf16, gemm8<dotQ4_0>, gemm8<dotQ8_0>,           nullptr,
+      nullptr,    nullptr};
   return k;
 }
 

@@ -33,12 +33,18 @@ namespace gguf_vnni {
 namespace gguf_avx512 {  // gguf_kernels_avx512.cpp
 float dotQ4_0Grouped(const uint8_t* w, const int8_t* x, const float* x_d, const float* x_offset,
                      int blocks);
+void gemm16Q4_0(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
+                const float* x_d, const float* x_offset, size_t s_stride, int blocks, int tokens,
+                float* out, size_t out_stride);
+void gemm16Q8_0(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
+                const float* x_d, const float* x_offset, size_t s_stride, int blocks, int tokens,
+                float* out, size_t out_stride);
 }  // namespace gguf_avx512
 
 const GgufKernels* avx2GgufKernels() {
   using namespace gguf_avx2;
-  static const GgufKernels k{"avx2", dotQ4_0, dotQ8_0,   dotQ45K<false>, dotQ45K<true>,
-                             dotQ6K, dotBf16, gemm8Q4_0, gemm8Q8_0,      nullptr};
+  static const GgufKernels k{"avx2",  dotQ4_0,   dotQ8_0,   dotQ45K<false>, dotQ45K<true>, dotQ6K,
+                             dotBf16, gemm8Q4_0, gemm8Q8_0, nullptr,        nullptr,       nullptr};
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                                 __builtin_cpu_supports("f16c");
   return supported ? &k : nullptr;
@@ -48,12 +54,20 @@ const GgufKernels* vnniGgufKernels() {
   using namespace gguf_vnni;
   static const bool supported = avx2GgufKernels() && __builtin_cpu_supports("avx512vl") &&
                                 __builtin_cpu_supports("avx512vnni");
-  static const GgufKernels k{
-      "avx512-vnni", dotQ4_0,
-      dotQ8_0,       dotQ45K<false>,
-      dotQ45K<true>, dotQ6K,
-      dotBf16,       gemm8Q4_0,
-      gemm8Q8_0,     __builtin_cpu_supports("avx512bw") ? gguf_avx512::dotQ4_0Grouped : nullptr};
+  // the 512-bit kernels need AVX-512 BW (byte and word operations on 512 bits)
+  static const bool bw = __builtin_cpu_supports("avx512bw");
+  static const GgufKernels k{"avx512-vnni",
+                             dotQ4_0,
+                             dotQ8_0,
+                             dotQ45K<false>,
+                             dotQ45K<true>,
+                             dotQ6K,
+                             dotBf16,
+                             gemm8Q4_0,
+                             gemm8Q8_0,
+                             bw ? gguf_avx512::dotQ4_0Grouped : nullptr,
+                             bw ? gguf_avx512::gemm16Q4_0 : nullptr,
+                             bw ? gguf_avx512::gemm16Q8_0 : nullptr};
   return supported ? &k : nullptr;
 }
 

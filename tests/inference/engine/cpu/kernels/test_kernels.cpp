@@ -307,37 +307,52 @@ int main() {
     // bit of the one-row product: a conversation's next turn and speculative verification
     // must match plain decoding. Block counts with and without a tail past groups of 8,
     // token counts across the 32-token chunks.
-    for (const GgufKernels* k : {&portableGgufKernels(), avx2GgufKernels(), vnniGgufKernels()}) {
-      if (!k) continue;
+    // A pass kernel over `tile` rows (gemm8 / gemm16) against the one-row products.
+    using Pass = GgufKernels::Pass;
+    const auto passes_match = [&](const GgufKernels& k, int tile, Pass q4_0, Pass q8_0) {
       bool same = true;
       for (int blocks : {3, 13, 16})
         for (int tokens : {1, 5, 37}) {
-          const int cols = blocks * 32;
+          const int cols = blocks * 32, stride = tile + 3;  // outputs with a gap per token
           std::vector<float> xs(static_cast<size_t>(tokens) * cols);
           for (float& v : xs) v = normal(rng);
           Activations act;
           act.set(xs.data(), tokens, cols, true);
           for (bool q4 : {true, false}) {
-            const size_t row_bytes = blocks * (q4 ? 18 : 34);
-            std::vector<uint8_t> rows = random_bytes(8 * row_bytes);
-            for (int r = 0; r < 8; ++r)
+            const size_t block_bytes = q4 ? 18 : 34, row_bytes = blocks * block_bytes;
+            std::vector<uint8_t> rows = random_bytes(tile * row_bytes);
+            for (int r = 0; r < tile; ++r)
               for (int b = 0; b < blocks; ++b)
-                set_half(rows, r * row_bytes + b * (q4 ? 18 : 34), 0.01f * (1 + (r + b) % 5));
-            std::vector<float> out(static_cast<size_t>(tokens) * 11);
-            (q4 ? k->gemm8_q4_0 : k->gemm8_q8_0)(
-                rows.data(), row_bytes, act.q.data(), act.blocks * 32, act.scale16.data(),
-                act.offset16.data(), act.blocks, blocks, tokens, out.data(), 11);
+                set_half(rows, r * row_bytes + b * block_bytes, 0.01f * (1 + (r + b) % 7));
+            std::vector<float> out(static_cast<size_t>(tokens) * stride);
+            (q4 ? q4_0 : q8_0)(rows.data(), row_bytes, act.q.data(), act.blocks * 32,
+                               act.scale16.data(), act.offset16.data(), act.blocks, blocks, tokens,
+                               out.data(), stride);
             for (int t = 0; t < tokens; ++t)
-              for (int r = 0; r < 8; ++r)
-                same = same && out[t * 11 + r] ==
-                                   (q4 ? k->dot_q4_0 : k->dot_q8_0)(rows.data() + r * row_bytes,
-                                                                    act.qRow(t), act.scale16Row(t),
-                                                                    act.offset16Row(t), blocks);
+              for (int r = 0; r < tile; ++r)
+                same = same && out[t * stride + r] ==
+                                   (q4 ? k.dot_q4_0 : k.dot_q8_0)(rows.data() + r * row_bytes,
+                                                                  act.qRow(t), act.scale16Row(t),
+                                                                  act.offset16Row(t), blocks);
           }
         }
-      check(same, std::string(k->name) +
-                      " GGUF Q4_0 / Q8_0 passes of 1, 5 and 37 positions equal the one-row "
-                      "products to the bit (3, 13 and 16 blocks)");
+      return same;
+    };
+    // Passes over several positions (eight or sixteen rows in lanes) give every position's
+    // value to the bit of the one-row product: a conversation's next turn and speculative
+    // verification must match plain decoding. Block counts with and without a tail past
+    // groups of 8, token counts across the 32-token chunks.
+    for (const GgufKernels* k : {&portableGgufKernels(), avx2GgufKernels(), vnniGgufKernels()}) {
+      if (!k) continue;
+      check(passes_match(*k, 8, k->gemm8_q4_0, k->gemm8_q8_0),
+            std::string(k->name) +
+                " GGUF Q4_0 / Q8_0 passes of 1, 5 and 37 positions equal the one-row "
+                "products to the bit (3, 13 and 16 blocks)");
+      if (k->gemm16_q4_0 && k->gemm16_q8_0)
+        check(passes_match(*k, 16, k->gemm16_q4_0, k->gemm16_q8_0),
+              std::string(k->name) +
+                  " GGUF Q4_0 / Q8_0 passes over sixteen rows equal the one-row products to the "
+                  "bit (3, 13 and 16 blocks; 1, 5 and 37 positions)");
     }
     for (const GgufKernels* k : {&portableGgufKernels(), avx2GgufKernels(), vnniGgufKernels()}) {
       if (!k) continue;
