@@ -105,13 +105,13 @@ void ThreadPool::doChunks(int index) {
     return;
   }
   const int share = 2 * threads();
-  for (int begin = next_.load(std::memory_order_relaxed);;) {
-    if (begin >= n_) return;
+  int begin = next_.load(std::memory_order_relaxed);
+  while (begin < n_) {
     const int end = std::min(n_, begin + std::max(grain_, (n_ - begin) / share));
-    if (next_.compare_exchange_weak(begin, end, std::memory_order_relaxed)) {
-      fn(begin, end);
-      begin = next_.load(std::memory_order_relaxed);
-    }
+    // a failed exchange reloads `begin` with what another thread left
+    if (!next_.compare_exchange_weak(begin, end, std::memory_order_relaxed)) continue;
+    fn(begin, end);
+    begin = next_.load(std::memory_order_relaxed);
   }
 }
 

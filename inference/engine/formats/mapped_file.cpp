@@ -63,11 +63,8 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, Ac
   file->path_ = path;
   file->size_ = static_cast<size_t>(st.st_size);
   if (file->size_ > 0) {
-    // Whole reads map every page up front (mapAllPages): one fault per page on first
-    // touch costs more than the bytes' copy would.
-    const int flags = MAP_PRIVATE;
     void* at = access == Access::Whole ? hugeAlignedAddress(file->size_) : nullptr;
-    void* p = mmap(at, file->size_, PROT_READ, flags | (at ? MAP_FIXED : 0), fd, 0);
+    void* p = mmap(at, file->size_, PROT_READ, MAP_PRIVATE | (at ? MAP_FIXED : 0), fd, 0);
     if (p == MAP_FAILED) {
       const int err = errno;
       if (at) munmap(at, file->size_);  // the reservation the file was to replace
@@ -75,6 +72,8 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, Ac
       return fail("cannot map " + path + ": " + std::strerror(err));
     }
     file->data_ = static_cast<const uint8_t*>(p);
+    // Whole reads map every page up front: one fault per page on first touch costs more
+    // than the bytes' copy would.
     if (access == Access::Whole) mapAllPages(p, file->size_);
   }
   ::close(fd);  // the mapping stays valid

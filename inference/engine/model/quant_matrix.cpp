@@ -295,12 +295,17 @@ void QuantMatrix::multiplyRows(float* out, int out_stride, const Activations& x,
       for (int t = 0; t < x.count; ++t) at(t, r) *= row_scales_[r];
 }
 
-void QuantMatrix::matvec(float* out, const float* x) const {
+Activations QuantMatrix::activationsFor(const float* x, int count) const {
   Activations a;
-  a.set(x, 1, cols_, needsQuantizedInput());
+  a.set(x, count, cols_, needsQuantizedInput());
   if (needsKInput()) a.quantizeK();
+  if (needsGroupedInput()) a.groupForQ4_0();
   if (needsHalfInput()) a.roundToHalf();
-  multiplyRows(out, rows_, a, 0, rows_);
+  return a;
+}
+
+void QuantMatrix::matvec(float* out, const float* x) const {
+  multiplyRows(out, rows_, activationsFor(x, 1), 0, rows_);
 }
 
 void QuantMatrix::appendTo(ByteWriter& out) const {

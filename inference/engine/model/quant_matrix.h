@@ -79,6 +79,9 @@ class QuantMatrix {
   // needsQuantizedInput(). With one vector this is the decode matvec; with many, the
   // prefill matmul, which reuses each weight row (in L1) for every token.
   void multiplyRows(float* out, int out_stride, const Activations& x, int begin, int end) const;
+  // x [count, cols] in every form this matrix's products read (set, then quantizeK,
+  // groupForQ4_0, roundToHalf as needed).
+  Activations activationsFor(const float* x, int count) const;
   // out[rows] = W · x[cols] on the calling thread (tests and tools).
   void matvec(float* out, const float* x) const;
   // The f32 value of W[row, col] (for tests and conversions).

@@ -17,6 +17,7 @@ double measureDecodeCompute(const Model& model, int threads) {
   constexpr size_t kSliceBytes = 192 << 10;  // per thread: in L2 with its activations
   struct Slice {
     const QuantMatrix* w;
+    size_t row_bytes;
     int rows;    // per thread
     int passes;  // per timed run: the matrix's bytes four times over, as decode weighs it
     Activations act;
@@ -29,14 +30,9 @@ double measureDecodeCompute(const Model& model, int threads) {
         std::clamp<size_t>(kSliceBytes / row_bytes, 1, w->rows() / std::max(1, threads)));
     std::vector<float> x(w->cols());
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 201) / 100.f - 1;
-    Activations act;
-    act.set(x.data(), 1, w->cols(), w->needsQuantizedInput());
-    if (w->needsKInput()) act.quantizeK();
-    if (w->needsGroupedInput()) act.groupForQ4_0();
-    if (w->needsHalfInput()) act.roundToHalf();
     const size_t slice = static_cast<size_t>(rows) * row_bytes * std::max(1, threads);
     const int passes = static_cast<int>(std::max<size_t>(4, 4 * w->bytes() / slice));
-    slices.push_back({w, rows, passes, std::move(act)});
+    slices.push_back({w, row_bytes, rows, passes, w->activationsFor(x.data(), 1)});
     max_rows = std::max(max_rows, w->rows());
   }
   ThreadPool pool(threads);
@@ -46,13 +42,12 @@ double measureDecodeCompute(const Model& model, int threads) {
     double bytes = 0;
     const double t0 = now();
     for (const Slice& s : slices) {
-      const size_t row_bytes = s.w->bytes() / s.w->rows();
       pool.parallelFor(threads, [&](int b, int e) {
         for (int t = b; t < e; ++t)
           for (int p = 0; p < s.passes; ++p)
             s.w->multiplyRows(out.data(), s.w->rows(), s.act, t * s.rows, (t + 1) * s.rows);
       });
-      bytes += static_cast<double>(row_bytes) * s.rows * threads * s.passes;
+      bytes += static_cast<double>(s.row_bytes) * s.rows * threads * s.passes;
     }
     rates.push_back(bytes / (now() - t0) / 1e9);
   }

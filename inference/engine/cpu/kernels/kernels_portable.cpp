@@ -180,11 +180,13 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
 }
 
 void Activations::groupForQ4_0() {
-  q_grouped = q;
+  q_grouped.resize(q.size());
   const int grouped = n / kQuantBlock / 8 * 8;  // blocks in whole runs of 8
   for (int t = 0; t < count; ++t) {
     const int8_t* from = qRow(t);
     int8_t* to = q_grouped.data() + static_cast<size_t>(t) * blocks * kQuantBlock;
+    std::memcpy(to + grouped * kQuantBlock, from + grouped * kQuantBlock,
+                static_cast<size_t>(blocks - grouped) * kQuantBlock);  // as in q
     for (int b = 0; b < grouped; ++b) {
       // block b's halves go to quad (b / 4): its low half at [quad, 0, b % 4], high at [quad, 1]
       int8_t* quad = to + (b / 4) * 128 + (b % 4) * 16;
