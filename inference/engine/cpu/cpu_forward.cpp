@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -12,11 +13,11 @@ namespace ts::engine {
 namespace {
 
 // Whether any multiplied matrix of the model answers `test` (formats may differ per tensor).
-bool anyMatrix(const Model& m, bool (QuantMatrix::*test)() const) {
-  if ((m.classifier.*test)()) return true;
+bool anyMatrix(const Model& m, const std::function<bool(const QuantMatrix&)>& test) {
+  if (test(m.classifier)) return true;
   for (const auto& l : m.layers)
     for (const QuantMatrix* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
-      if ((w->*test)()) return true;
+      if (test(*w)) return true;
   return false;
 }
 
@@ -26,6 +27,7 @@ void CpuSession::prepareInput(const float* x, int count, int width) {
   act_.set(x, count, width, quantize_inputs_);
   if (k_inputs_) act_.quantizeK();
   if (grouped_inputs_) act_.groupForQ4_0();
+  if (tiled_inputs_ && count >= QuantMatrix::kTiledPositions) act_.tileForPasses();
   if (half_inputs_) act_.roundToHalf();
 }
 
@@ -33,10 +35,13 @@ CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, Kv
                        int threads)
     : model_(std::move(model)),
       max_positions_(max_positions),
-      quantize_inputs_(anyMatrix(*model_, &QuantMatrix::needsQuantizedInput)),
-      k_inputs_(anyMatrix(*model_, &QuantMatrix::needsKInput)),
-      grouped_inputs_(anyMatrix(*model_, &QuantMatrix::needsGroupedInput)),
-      half_inputs_(anyMatrix(*model_, &QuantMatrix::needsHalfInput)),
+      quantize_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsQuantizedInput))),
+      k_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsKInput))),
+      grouped_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsGroupedInput))),
+      tiled_inputs_(anyMatrix(
+          *model_,
+          [](const QuantMatrix& w) { return w.needsTiledInput(QuantMatrix::kTiledPositions); })),
+      half_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsHalfInput))),
       cache_(model_->config.n_layers, max_positions, model_->config.n_kv_heads,
              model_->config.head_dim, kv_format),
       pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr) {

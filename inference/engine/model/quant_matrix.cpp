@@ -300,6 +300,7 @@ Activations QuantMatrix::activationsFor(const float* x, int count) const {
   a.set(x, count, cols_, needsQuantizedInput());
   if (needsKInput()) a.quantizeK();
   if (needsGroupedInput()) a.groupForQ4_0();
+  if (needsTiledInput(count)) a.tileForPasses();
   if (needsHalfInput()) a.roundToHalf();
   return a;
 }

@@ -63,6 +63,11 @@ class QuantMatrix {
   // Whether they read Activations::q_grouped (stored Q4_0 where the kernels have
   // dot_q4_0_grouped); without it they read q, to the same results.
   bool needsGroupedInput() const;
+  // Whether passes over `count` positions read Activations' tiles (tileForPasses: stored
+  // Q4_0 / Q8_0 where the kernels have the 16-row passes, from kTiledPositions positions on,
+  // where unpacking sixteen rows pays; speculative verification's 5 stay on eight rows).
+  static constexpr int kTiledPositions = 16;
+  bool needsTiledInput(int count) const;
   // Whether they read the f16-rounded form (Activations::roundToHalf): stored F16.
   bool needsHalfInput() const {
     return format_ == WeightFormat::Stored && stored_type_ == TensorType::F16;
@@ -80,7 +85,7 @@ class QuantMatrix {
   // prefill matmul, which reuses each weight row (in L1) for every token.
   void multiplyRows(float* out, int out_stride, const Activations& x, int begin, int end) const;
   // x [count, cols] in every form this matrix's products read (set, then quantizeK,
-  // groupForQ4_0, roundToHalf as needed).
+  // groupForQ4_0, tileForPasses, roundToHalf as needed).
   Activations activationsFor(const float* x, int count) const;
   // out[rows] = W · x[cols] on the calling thread (tests and tools).
   void matvec(float* out, const float* x) const;

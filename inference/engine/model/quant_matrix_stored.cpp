@@ -28,6 +28,12 @@ bool QuantMatrix::needsGroupedInput() const {
          activeGgufKernels().dot_q4_0_grouped;
 }
 
+bool QuantMatrix::needsTiledInput(int count) const {
+  return format_ == WeightFormat::Stored && count >= kTiledPositions &&
+         (stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0) &&
+         activeGgufKernels().gemm16_q4_0;
+}
+
 QuantMatrix QuantMatrix::stored(TensorType type, const uint8_t* data, int rows, int cols,
                                 std::shared_ptr<const void> owner) {
   QuantMatrix m = shaped(WeightFormat::Stored, rows, cols, 32);
@@ -58,12 +64,12 @@ int QuantMatrix::multiplyStoredTiles(float* out, int out_stride, const Activatio
   const size_t row_bytes = rowBytes(stored_type_, cols_);
   const size_t x_stride = static_cast<size_t>(x.blocks) * 32;
   const auto gemm16 = stored_type_ == TensorType::Q4_0 ? g.gemm16_q4_0 : g.gemm16_q8_0;
-  // the same results with fewer operations per product, once there are enough positions to
-  // amortize unpacking sixteen rows (speculative verification's 5 stay on gemm8)
-  if (gemm16 && x.count >= 16)
-    for (; begin + 16 <= end; begin += 16)
-      gemm16(stored_ + begin * row_bytes, row_bytes, x.q.data(), x_stride, x.scale16.data(),
-             x.offset16.data(), x.blocks, cols_ / 32, x.count, out + begin, out_stride);
+  // the same results with fewer operations per product where the tiles were made
+  // (needsTiledInput: enough positions to amortize unpacking sixteen rows)
+  if (const int rows = (end - begin) / 16 * 16; gemm16 && !x.q_tiles.empty() && rows > 0) {
+    gemm16(stored_ + begin * row_bytes, row_bytes, rows, x, cols_ / 32, out + begin, out_stride);
+    begin += rows;
+  }
   for (; begin + 8 <= end; begin += 8)
     gemm(stored_ + begin * row_bytes, row_bytes, x.q.data(), x_stride, x.scale16.data(),
          x.offset16.data(), x.blocks, cols_ / 32, x.count, out + begin, out_stride);

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "inference/engine/core/tensor_types.h"
+#include "inference/engine/cpu/kernels/kernels.h"
 
 // GCC 12 reports the undefined upper lanes inside its own AVX-512 intrinsics as
 // uninitialized once they are inlined here (as in kernels_avx512.cpp): false positives.
@@ -172,82 +173,75 @@ TS_TARGET inline __m512 rowScales16(const uint8_t* w, size_t row_bytes, int b) {
 
 // gemm8's arithmetic (gguf_kernels.h) with sixteen rows: each of the block's eight weight
 // registers takes 64 products per broadcast activation group instead of 32, so the pass
-// does half the broadcasts, conversions and partial-sum updates per product. Q8_0's signed
-// weights go through vpdpbusd as the unsigned side's partner: the activations as x + 128
-// (a flip of each byte's top bit), less 128 x the row's block sum, which is exact.
+// does half the broadcasts, conversions and partial-sum updates per product. The weights
+// are vpdpbusd's unsigned side: Q4_0's nibbles as they are, Q8_0's signed bytes as w + 128
+// (a flip of each byte's top bit), less 128 x the position's block sum, which is exact. The
+// activations come in Activations' tiles: one sequential stream per chunk of positions.
 template <bool kQ4>
-TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
-                      const float* x_d, const float* x_offset, size_t s_stride, int blocks,
-                      int tokens, float* out, size_t out_stride) {
-  constexpr int kChunk = 32;
-  constexpr uint32_t kFlip = kQ4 ? 0 : 0x80808080u;  // Q8_0: x + 128 as unsigned bytes
-  alignas(64) float sums[kChunk][8][16];             // [token][position b % 8][row]
-  for (int t0 = 0; t0 < tokens; t0 += kChunk) {
-    const int count = std::min(kChunk, tokens - t0);
-    for (int t = 0; t < count; ++t)
-      for (int j = 0; j < 8; ++j) _mm512_store_ps(sums[t][j], _mm512_setzero_ps());
-    for (int b = 0; b < blocks; ++b) {
-      __m512i group[8];
-      pack16<kQ4>(w, row_bytes, b, group);
-      const __m512 d = rowScales16<kQ4>(w, row_bytes, b);
-      __m512i bias = _mm512_setzero_si512();  // Q8_0: 128 x each row's sum of the block
-      if constexpr (!kQ4) {
-        const __m512i ones = _mm512_set1_epi8(1);
-        for (int k = 0; k < 8; ++k) bias = _mm512_dpbusd_epi32(bias, ones, group[k]);
-        bias = _mm512_slli_epi32(bias, 7);
-      }
-      for (int t = 0; t < count; ++t) {
-        const size_t token = t0 + t, s = token * s_stride + b;
-        const int8_t* xb = x + token * x_stride + 32 * b;
-        __m512i a0 = _mm512_setzero_si512(), a1 = a0;
+TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const int8_t* q_tiles,
+                      const float* tile_scale, const float* tile_offset, const int32_t* tile_bias,
+                      int tile_blocks, int blocks, int tokens, float* out, size_t out_stride) {
+  constexpr int kChunk = Activations::kTileChunk;
+  alignas(64) float sums[kChunk][8][16];  // [token][position b % 8][row]
+  for (int r = 0; r < rows; r += 16) {
+    const uint8_t* slab = w + r * row_bytes;
+    for (int t0 = 0; t0 < tokens; t0 += kChunk) {
+      const int count = std::min(kChunk, tokens - t0);
+      const size_t base = static_cast<size_t>(t0) * tile_blocks;  // the chunk's first cell
+      for (int t = 0; t < count; ++t)
+        for (int j = 0; j < 8; ++j) _mm512_store_ps(sums[t][j], _mm512_setzero_ps());
+      for (int b = 0; b < blocks; ++b) {
+        __m512i group[8];
+        pack16<kQ4>(slab, row_bytes, b, group);
+        if constexpr (!kQ4)
+          for (__m512i& g : group) g = _mm512_xor_si512(g, _mm512_set1_epi8(-128));
+        const __m512 d = rowScales16<kQ4>(slab, row_bytes, b);
+        const size_t first = base + static_cast<size_t>(b) * count;
+        const int8_t* xb = q_tiles + first * 32;
+        for (int t = 0; t < count; ++t, xb += 32) {
+          const size_t cell = first + t;
+          __m512i a0 = _mm512_setzero_si512(), a1 = a0;
 #pragma GCC unroll 4
-        for (int k = 0; k < 8; k += 2) {
-          uint32_t x0, x1;
-          std::memcpy(&x0, xb + 4 * k, 4);
-          std::memcpy(&x1, xb + 4 * k + 4, 4);
-          const __m512i b0 = _mm512_set1_epi32(static_cast<int>(x0 ^ kFlip)),
-                        b1 = _mm512_set1_epi32(static_cast<int>(x1 ^ kFlip));
-          if constexpr (kQ4) {  // unsigned nibbles times signed activations
-            a0 = _mm512_dpbusd_epi32(a0, group[k], b0);
-            a1 = _mm512_dpbusd_epi32(a1, group[k + 1], b1);
-          } else {  // unsigned x + 128 times signed weights
-            a0 = _mm512_dpbusd_epi32(a0, b0, group[k]);
-            a1 = _mm512_dpbusd_epi32(a1, b1, group[k + 1]);
+          for (int k = 0; k < 8; k += 2) {
+            int32_t x0, x1;
+            std::memcpy(&x0, xb + 4 * k, 4);
+            std::memcpy(&x1, xb + 4 * k + 4, 4);
+            a0 = _mm512_dpbusd_epi32(a0, group[k], _mm512_set1_epi32(x0));
+            a1 = _mm512_dpbusd_epi32(a1, group[k + 1], _mm512_set1_epi32(x1));
           }
+          __m512i dot = _mm512_add_epi32(a0, a1);
+          if constexpr (!kQ4) dot = _mm512_sub_epi32(dot, _mm512_set1_epi32(tile_bias[cell]));
+          const __m512 dots = _mm512_cvtepi32_ps(dot);
+          // d_w * (x_d * dot - zero point) for Q4_0, d_w * (x_d * dot) for Q8_0
+          const __m512 value = kQ4 ? _mm512_fmsub_ps(dots, _mm512_set1_ps(tile_scale[cell]),
+                                                     _mm512_set1_ps(tile_offset[cell]))
+                                   : _mm512_mul_ps(dots, _mm512_set1_ps(tile_scale[cell]));
+          float* sum = sums[t][b % 8];
+          _mm512_store_ps(sum, _mm512_fmadd_ps(d, value, _mm512_load_ps(sum)));
         }
-        __m512i dot = _mm512_add_epi32(a0, a1);
-        if constexpr (!kQ4) dot = _mm512_sub_epi32(dot, bias);
-        const __m512 dots = _mm512_cvtepi32_ps(dot);
-        // d_w * (x_d * dot - zero point) for Q4_0, d_w * (x_d * dot) for Q8_0
-        const __m512 value =
-            kQ4 ? _mm512_fmsub_ps(dots, _mm512_set1_ps(x_d[s]), _mm512_set1_ps(x_offset[s]))
-                : _mm512_mul_ps(dots, _mm512_set1_ps(x_d[s]));
-        float* sum = sums[t][b % 8];
-        _mm512_store_ps(sum, _mm512_fmadd_ps(d, value, _mm512_load_ps(sum)));
       }
-    }
-    for (int t = 0; t < count; ++t) {  // ((S0 + S4) + (S2 + S6)) + ((S1 + S5) + (S3 + S7))
-      __m512 s[8];
-      for (int j = 0; j < 8; ++j) s[j] = _mm512_load_ps(sums[t][j]);
-      const __m512 even = _mm512_add_ps(_mm512_add_ps(s[0], s[4]), _mm512_add_ps(s[2], s[6])),
-                   odd = _mm512_add_ps(_mm512_add_ps(s[1], s[5]), _mm512_add_ps(s[3], s[7]));
-      _mm512_storeu_ps(out + (t0 + t) * out_stride, _mm512_add_ps(even, odd));
+      for (int t = 0; t < count; ++t) {  // ((S0 + S4) + (S2 + S6)) + ((S1 + S5) + (S3 + S7))
+        __m512 s[8];
+        for (int j = 0; j < 8; ++j) s[j] = _mm512_load_ps(sums[t][j]);
+        const __m512 even = _mm512_add_ps(_mm512_add_ps(s[0], s[4]), _mm512_add_ps(s[2], s[6])),
+                     odd = _mm512_add_ps(_mm512_add_ps(s[1], s[5]), _mm512_add_ps(s[3], s[7]));
+        _mm512_storeu_ps(out + (t0 + t) * out_stride + r, _mm512_add_ps(even, odd));
+      }
     }
   }
 }
 
 }  // namespace
 
-TS_TARGET void gemm16Q4_0(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
-                          const float* x_d, const float* x_offset, size_t s_stride, int blocks,
-                          int tokens, float* out, size_t out_stride) {
-  gemm16<true>(w, row_bytes, x, x_stride, x_d, x_offset, s_stride, blocks, tokens, out, out_stride);
+TS_TARGET void gemm16Q4_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
+                          int blocks, float* out, size_t out_stride) {
+  gemm16<true>(w, row_bytes, rows, x.q_tiles.data(), x.tile_scale16.data(), x.tile_offset16.data(),
+               x.tile_bias.data(), x.blocks, blocks, x.count, out, out_stride);
 }
-TS_TARGET void gemm16Q8_0(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
-                          const float* x_d, const float* x_offset, size_t s_stride, int blocks,
-                          int tokens, float* out, size_t out_stride) {
-  gemm16<false>(w, row_bytes, x, x_stride, x_d, x_offset, s_stride, blocks, tokens, out,
-                out_stride);
+TS_TARGET void gemm16Q8_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
+                          int blocks, float* out, size_t out_stride) {
+  gemm16<false>(w, row_bytes, rows, x.q_tiles.data(), x.tile_scale16.data(), x.tile_offset16.data(),
+                x.tile_bias.data(), x.blocks, blocks, x.count, out, out_stride);
 }
 
 }  // namespace ts::engine::gguf_avx512

@@ -33,11 +33,9 @@ namespace gguf_vnni {
 namespace gguf_avx512 {  // gguf_kernels_avx512.cpp
 float dotQ4_0Grouped(const uint8_t* w, const int8_t* x, const float* x_d, const float* x_offset,
                      int blocks);
-void gemm16Q4_0(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
-                const float* x_d, const float* x_offset, size_t s_stride, int blocks, int tokens,
+void gemm16Q4_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
                 float* out, size_t out_stride);
-void gemm16Q8_0(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
-                const float* x_d, const float* x_offset, size_t s_stride, int blocks, int tokens,
+void gemm16Q8_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
                 float* out, size_t out_stride);
 }  // namespace gguf_avx512
 

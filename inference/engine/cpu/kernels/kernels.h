@@ -28,6 +28,7 @@ struct Activations {
   std::vector<float> offset;         // [count, blocks]: 8 * scale * sum(q): int4's zero point
   std::vector<float> scale16;        // [count, blocks]: scale rounded to f16, as GGUF's Q8_0
   std::vector<float> offset16;       // [count, blocks]: 8 * scale16 * sum(q): Q4_0's zero point
+  std::vector<int32_t> q_sums;       // [count, blocks]: sum(q)
   std::vector<float> halves;         // [count, n]: f32 rounded to f16 (roundToHalf), for F16 rows
   std::vector<uint16_t> half_bits;   // [count, n]: the same values as f16
   // The Q8_K form (quantizeK; gguf_kernels.h): blocks of 256, n a multiple of 256.
@@ -40,6 +41,16 @@ struct Activations {
   // block's low nibbles, then its high ones, four blocks to a 512-bit register); the blocks
   // after the last whole 8 of n / 32 as in q. [count, blocks * 32]; empty unless asked for.
   std::vector<int8_t> q_grouped;
+  // q and its block values in the order the 16-row pass kernels read them (tileForPasses;
+  // GgufKernels::gemm16_q4_0): positions in chunks of kTileChunk; within chunk c, block b
+  // holds its positions' 32 bytes one after another, so that a pass over sixteen rows reads
+  // one sequential stream. Cell (c, b, t) = c * kTileChunk * blocks + b * (positions in c) + t
+  // holds scale16, offset16 and 128 x the sum of the block's q (Q8_0's bias). Empty unless
+  // asked for; set() clears them.
+  static constexpr int kTileChunk = 32;
+  std::vector<int8_t> q_tiles;                     // [cells, 32]
+  std::vector<float> tile_scale16, tile_offset16;  // [cells]
+  std::vector<int32_t> tile_bias;                  // [cells]
 
   // Copies x [count, n]; quantize: also fill q / scale / offset (needed by int8 / int4).
   void set(const float* x, int count, int n, bool quantize);
@@ -49,6 +60,8 @@ struct Activations {
   void quantizeK();
   // Fills q_grouped from q (set clears it: it never outlives the values it was made from).
   void groupForQ4_0();
+  // Fills the tiles from q (set clears them as well).
+  void tileForPasses();
   // Fills `halves` and `half_bits`: the products with stored F16 rows read the activations rounded
   // to f16, as llama.cpp's CPU backend converts them.
   void roundToHalf();

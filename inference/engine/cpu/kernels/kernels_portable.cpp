@@ -150,6 +150,7 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
   blocks = paddedToBlock(n) / kQuantBlock;  // even: int4 rows hold blocks in pairs
   f32.assign(x, x + static_cast<size_t>(count) * n);
   q_grouped.clear();
+  q_tiles.clear();
   if (!quantize) {
     q.clear();
     return;
@@ -159,6 +160,7 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
   offset.resize(scale.size());
   scale16.resize(scale.size());
   offset16.resize(scale.size());
+  q_sums.resize(scale.size());
   const Kernels& k = activeKernels();
   for (int t = 0; t < count; ++t) {
     const float* row = f32Row(t);
@@ -175,6 +177,28 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
       offset[at] = 8.f * scale[at] * static_cast<float>(qsum);
       scale16[at] = f16ToF32(f32ToF16(scale[at]));
       offset16[at] = 8.f * scale16[at] * static_cast<float>(qsum);
+      q_sums[at] = qsum;
+    }
+  }
+}
+
+void Activations::tileForPasses() {
+  const size_t cells = static_cast<size_t>(count) * blocks;
+  q_tiles.resize(cells * kQuantBlock);
+  tile_scale16.resize(cells);
+  tile_offset16.resize(cells);
+  tile_bias.resize(cells);
+  for (int t = 0; t < count; ++t) {
+    const int chunk = t / kTileChunk, first = chunk * kTileChunk,
+              positions = std::min(kTileChunk, count - first);
+    const size_t base = static_cast<size_t>(first) * blocks;
+    for (int b = 0; b < blocks; ++b) {
+      const size_t from = static_cast<size_t>(t) * blocks + b,
+                   cell = base + static_cast<size_t>(b) * positions + (t - first);
+      std::memcpy(q_tiles.data() + cell * kQuantBlock, q.data() + from * kQuantBlock, kQuantBlock);
+      tile_scale16[cell] = scale16[from];
+      tile_offset16[cell] = offset16[from];
+      tile_bias[cell] = 128 * q_sums[from];
     }
   }
 }

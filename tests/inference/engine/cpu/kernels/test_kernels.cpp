@@ -2,6 +2,7 @@
 // differ), over lengths with and without tails; and activation quantization's contract.
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -303,13 +304,11 @@ int main() {
                       "16, 131 and 344 blocks, 3 positions)");
       check(cleared, "Activations::set drops the regrouped form of the previous values");
     }
-    // Passes over several positions (eight rows in lanes) give every position's value to the
-    // bit of the one-row product: a conversation's next turn and speculative verification
-    // must match plain decoding. Block counts with and without a tail past groups of 8,
-    // token counts across the 32-token chunks.
-    // A pass kernel over `tile` rows (gemm8 / gemm16) against the one-row products.
-    using Pass = GgufKernels::Pass;
-    const auto passes_match = [&](const GgufKernels& k, int tile, Pass q4_0, Pass q8_0) {
+    // A pass kernel over `tile` rows (gemm8 / gemm16) against the one-row products. `run`
+    // multiplies the rows (Q4_0 or Q8_0) with act's positions into out[t * stride + r].
+    using Run = std::function<void(bool q4, const uint8_t* rows, size_t row_bytes,
+                                   const Activations& act, int blocks, float* out, int stride)>;
+    const auto passes_match = [&](const GgufKernels& k, int tile, const Run& run) {
       bool same = true;
       for (int blocks : {3, 13, 16})
         for (int tokens : {1, 5, 37}) {
@@ -318,6 +317,7 @@ int main() {
           for (float& v : xs) v = normal(rng);
           Activations act;
           act.set(xs.data(), tokens, cols, true);
+          act.tileForPasses();  // the 16-row passes' order
           for (bool q4 : {true, false}) {
             const size_t block_bytes = q4 ? 18 : 34, row_bytes = blocks * block_bytes;
             std::vector<uint8_t> rows = random_bytes(tile * row_bytes);
@@ -325,9 +325,7 @@ int main() {
               for (int b = 0; b < blocks; ++b)
                 set_half(rows, r * row_bytes + b * block_bytes, 0.01f * (1 + (r + b) % 7));
             std::vector<float> out(static_cast<size_t>(tokens) * stride);
-            (q4 ? q4_0 : q8_0)(rows.data(), row_bytes, act.q.data(), act.blocks * 32,
-                               act.scale16.data(), act.offset16.data(), act.blocks, blocks, tokens,
-                               out.data(), stride);
+            run(q4, rows.data(), row_bytes, act, blocks, out.data(), stride);
             for (int t = 0; t < tokens; ++t)
               for (int r = 0; r < tile; ++r)
                 same = same && out[t * stride + r] ==
@@ -341,18 +339,29 @@ int main() {
     // Passes over several positions (eight or sixteen rows in lanes) give every position's
     // value to the bit of the one-row product: a conversation's next turn and speculative
     // verification must match plain decoding. Block counts with and without a tail past
-    // groups of 8, token counts across the 32-token chunks.
+    // groups of 8, token counts across the 32-token chunks; the 16-row kernels over three
+    // slabs of rows.
     for (const GgufKernels* k : {&portableGgufKernels(), avx2GgufKernels(), vnniGgufKernels()}) {
       if (!k) continue;
-      check(passes_match(*k, 8, k->gemm8_q4_0, k->gemm8_q8_0),
+      const auto eight = [&](bool q4, const uint8_t* rows, size_t row_bytes, const Activations& a,
+                             int blocks, float* out, int stride) {
+        (q4 ? k->gemm8_q4_0 : k->gemm8_q8_0)(rows, row_bytes, a.q.data(), a.blocks * 32,
+                                             a.scale16.data(), a.offset16.data(), a.blocks, blocks,
+                                             a.count, out, stride);
+      };
+      check(passes_match(*k, 8, eight),
             std::string(k->name) +
                 " GGUF Q4_0 / Q8_0 passes of 1, 5 and 37 positions equal the one-row "
                 "products to the bit (3, 13 and 16 blocks)");
-      if (k->gemm16_q4_0 && k->gemm16_q8_0)
-        check(passes_match(*k, 16, k->gemm16_q4_0, k->gemm16_q8_0),
-              std::string(k->name) +
-                  " GGUF Q4_0 / Q8_0 passes over sixteen rows equal the one-row products to the "
-                  "bit (3, 13 and 16 blocks; 1, 5 and 37 positions)");
+      if (!k->gemm16_q4_0 || !k->gemm16_q8_0) continue;
+      const auto slabs = [&](bool q4, const uint8_t* rows, size_t row_bytes, const Activations& a,
+                             int blocks, float* out, int stride) {
+        (q4 ? k->gemm16_q4_0 : k->gemm16_q8_0)(rows, row_bytes, 48, a, blocks, out, stride);
+      };
+      check(passes_match(*k, 48, slabs),
+            std::string(k->name) +
+                " GGUF Q4_0 / Q8_0 passes over 48 rows, sixteen at a time, equal the one-row "
+                "products to the bit (3, 13 and 16 blocks; 1, 5 and 37 positions)");
     }
     for (const GgufKernels* k : {&portableGgufKernels(), avx2GgufKernels(), vnniGgufKernels()}) {
       if (!k) continue;
