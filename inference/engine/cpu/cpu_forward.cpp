@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "inference/engine/cpu/cpu_attention.h"
 #include "inference/engine/cpu/cpu_ops.h"
 #include "inference/engine/model/positional.h"
 
@@ -78,20 +79,18 @@ void CpuSession::multiply(std::initializer_list<Product> products, const Activat
   });
 }
 
-// Position pos + i of the pass attends to positions 0 ..= pos + i (causal).
+// Position pos + i of the pass attends to positions 0 ..= pos + i (causal): each query head
+// with all the pass's positions, in tiles (cpu_attention.h).
 void CpuSession::attention(int layer, int pos, int count) {
   const ModelConfig& c = model_->config;
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
-  const int q_dim = c.n_heads * c.head_dim;
+  const size_t q_dim = static_cast<size_t>(c.n_heads) * c.head_dim;
   const size_t work = static_cast<size_t>(count) * c.n_heads * (pos + count) * c.head_dim;
-  parallel(count * c.n_heads, work, [&](int begin, int end) {
-    std::vector<float> att(pos + count);
-    for (int item = begin; item < end; ++item) {
-      const int i = item / c.n_heads, h = item % c.n_heads;
-      const size_t offset = static_cast<size_t>(i) * q_dim + h * c.head_dim;
-      attendHead(cache_, layer, q_.data() + offset, pos + i, h / group, c.head_dim,
-                 alibi_slopes_.empty() ? 0.f : alibi_slopes_[h], att.data(), xb_.data() + offset);
-    }
+  parallel(c.n_heads, work, [&](int begin, int end) {
+    for (int h = begin; h < end; ++h)
+      attendTiled(cache_, layer, h / group, c.head_dim,
+                  alibi_slopes_.empty() ? 0.f : alibi_slopes_[h], q_.data() + h * c.head_dim, q_dim,
+                  pos, count, xb_.data() + h * c.head_dim, q_dim);
   });
 }
 

@@ -184,6 +184,22 @@ void KvCache::addValue(int layer, int pos, int head, float weight, float* out) c
   }
 }
 
+KvCache::Rows KvCache::rows(int layer, int from, int head, bool values) const {
+  const Block& b = block(from);
+  const size_t r = row(layer, from, head), at = r * head_dim_,
+               stride = static_cast<size_t>(kv_heads_) * head_dim_;
+  switch (format_) {
+    case KvFormat::F32:
+      return {Kernels::Rows::F32, (values ? b.vf : b.kf).data() + at, stride, nullptr, 0};
+    case KvFormat::F16:
+      return {Kernels::Rows::F16, (values ? b.vh : b.kh).data() + at, stride, nullptr, 0};
+    case KvFormat::Int8:
+      return {Kernels::Rows::I8, (values ? b.vq : b.kq).data() + at, stride,
+              (values ? b.v_scale : b.k_scale).data() + r, static_cast<size_t>(kv_heads_)};
+  }
+  return {};
+}
+
 size_t KvCache::Block::bytes() const {
   return (kf.size() + vf.size()) * 4 + (kh.size() + vh.size()) * 2 + kq.size() + vq.size() +
          (k_scale.size() + v_scale.size()) * 4;

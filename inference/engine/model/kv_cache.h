@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "inference/engine/core/result.h"
+#include "inference/engine/cpu/kernels/kernels.h"
 
 namespace ts::engine {
 
@@ -33,6 +34,17 @@ class KvCache {
   float dotKey(int layer, int pos, int head, const float* q) const;
   // out[head_dim] += weight * V[layer, pos, head]
   void addValue(int layer, int pos, int head, float weight, float* out) const;
+  // The rows of `head` in `layer` from position `from` on, as stored (K, or V with
+  // values), up to the end of from's allocation block (kKvBlock positions): row t at
+  // data + t * stride elements, int8 rows' scales at scale[t * scale_stride].
+  struct Rows {
+    Kernels::Rows type;
+    const void* data;
+    size_t stride;
+    const float* scale;  // int8 only
+    size_t scale_stride;
+  };
+  Rows rows(int layer, int from, int head, bool values) const;
 
   // Forgets positions [from, to) in every layer (zeros, as never written): speculative
   // decoding's rollback of rejected draft positions.

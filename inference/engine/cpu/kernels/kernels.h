@@ -130,6 +130,25 @@ struct Kernels {
   // out[i] = f32ToF16(x[i]) (round to nearest even; NaN stays a NaN): the f16 KV cache's
   // rows and F16 weights' activations.
   void (*to_f16)(const float* x, uint16_t* out, size_t n);
+  // out[i] = the f16 x[i] as f32 (the f16 KV cache's rows, read a block at a time).
+  void (*from_f16)(const uint16_t* x, float* out, size_t n);
+  // Attention over a block of cache rows (cpu_attention.h): `keys` rows of head_dim values,
+  // row t at rows + t * row_stride elements, stored as `type`; `queries` query rows
+  // (q + i * q_stride).
+  // - scores: s[i * s_stride + t] = q_i . row_t, as eight fma chains (lane l over d = l,
+  //   l + 8, ... below head_dim rounded down to 8) summed ((l0 + l1) + (l2 + l3)) + ((l4 +
+  //   l5) + (l6 + l7)), plus one chain over the remaining d;
+  // - values: acc[i * acc_stride + d] += p[i * p_stride + t] * row_t[d] for t = 0, 1, ... in
+  //   order, one fused multiply-add each.
+  // A query's results do not depend on the other queries of the call nor on the row type
+  // holding the same values (f16 and int8 rows are converted exactly), so a pass may read
+  // rows converted to f32 once and decode the cache's rows as they are, to the same bits.
+  enum class Rows { F32, F16, I8 };
+  void (*attention_scores)(Rows type, const void* rows, size_t row_stride, int keys, const float* q,
+                           size_t q_stride, int queries, int head_dim, float* s, size_t s_stride);
+  void (*attention_values)(Rows type, const void* rows, size_t row_stride, int keys, const float* p,
+                           size_t p_stride, int queries, int head_dim, float* acc,
+                           size_t acc_stride);
 };
 
 const Kernels& portableKernels();

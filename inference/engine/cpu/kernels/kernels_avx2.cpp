@@ -6,7 +6,10 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
+
 #include <immintrin.h>
+#include <algorithm>
+#include <cmath>
 
 namespace ts::engine {
 
@@ -40,7 +43,8 @@ const Kernels* avx2Kernels() {
   static const Kernels k{"avx2",          dotF32,           dotF16,   dotQ8,   dotQ4,
                          dotF32X4,        dotF16X4,         dotQ8X4,  dotQ4X4, sumF32,
                          axpyF32,         axpyF16,          dotI8F32, axpyI8,  dotF16F16,
-                         quantizeBlockQ8, quantizeBlockQ8K, toF16};
+                         quantizeBlockQ8, quantizeBlockQ8K, toF16,    fromF16, attentionScores,
+                         attentionValues};
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                                 __builtin_cpu_supports("f16c");
   return supported ? &k : nullptr;
@@ -51,7 +55,8 @@ const Kernels* vnniKernels() {
   static const Kernels k{"avx-vnni",      dotF32,           dotF16,   dotQ8,   dotQ4,
                          dotF32X4,        dotF16X4,         dotQ8X4,  dotQ4X4, sumF32,
                          axpyF32,         axpyF16,          dotI8F32, axpyI8,  dotF16F16,
-                         quantizeBlockQ8, quantizeBlockQ8K, toF16};
+                         quantizeBlockQ8, quantizeBlockQ8K, toF16,    fromF16, attentionScores,
+                         attentionValues};
   return avx2Kernels() && hasAvxVnni() ? &k : nullptr;
 }
 

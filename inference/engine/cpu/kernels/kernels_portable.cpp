@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "inference/engine/core/tensor_types.h"
 #include "inference/engine/cpu/kernels/kernels.h"
@@ -241,6 +242,73 @@ void Activations::quantizeK() {
     }
 }
 
+void fromF16(const uint16_t* x, float* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) out[i] = f16ToF32(x[i]);
+}
+
+template <typename W>
+float rowValue(const W* row, int d) {
+  if constexpr (std::is_same_v<W, uint16_t>)
+    return f16ToF32(row[d]);
+  else
+    return static_cast<float>(row[d]);
+}
+
+template <typename W>
+void scoresOf(const W* rows, size_t row_stride, int keys, const float* q, size_t q_stride,
+              int queries, int head_dim, float* s, size_t s_stride) {
+  const int body = head_dim / 8 * 8;
+  for (int i = 0; i < queries; ++i)
+    for (int t = 0; t < keys; ++t) {
+      const W* row = rows + t * row_stride;
+      const float* qi = q + i * q_stride;
+      float l[8] = {}, tail = 0.f;
+      for (int d = 0; d < body; ++d) l[d % 8] = std::fma(qi[d], rowValue(row, d), l[d % 8]);
+      for (int d = body; d < head_dim; ++d) tail = std::fma(qi[d], rowValue(row, d), tail);
+      s[i * s_stride + t] =
+          (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) + tail;
+    }
+}
+
+template <typename W>
+void valuesOf(const W* rows, size_t row_stride, int keys, const float* p, size_t p_stride,
+              int queries, int head_dim, float* acc, size_t acc_stride) {
+  for (int i = 0; i < queries; ++i)
+    for (int t = 0; t < keys; ++t)
+      for (int d = 0; d < head_dim; ++d)
+        acc[i * acc_stride + d] = std::fma(p[i * p_stride + t], rowValue(rows + t * row_stride, d),
+                                           acc[i * acc_stride + d]);
+}
+
+// f(rows as their element type)
+template <typename F>
+void withRows(Kernels::Rows type, const void* rows, const F& f) {
+  switch (type) {
+    case Kernels::Rows::F32:
+      return f(static_cast<const float*>(rows));
+    case Kernels::Rows::F16:
+      return f(static_cast<const uint16_t*>(rows));
+    case Kernels::Rows::I8:
+      return f(static_cast<const int8_t*>(rows));
+  }
+}
+
+void attentionScores(Kernels::Rows type, const void* rows, size_t row_stride, int keys,
+                     const float* q, size_t q_stride, int queries, int head_dim, float* s,
+                     size_t s_stride) {
+  withRows(type, rows, [&](const auto* r) {
+    scoresOf(r, row_stride, keys, q, q_stride, queries, head_dim, s, s_stride);
+  });
+}
+
+void attentionValues(Kernels::Rows type, const void* rows, size_t row_stride, int keys,
+                     const float* p, size_t p_stride, int queries, int head_dim, float* acc,
+                     size_t acc_stride) {
+  withRows(type, rows, [&](const auto* r) {
+    valuesOf(r, row_stride, keys, p, p_stride, queries, head_dim, acc, acc_stride);
+  });
+}
+
 const Kernels& portableKernels() {
   static const Kernels k{"portable",
                          dotF32,
@@ -259,7 +327,10 @@ const Kernels& portableKernels() {
                          dotF16F16,
                          quantizeFullBlockQ8,
                          quantizeBlockQ8K,
-                         toF16};
+                         toF16,
+                         fromF16,
+                         attentionScores,
+                         attentionValues};
   return k;
 }
 

@@ -1,0 +1,94 @@
+#include "inference/engine/cpu/cpu_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "inference/engine/cpu/kernels/kernels.h"
+
+namespace ts::engine {
+
+namespace {
+
+// Passes of at least this many queries read each block converted to f32 once.
+constexpr int kConvertQueries = 4;
+
+// n rows of `rows` into out [n][head_dim] as f32 (the same values), unless already f32.
+KvCache::Rows asF32(const KvCache::Rows& rows, int n, int head_dim, std::vector<float>& out) {
+  if (rows.type == Kernels::Rows::F32) return rows;
+  out.resize(static_cast<size_t>(n) * head_dim);
+  for (int t = 0; t < n; ++t) {
+    float* to = out.data() + static_cast<size_t>(t) * head_dim;
+    if (rows.type == Kernels::Rows::F16) {
+      activeKernels().from_f16(static_cast<const uint16_t*>(rows.data) + t * rows.stride, to,
+                               head_dim);
+    } else {
+      const int8_t* from = static_cast<const int8_t*>(rows.data) + t * rows.stride;
+      for (int d = 0; d < head_dim; ++d) to[d] = from[d];
+    }
+  }
+  return {Kernels::Rows::F32, out.data(), static_cast<size_t>(head_dim), rows.scale,
+          rows.scale_stride};
+}
+
+}  // namespace
+
+void attendTiled(const KvCache& cache, int layer, int kv_head, int head_dim, float slope,
+                 const float* q, size_t q_stride, int pos, int count, float* out,
+                 size_t out_stride) {
+  const Kernels& k = activeKernels();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  const size_t hd = head_dim;
+  // per thread: the block's keys and values as f32 (passes); per query its scores
+  // [kKeyTile], running maximum, sum and weighted values [head_dim]
+  thread_local std::vector<float> keys, values, scores, maxima, sums, acc;
+  scores.resize(static_cast<size_t>(count) * kKeyTile);
+  maxima.assign(count, -std::numeric_limits<float>::infinity());
+  sums.assign(count, 0.f);
+  acc.assign(count * hd, 0.f);
+  const int last = pos + count - 1;
+  for (int from = 0; from <= last; from += kKeyTile) {
+    const int n = std::min(kKeyTile, last + 1 - from);
+    KvCache::Rows key_rows = cache.rows(layer, from, kv_head, false),
+                  value_rows = cache.rows(layer, from, kv_head, true);
+    if (count >= kConvertQueries) {
+      key_rows = asF32(key_rows, n, head_dim, keys);
+      value_rows = asF32(value_rows, n, head_dim, values);
+    }
+    const int first = std::max(0, from - pos);  // queries before it see none of this block
+    k.attention_scores(key_rows.type, key_rows.data, key_rows.stride, n, q + first * q_stride,
+                       q_stride, count - first, head_dim, scores.data() + first * kKeyTile,
+                       kKeyTile);
+    for (int i = first; i < count; ++i) {
+      const int at = pos + i, valid = std::min(n, at - from + 1);
+      float* s = scores.data() + static_cast<size_t>(i) * kKeyTile;
+      float block_max = -std::numeric_limits<float>::infinity();
+      for (int t = 0; t < valid; ++t) {
+        if (key_rows.scale) s[t] *= key_rows.scale[t * key_rows.scale_stride];  // int8 rows
+        s[t] = s[t] * scale + slope * static_cast<float>(from + t - at);
+        block_max = std::max(block_max, s[t]);
+      }
+      const float grown = std::max(maxima[i], block_max);
+      const float rescale = std::exp(maxima[i] - grown);  // 0 before the first block
+      float sum = 0.f;
+      for (int t = 0; t < valid; ++t) {
+        s[t] = std::exp(s[t] - grown);
+        sum += s[t];
+        if (value_rows.scale) s[t] *= value_rows.scale[t * value_rows.scale_stride];
+      }
+      std::fill(s + valid, s + n, 0.f);  // keys past this query: weight 0, adding nothing
+      sums[i] = sums[i] * rescale + sum;
+      maxima[i] = grown;
+      if (rescale != 1.f)
+        for (size_t d = 0; d < hd; ++d) acc[i * hd + d] *= rescale;
+    }
+    k.attention_values(value_rows.type, value_rows.data, value_rows.stride, n,
+                       scores.data() + first * kKeyTile, kKeyTile, count - first, head_dim,
+                       acc.data() + first * hd, hd);
+  }
+  for (int i = 0; i < count; ++i)
+    for (size_t d = 0; d < hd; ++d) out[i * out_stride + d] = acc[i * hd + d] / sums[i];
+}
+
+}  // namespace ts::engine
