@@ -60,6 +60,13 @@ struct GgufKernels {
   using Slabs = void (*)(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
                          int blocks, float* out, size_t out_stride);
   Slabs gemm16_q4_0, gemm16_q8_0;
+  // dot_q4_k / dot_q5_k for four tokens (token t's Q8_K values at x + t * x_stride, its
+  // scales at x_d + t * s_stride, its block sums at bsums + t * b_stride) into out[4]: each
+  // super-block unpacked once for the four, every result dot_q4_k's / dot_q5_k's to the bit.
+  using KPass = void (*)(const uint8_t* w, const int8_t* x, size_t x_stride, const float* x_d,
+                         size_t s_stride, const int16_t* bsums, size_t b_stride, int superblocks,
+                         float* out);
+  KPass dot_q4_k_x4, dot_q5_k_x4;
 };
 
 const GgufKernels& portableGgufKernels();

@@ -107,13 +107,31 @@ void gemm8(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
                                      x_offset + t * s_stride, blocks);
 }
 
+// Four tokens, one product each (the reference for the kernels that share the unpacking).
+template <float (*kDot)(const uint8_t*, const int8_t*, const float*, const int16_t*, int)>
+void dotX4(const uint8_t* w, const int8_t* x, size_t x_stride, const float* x_d, size_t s_stride,
+           const int16_t* bsums, size_t b_stride, int superblocks, float* out) {
+  for (int t = 0; t < 4; ++t)
+    out[t] = kDot(w, x + t * x_stride, x_d + t * s_stride, bsums + t * b_stride, superblocks);
+}
+
 }  // namespace
 
 const GgufKernels& portableGgufKernels() {
-  static const GgufKernels k{
-      "portable", dotQ4_0, dotQ8_0,        dotQ45K<BlockQ4K, false>, dotQ45K<BlockQ5K, true>,
-      dotQ6K,     dotBf16, gemm8<dotQ4_0>, gemm8<dotQ8_0>,           nullptr,
-      nullptr,    nullptr};
+  static const GgufKernels k{"portable",
+                             dotQ4_0,
+                             dotQ8_0,
+                             dotQ45K<BlockQ4K, false>,
+                             dotQ45K<BlockQ5K, true>,
+                             dotQ6K,
+                             dotBf16,
+                             gemm8<dotQ4_0>,
+                             gemm8<dotQ8_0>,
+                             nullptr,
+                             nullptr,
+                             nullptr,
+                             dotX4<dotQ45K<BlockQ4K, false>>,
+                             dotX4<dotQ45K<BlockQ5K, true>>};
   return k;
 }
 

@@ -404,6 +404,26 @@ int main() {
                 std::to_string(g4k) + " / " + std::to_string(r4k) + ", " + std::to_string(g5k) +
                 " / " + std::to_string(r5k) + ", " + std::to_string(g6k) + " / " +
                 std::to_string(r6k) + ")");
+      // Four tokens through one unpacking of the row: each token's product to the bit.
+      std::vector<float> xs4(4 * n);
+      for (float& v : xs4) v = normal(rng);
+      Activations four;
+      four.set(xs4.data(), 4, n, true);
+      four.quantizeK();
+      bool same = true;
+      for (bool q5 : {false, true}) {
+        float out[4];
+        const std::vector<uint8_t>& w = q5 ? q5k : q4k;
+        (q5 ? k->dot_q5_k_x4 : k->dot_q4_k_x4)(w.data(), four.qk.data(), n, four.kscale.data(),
+                                               n / 256, four.bsums.data(), n / 16, n / 256, out);
+        for (int t = 0; t < 4; ++t)
+          same = same && out[t] == (q5 ? k->dot_q5_k : k->dot_q4_k)(w.data(), four.qkRow(t),
+                                                                    four.kscaleRow(t),
+                                                                    four.bsumsRow(t), n / 256);
+      }
+      check(same, name +
+                      " GGUF Q4_K / Q5_K rows times four tokens equal the one-token products "
+                      "to the bit");
     }
   }
   return ts::testing::finish();
