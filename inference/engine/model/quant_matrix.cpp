@@ -231,12 +231,15 @@ void QuantMatrix::dotRowX4(const Kernels& k, int r, const Activations& x, int t,
         return k.dot_f32_x4(reinterpret_cast<const float*>(w), x.f32Row(t), cols_, cols_, out);
       if (stored_type_ == TensorType::F16)
         return k.dot_f16_x4(reinterpret_cast<const uint16_t*>(w), x.halfRow(t), cols_, cols_, out);
-      if (stored_type_ == TensorType::Q4_K || stored_type_ == TensorType::Q5_K) {
-        const GgufKernels& g = activeGgufKernels();  // one unpacking of the row for the four
+      if (stored_type_ == TensorType::Q4_K || stored_type_ == TensorType::Q5_K ||
+          stored_type_ == TensorType::Q6_K) {  // one unpacking of the row for the four
+        const GgufKernels& g = activeGgufKernels();
+        const auto x4 = stored_type_ == TensorType::Q4_K   ? g.dot_q4_k_x4
+                        : stored_type_ == TensorType::Q5_K ? g.dot_q5_k_x4
+                                                           : g.dot_q6_k_x4;
         const size_t row_values = static_cast<size_t>(x.superblocks) * 256;
-        return (stored_type_ == TensorType::Q4_K ? g.dot_q4_k_x4 : g.dot_q5_k_x4)(
-            w, x.qkRow(t), row_values, x.kscaleRow(t), x.superblocks, x.bsumsRow(t),
-            static_cast<size_t>(x.superblocks) * 16, cols_ / 256, out);
+        return x4(w, x.qkRow(t), row_values, x.kscaleRow(t), x.superblocks, x.bsumsRow(t),
+                  static_cast<size_t>(x.superblocks) * 16, cols_ / 256, out);
       }
       for (int i = 0; i < 4; ++i) out[i] = dotStored(r, x, t + i);
       return;

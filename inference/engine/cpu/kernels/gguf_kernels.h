@@ -66,7 +66,7 @@ struct GgufKernels {
   using KPass = void (*)(const uint8_t* w, const int8_t* x, size_t x_stride, const float* x_d,
                          size_t s_stride, const int16_t* bsums, size_t b_stride, int superblocks,
                          float* out);
-  KPass dot_q4_k_x4, dot_q5_k_x4;
+  KPass dot_q4_k_x4, dot_q5_k_x4, dot_q6_k_x4;  // Q6_K: dot_q6_k's, the same way
 };
 
 const GgufKernels& portableGgufKernels();

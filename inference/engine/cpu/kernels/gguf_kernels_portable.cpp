@@ -131,7 +131,8 @@ const GgufKernels& portableGgufKernels() {
                              nullptr,
                              nullptr,
                              dotX4<dotQ45K<BlockQ4K, false>>,
-                             dotX4<dotQ45K<BlockQ5K, true>>};
+                             dotX4<dotQ45K<BlockQ5K, true>>,
+                             dotX4<dotQ6K>};
   return k;
 }
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "inference/engine/core/tensor_types.h"
@@ -411,19 +412,22 @@ int main() {
       four.set(xs4.data(), 4, n, true);
       four.quantizeK();
       bool same = true;
-      for (bool q5 : {false, true}) {
+      using One = float (*)(const uint8_t*, const int8_t*, const float*, const int16_t*, int);
+      const std::vector<std::tuple<const std::vector<uint8_t>*, GgufKernels::KPass, One>> kinds = {
+          {&q4k, k->dot_q4_k_x4, k->dot_q4_k},
+          {&q5k, k->dot_q5_k_x4, k->dot_q5_k},
+          {&q6k, k->dot_q6_k_x4, k->dot_q6_k}};
+      for (const auto& [w, x4, one] : kinds) {
         float out[4];
-        const std::vector<uint8_t>& w = q5 ? q5k : q4k;
-        (q5 ? k->dot_q5_k_x4 : k->dot_q4_k_x4)(w.data(), four.qk.data(), n, four.kscale.data(),
-                                               n / 256, four.bsums.data(), n / 16, n / 256, out);
+        x4(w->data(), four.qk.data(), n, four.kscale.data(), n / 256, four.bsums.data(), n / 16,
+           n / 256, out);
         for (int t = 0; t < 4; ++t)
-          same = same && out[t] == (q5 ? k->dot_q5_k : k->dot_q4_k)(w.data(), four.qkRow(t),
-                                                                    four.kscaleRow(t),
-                                                                    four.bsumsRow(t), n / 256);
+          same = same && out[t] == one(w->data(), four.qkRow(t), four.kscaleRow(t),
+                                       four.bsumsRow(t), n / 256);
       }
       check(same, name +
-                      " GGUF Q4_K / Q5_K rows times four tokens equal the one-token products "
-                      "to the bit");
+                      " GGUF Q4_K / Q5_K / Q6_K rows times four tokens equal the one-token "
+                      "products to the bit");
     }
   }
   return ts::testing::finish();
