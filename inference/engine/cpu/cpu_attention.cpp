@@ -11,6 +11,9 @@ namespace ts::engine {
 
 namespace {
 
+// A block of keys lies in one allocation block of the cache (KvCache::rows: one stride).
+static_assert(kKvBlock % kKeyTile == 0);
+
 // Passes of at least this many queries read each block converted to f32 once.
 constexpr int kConvertQueries = 4;
 
