@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -28,7 +29,7 @@ void CpuSession::prepareInput(const float* x, int count, int width) {
   act_.set(x, count, width, quantize_inputs_);
   if (k_inputs_) act_.quantizeK();
   if (grouped_inputs_) act_.groupForQ4_0();
-  if (tiled_inputs_ && count >= QuantMatrix::kTiledPositions) act_.tileForPasses();
+  if (count >= tiled_from_) act_.tileForPasses();
   if (half_inputs_) act_.roundToHalf();
 }
 
@@ -39,9 +40,13 @@ CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, Kv
       quantize_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsQuantizedInput))),
       k_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsKInput))),
       grouped_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsGroupedInput))),
-      tiled_inputs_(anyMatrix(
-          *model_,
-          [](const QuantMatrix& w) { return w.needsTiledInput(QuantMatrix::kTiledPositions); })),
+      tiled_from_(anyMatrix(*model_, [](const QuantMatrix& w) { return w.needsTiledInput(1); }) ? 1
+                  : anyMatrix(*model_,
+                              [](const QuantMatrix& w) {
+                                return w.needsTiledInput(QuantMatrix::kTiledPositions);
+                              })
+                      ? QuantMatrix::kTiledPositions
+                      : std::numeric_limits<int>::max()),
       half_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsHalfInput))),
       cache_(model_->config.n_layers, max_positions, model_->config.n_kv_heads,
              model_->config.head_dim, kv_format),
@@ -65,16 +70,22 @@ void CpuSession::multiply(const QuantMatrix& w, float* out, const Activations& a
 }
 
 void CpuSession::multiply(std::initializer_list<Product> products, const Activations& act) {
-  int rows = 0;
-  for (const Product& p : products) rows += p.w->rows();
+  // Work in units of kPanelRows rows of one matrix (a panelled matrix's products take whole
+  // slabs); a matrix's last unit may be shorter.
+  constexpr int kUnit = QuantMatrix::kPanelRows;
+  const auto units = [](const QuantMatrix& w) { return (w.rows() + kUnit - 1) / kUnit; };
+  int total = 0, rows = 0;
+  for (const Product& p : products) total += units(*p.w), rows += p.w->rows();
   const size_t work = static_cast<size_t>(rows) * products.begin()->w->cols() * act.count;
-  // Rows [begin, end) of the stacked matrices, cut at the boundaries between them.
-  parallel(rows, work, [&](int begin, int end) {
-    int first = 0;  // stacked index of the current matrix's row 0
+  // Units [begin, end) of the stacked matrices, cut at the boundaries between them.
+  parallel(total, work, [&](int begin, int end) {
+    int first = 0;  // stacked index of the current matrix's unit 0
     for (const Product& p : products) {
-      const int from = std::max(begin, first), to = std::min(end, first + p.w->rows());
-      if (from < to) p.w->multiplyRows(p.out, p.w->rows(), act, from - first, to - first);
-      first += p.w->rows();
+      const int n = units(*p.w), from = std::max(begin, first), to = std::min(end, first + n);
+      if (from < to)
+        p.w->multiplyRows(p.out, p.w->rows(), act, (from - first) * kUnit,
+                          std::min((to - first) * kUnit, p.w->rows()));
+      first += n;
     }
   });
 }

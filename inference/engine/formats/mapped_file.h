@@ -23,6 +23,10 @@ class MappedFile {
 
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
   const std::string& path() const { return path_; }
+  // Unmaps the pages that lie wholly inside `range` (a part of bytes()) from this process:
+  // bytes it reads no more (repacked elsewhere) stop counting in its resident memory.
+  // Reading them again maps them again from the file.
+  void release(std::span<const uint8_t> range) const;
 
  private:
   MappedFile() = default;

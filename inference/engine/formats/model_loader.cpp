@@ -11,14 +11,14 @@
 #include <set>
 #include <tuple>
 
-#include "inference/engine/formats/model_loader.h"
-
 #include "inference/engine/core/thread_pool.h"
+#include "inference/engine/cpu/kernels/gguf_kernels.h"
 #include "inference/engine/formats/gguf.h"
 #include "inference/engine/formats/gguf_quantize.h"
 #include "inference/engine/formats/hf_loader.h"
 #include "inference/engine/formats/mapped_file.h"
 #include "inference/engine/formats/model_config_readers.h"
+#include "inference/engine/formats/model_loader.h"
 #include "inference/engine/formats/quant_cache.h"
 #include "inference/engine/formats/quant_cache_limit.h"
 #include "inference/engine/tokenizer/sentencepiece_model.h"
@@ -332,6 +332,25 @@ std::vector<float> unitRowScales(const QuantMatrix& m) {
   return scales;
 }
 
+// Runs `fn` on every matrix, on every core, reporting the share done to `progress`; false
+// when the callback cancelled (the matrices left are then untouched).
+bool eachMatrix(const std::vector<QuantMatrix*>& matrices, const LoadProgress& progress,
+                const std::function<void(QuantMatrix&)>& fn) {
+  ThreadPool pool(ThreadPool::defaultThreads());
+  std::atomic<size_t> next{0}, done{0};
+  std::atomic<bool> cancelled{false};
+  std::mutex report;  // the callback sees one thread at a time
+  pool.parallelFor(pool.threads(), [&](int, int) {
+    for (size_t i; !cancelled && (i = next++) < matrices.size();) {
+      fn(*matrices[i]);
+      const double share = static_cast<double>(++done) / matrices.size();
+      std::lock_guard lock(report);
+      if (!cancelled && !progress(share)) cancelled = true;
+    }
+  });
+  return !cancelled;
+}
+
 // Maps one phase's own 0..1 onto [from, to] of the whole load; true without a callback.
 LoadProgress phase(const LoadProgress& whole, double from, double to) {
   return [&whole, from, to](double f) { return !whole || whole(from + (to - from) * f); };
@@ -342,13 +361,15 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
   const std::string folder = hfFolderOf(path);
   const bool convert = options.weights != WeightFormat::Stored;
   // Reading takes the first half when every matrix is converted afterwards.
-  const LoadProgress reading = phase(options.progress, 0, convert ? 0.5 : 1.0);
+  const LoadProgress reading = phase(options.progress, 0, convert ? 0.5 : 0.9);
   Result<std::shared_ptr<Model>> model = fail("");
+  std::shared_ptr<MappedFile> mapped;
   if (!folder.empty()) {
     model = loadHfFolder(folder, reading);
   } else {
     auto file = MappedFile::open(path, MappedFile::Access::Whole);
     if (!file) return fail(file.error());
+    mapped = file.value();
     const auto bytes = file.value()->bytes();
     model = bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0
                 ? fromGguf(file.value(), options.weights, reading)
@@ -371,25 +392,27 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
     m.config.norm_head = true;
     m.classifier.setRowScales(unitRowScales(m.classifier));
   }
+  std::vector<QuantMatrix*> matrices = {&m.classifier};
+  for (auto& l : m.layers)
+    for (QuantMatrix* q : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+      matrices.push_back(q);
   if (convert) {  // once, at load, on every core
-    std::vector<QuantMatrix*> matrices = {&m.classifier};
-    for (auto& l : m.layers)
-      for (QuantMatrix* q : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
-        matrices.push_back(q);
-    const LoadProgress converting = phase(options.progress, 0.5, 0.97);
-    ThreadPool pool(ThreadPool::defaultThreads());
-    std::atomic<size_t> next{0}, done{0};
-    std::atomic<bool> cancelled{false};
-    std::mutex report;  // the callback sees one thread at a time
-    pool.parallelFor(pool.threads(), [&](int, int) {
-      for (size_t i; !cancelled && (i = next++) < matrices.size();) {
-        *matrices[i] = matrices[i]->converted(options.weights, options.int4_group);
-        const double share = static_cast<double>(++done) / matrices.size();
-        std::lock_guard lock(report);
-        if (!cancelled && !converting(share)) cancelled = true;
-      }
+    const bool done = eachMatrix(matrices, phase(options.progress, 0.5, 0.97), [&](QuantMatrix& q) {
+      q = q.converted(options.weights, options.int4_group);
     });
-    if (cancelled) return fail(kLoadCancelled);
+    if (!done) return fail(kLoadCancelled);
+  } else if (activeGgufKernels().panels_q4_0) {
+    // Q4_0 / Q8_0 rows into panels for this CPU's 16-row kernels; the mapped pages they came
+    // from are released, so the process holds them once (a classifier that shares the
+    // embedding's bytes stays as stored: lookups read those)
+    const bool done = eachMatrix(matrices, phase(options.progress, 0.9, 0.97), [&](QuantMatrix& q) {
+      if (!q.panelsFit() || (&q == &m.classifier && q.storage() == m.token_embd.storage())) return;
+      const QuantMatrix source = q;
+      q = source.inPanels();
+      if (mapped && source.owner().get() == mapped.get())
+        mapped->release({static_cast<const uint8_t*>(source.storage()), source.bytes()});
+    });
+    if (!done) return fail(kLoadCancelled);
   }
   m.weight_format = options.weights;
   return model;

@@ -71,10 +71,11 @@ float QuantMatrix::at(int r, int c) const {
       const TypeLayout l = layoutOf(stored_type_);
       const size_t block = c / l.block_elems;
       std::vector<float> values(l.block_elems);
-      dequantize(
-          stored_type_,
-          {stored_ + r * rowBytes(stored_type_, cols_) + block * l.block_bytes, l.block_bytes},
-          values.data(), l.block_elems);
+      std::vector<uint8_t> row;  // a panelled matrix's row in the file's layout
+      if (panelled_) row.resize(rowBytes(stored_type_, cols_)), storedRow(r, row.data());
+      const uint8_t* first = panelled_ ? row.data() : stored_ + r * rowBytes(stored_type_, cols_);
+      dequantize(stored_type_, {first + block * l.block_bytes, l.block_bytes}, values.data(),
+                 l.block_elems);
       return values[c % l.block_elems];
     }
   }
@@ -110,7 +111,9 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
     const bool quantized = stored_type_ != TensorType::F32 && stored_type_ != TensorType::F16 &&
                            stored_type_ != TensorType::BF16;
     if (quantized && format == WeightFormat::Int4) group = kQuantBlock;
-    const std::span<const uint8_t> blocks(stored_, bytes());
+    const std::vector<uint8_t> unpanelled = panelled_ ? storedRows() : std::vector<uint8_t>();
+    const std::span<const uint8_t> blocks =
+        panelled_ ? std::span<const uint8_t>(unpanelled) : std::span(stored_, bytes());
     if (row_scales_.empty() && stored_type_ == TensorType::Q4_0 && format == WeightFormat::Int4)
       return fromQ4_0Blocks(blocks, rows_, cols_);
     if (row_scales_.empty() && stored_type_ == TensorType::Q8_0 && format == WeightFormat::Q8_0)
@@ -279,10 +282,35 @@ float* QuantMatrix::combinedScales(int r, const Activations& x, int t, int token
 
 void QuantMatrix::multiplyRows(float* out, int out_stride, const Activations& x, int begin,
                                int end) const {
+  if (panelled_) {
+    multiplyPanels(out, out_stride, x, begin, end);
+  } else {
+    multiplyRowsAsStored(out, out_stride, x, begin, end);
+  }
+  if (!row_scales_.empty())
+    for (int r = begin; r < end; ++r)
+      for (int t = 0; t < x.count; ++t)
+        out[static_cast<size_t>(t) * out_stride + r] *= row_scales_[r];
+}
+
+void QuantMatrix::multiplyRowsAsStored(float* out, int out_stride, const Activations& x, int begin,
+                                       int end) const {
   const Kernels& k = activeKernels();
   const auto at = [&](int t, int r) -> float& {
     return out[static_cast<size_t>(t) * out_stride + r];
   };
+  const bool stored_f16 = format_ == WeightFormat::Stored && stored_type_ == TensorType::F16;
+  if (x.count >= 2 && (stored_f16 || format_ == WeightFormat::F16)) {
+    // f16 rows: up to kHalfTokens positions per pass over a row (a verification's five in
+    // one), every token's sum dot_f16's
+    const uint16_t* rows = stored_f16 ? reinterpret_cast<const uint16_t*>(stored_) : f16_.data();
+    const float* xs = stored_f16 ? x.halfRow(0) : x.f32Row(0);
+    for (int t = 0; t < x.count; t += Kernels::kHalfTokens)
+      k.dot_f16_rows(rows + static_cast<size_t>(begin) * cols_, cols_, end - begin, xs + t * x.n,
+                     x.n, cols_, std::min(Kernels::kHalfTokens, x.count - t), &at(t, begin),
+                     out_stride);
+    return;
+  }
   float four[4];
   // several positions: stored Q4_0 / Q8_0 rows eight at a time, the rest row by row
   const int rest = x.count >= 2 && format_ == WeightFormat::Stored
@@ -301,9 +329,6 @@ void QuantMatrix::multiplyRows(float* out, int out_stride, const Activations& x,
     }
     for (int r = rest; r < end; ++r) at(t, r) = dotRow(k, r, x, t);
   }
-  if (!row_scales_.empty())
-    for (int r = begin; r < end; ++r)
-      for (int t = 0; t < x.count; ++t) at(t, r) *= row_scales_[r];
 }
 
 Activations QuantMatrix::activationsFor(const float* x, int count) const {
@@ -325,8 +350,7 @@ void QuantMatrix::appendTo(ByteWriter& out) const {
   out.pod(header);
   if (format_ == WeightFormat::Stored) {  // type, then the rows' bytes
     out.pod(static_cast<uint32_t>(stored_type_));
-    const size_t bytes = static_cast<size_t>(rows_) * rowBytes(stored_type_, cols_);
-    out.array(std::vector<uint8_t>(stored_, stored_ + bytes));
+    out.array(storedRows());  // the file's layout: a panelled matrix's rows unpacked
     out.array(row_scales_);
     return;
   }

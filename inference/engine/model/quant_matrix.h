@@ -64,10 +64,25 @@ class QuantMatrix {
   // dot_q4_0_grouped); without it they read q, to the same results.
   bool needsGroupedInput() const;
   // Whether passes over `count` positions read Activations' tiles (tileForPasses: stored
-  // Q4_0 / Q8_0 where the kernels have the 16-row passes, from kTiledPositions positions on,
-  // where unpacking sixteen rows pays; speculative verification's 5 stay on eight rows).
+  // Q4_0 / Q8_0 where the kernels have the 16-row passes: in panels, every pass, decode's
+  // included; as stored, from kTiledPositions positions on, where unpacking sixteen rows
+  // pays).
   static constexpr int kTiledPositions = 16;
   bool needsTiledInput(int count) const;
+
+  // Panels (quant_matrix_panels.cpp): stored Q4_0 / Q8_0 rows repacked at load into slabs
+  // of kPanelRows rows whose blocks the 16-row kernels load as they lie. The same bytes
+  // count and the same results to the bit; products of a panelled matrix cover whole slabs.
+  static constexpr int kPanelRows = 16;
+  // Whether inPanels would repack: stored Q4_0 / Q8_0, rows a multiple of kPanelRows.
+  bool panelsFit() const;
+  // A copy in panels (its own buffer); the matrix itself when !panelsFit().
+  QuantMatrix inPanels() const;
+  bool panelled() const { return panelled_; }
+  // Row r's bytes in the stored (file) layout, whichever layout the matrix holds them in:
+  // rowBytes(storedType(), cols()) bytes to `out`. Stored only.
+  void storedRow(int row, uint8_t* out) const;
+  std::vector<uint8_t> storedRows() const;  // every row so
   // Whether they read the f16-rounded form (Activations::roundToHalf): stored F16.
   bool needsHalfInput() const {
     return format_ == WeightFormat::Stored && stored_type_ == TensorType::F16;
@@ -82,7 +97,8 @@ class QuantMatrix {
   // out[t * out_stride + r] = W[r] · x_t for every activation vector t and rows
   // [begin, end) (threads split a product by rows). x must be quantized when
   // needsQuantizedInput(). With one vector this is the decode matvec; with many, the
-  // prefill matmul, which reuses each weight row (in L1) for every token.
+  // prefill matmul, which reuses each weight row (in L1) for every token. A panelled
+  // matrix's begin is a multiple of kPanelRows (CpuSession splits rows in such units).
   void multiplyRows(float* out, int out_stride, const Activations& x, int begin, int end) const;
   // x [count, cols] in every form this matrix's products read (set, then quantizeK,
   // groupForQ4_0, tileForPasses, roundToHalf as needed).
@@ -107,7 +123,8 @@ class QuantMatrix {
   int group() const { return group_; }
   size_t bytes() const;  // storage, scales included
   const float* f32Data() const { return f32_.data(); }
-  // The stored arrays as they are (for uploading to another backend): f32 [rows, cols],
+  // The stored arrays as they are (for uploading to another backend; a panelled matrix's
+  // are in panels: storedRows gives the file layout): f32 [rows, cols],
   // f16 [rows, cols], int8 / q8_0 [rows, padded cols], int4 [rows, padded cols / 2]; the
   // scales as described below (null for f32 and f16).
   const void* storage() const;
@@ -125,16 +142,22 @@ class QuantMatrix {
   // block never reads past a row's scales (padding groups have scale 0).
   size_t scaleGroups() const { return (paddedCols() + group_ - 1) / group_; }
 
+  // multiplyRows of a matrix in any layout but panels.
+  void multiplyRowsAsStored(float* out, int out_stride, const Activations& x, int begin,
+                            int end) const;
   float dotStored(int row, const Activations& x, int t) const;
   // Passes over 2+ positions of stored Q4_0 / Q8_0: rows [begin, end) eight at a time by the
   // GEMM kernels; returns the first row left (the others' types and the last < 8 rows).
   int multiplyStoredTiles(float* out, int out_stride, const Activations& x, int begin,
                           int end) const;
+  // Rows [begin, end) of a panelled matrix, every position (quant_matrix_panels.cpp).
+  void multiplyPanels(float* out, int out_stride, const Activations& x, int begin, int end) const;
   // Rows [begin, end) with token t into out[0 .. end - begin).
   void dotStoredRows(const Activations& x, int t, int begin, int end, float* out) const;
 
   int rows_ = 0, cols_ = 0, group_ = 128;
   TensorType stored_type_ = TensorType::F32;
+  bool panelled_ = false;              // Stored Q4_0 / Q8_0: stored_ holds panels
   const uint8_t* stored_ = nullptr;    // Stored: [rows, rowBytes]
   std::shared_ptr<const void> owner_;  // keeps stored_ alive
   std::vector<float> row_scales_;

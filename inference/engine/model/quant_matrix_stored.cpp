@@ -24,11 +24,12 @@ bool QuantMatrix::storedTypeMultiplies(TensorType type) {
 }
 
 bool QuantMatrix::needsGroupedInput() const {
-  return format_ == WeightFormat::Stored && stored_type_ == TensorType::Q4_0 &&
+  return format_ == WeightFormat::Stored && stored_type_ == TensorType::Q4_0 && !panelled_ &&
          activeGgufKernels().dot_q4_0_grouped;
 }
 
 bool QuantMatrix::needsTiledInput(int count) const {
+  if (panelled_) return activeGgufKernels().panels_q4_0 != nullptr;
   return format_ == WeightFormat::Stored && count >= kTiledPositions &&
          (stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0) &&
          activeGgufKernels().gemm16_q4_0;
@@ -46,6 +47,12 @@ QuantMatrix QuantMatrix::stored(TensorType type, const uint8_t* data, int rows, 
 void QuantMatrix::rowF32(int row, float* out) const {
   if (format_ == WeightFormat::Stored) {
     const size_t bytes = rowBytes(stored_type_, cols_);
+    if (panelled_) {
+      std::vector<uint8_t> stored(bytes);
+      storedRow(row, stored.data());
+      dequantize(stored_type_, stored, out, cols_);
+      return;
+    }
     dequantize(stored_type_, {stored_ + static_cast<size_t>(row) * bytes, bytes}, out, cols_);
   } else if (format_ == WeightFormat::F32) {
     std::memcpy(out, f32_.data() + static_cast<size_t>(row) * cols_, sizeof(float) * cols_);

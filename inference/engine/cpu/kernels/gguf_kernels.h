@@ -67,6 +67,12 @@ struct GgufKernels {
                          size_t s_stride, const int16_t* bsums, size_t b_stride, int superblocks,
                          float* out);
   KPass dot_q4_k_x4, dot_q5_k_x4, dot_q6_k_x4;  // Q6_K: dot_q6_k's, the same way
+  // gemm16_q4_0 / gemm16_q8_0 reading rows repacked into panels of sixteen
+  // (QuantMatrix::inPanels), for any number of positions, decode's one included: a block of
+  // the sixteen rows is four (Q4_0) or eight (Q8_0) 64-byte loads and its scales one more,
+  // instead of sixteen scattered loads, a transposition and sixteen scale inserts. The same
+  // results to the bit. Null as above.
+  Slabs panels_q4_0, panels_q8_0;
 };
 
 const GgufKernels& portableGgufKernels();

@@ -171,13 +171,51 @@ TS_TARGET inline __m512 rowScales16(const uint8_t* w, size_t row_bytes, int b) {
   return _mm512_cvtph_ps(_mm256_set_m128i(high, low));
 }
 
+// Block b of a slab of sixteen rows into gemm16's registers: its eight weight registers
+// (group[k]: elements 4k .. 4k + 3 of row i in dword i, vpdpbusd's unsigned side) and the
+// rows' scales d. Rows as stored: pack16 and rowScales16. A panel (QuantMatrix::inPanels:
+// the slab's scales, then for each k row i's bytes 4k .. 4k + 3 at dword i, Q8_0's already
+// + 128): its registers loaded as they are, Q4_0's nibbles split.
+constexpr size_t kPanelAhead = 2048;  // bytes
+
+template <bool kQ4, bool kPanel>
+TS_TARGET inline void slabBlock(const uint8_t* slab, size_t row_bytes, int b, __m512i* group,
+                                __m512& d) {
+  if constexpr (kPanel) {
+    constexpr size_t kBlock = kQ4 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
+    const uint8_t* at = slab + static_cast<size_t>(b) * 16 * kBlock;
+    d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)));
+    const __m512i low4 = _mm512_set1_epi8(15);
+    // the next blocks' lines on their way: one stream, but the hardware's prefetch alone
+    // left the 16-row passes waiting on it
+    for (size_t line = 0; line < 16 * kBlock; line += 64)
+      _mm_prefetch(reinterpret_cast<const char*>(at + kPanelAhead + line), _MM_HINT_T0);
+#pragma GCC unroll 8  // group[] in registers (a loop kept it in memory)
+    for (int k = 0; k < (kQ4 ? 4 : 8); ++k) {
+      const __m512i v = _mm512_loadu_si512(at + 32 + 64 * k);
+      if constexpr (kQ4) {
+        group[k] = _mm512_and_si512(v, low4);                            // elements 4k ..
+        group[k + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);  // 16 + 4k ..
+      } else {
+        group[k] = v;
+      }
+    }
+  } else {
+    pack16<kQ4>(slab, row_bytes, b, group);
+    if constexpr (!kQ4)
+      for (int k = 0; k < 8; ++k) group[k] = _mm512_xor_si512(group[k], _mm512_set1_epi8(-128));
+    d = rowScales16<kQ4>(slab, row_bytes, b);
+  }
+}
+
 // gemm8's arithmetic (gguf_kernels.h) with sixteen rows: each of the block's eight weight
 // registers takes 64 products per broadcast activation group instead of 32, so the pass
 // does half the broadcasts, conversions and partial-sum updates per product. The weights
 // are vpdpbusd's unsigned side: Q4_0's nibbles as they are, Q8_0's signed bytes as w + 128
 // (a flip of each byte's top bit), less 128 x the position's block sum, which is exact. The
 // activations come in Activations' tiles: one sequential stream per chunk of positions.
-template <bool kQ4>
+// Slab r starts at w + r * row_bytes in both layouts (a panel holds its sixteen rows' bytes).
+template <bool kQ4, bool kPanel>
 TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const int8_t* q_tiles,
                       const float* tile_scale, const float* tile_offset, const int32_t* tile_bias,
                       int tile_blocks, int blocks, int tokens, float* out, size_t out_stride) {
@@ -192,10 +230,8 @@ TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const int8_t
         for (int j = 0; j < 8; ++j) _mm512_store_ps(sums[t][j], _mm512_setzero_ps());
       for (int b = 0; b < blocks; ++b) {
         __m512i group[8];
-        pack16<kQ4>(slab, row_bytes, b, group);
-        if constexpr (!kQ4)
-          for (__m512i& g : group) g = _mm512_xor_si512(g, _mm512_set1_epi8(-128));
-        const __m512 d = rowScales16<kQ4>(slab, row_bytes, b);
+        __m512 d;
+        slabBlock<kQ4, kPanel>(slab, row_bytes, b, group, d);
         const size_t first = base + static_cast<size_t>(b) * count;
         const int8_t* xb = q_tiles + first * 32;
         for (int t = 0; t < count; ++t, xb += 32) {
@@ -231,17 +267,31 @@ TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const int8_t
   }
 }
 
+template <bool kQ4, bool kPanel>
+TS_TARGET void slabs(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
+                     float* out, size_t out_stride) {
+  gemm16<kQ4, kPanel>(w, row_bytes, rows, x.q_tiles.data(), x.tile_scale16.data(),
+                      x.tile_offset16.data(), x.tile_bias.data(), x.blocks, blocks, x.count, out,
+                      out_stride);
+}
+
 }  // namespace
 
 TS_TARGET void gemm16Q4_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
                           int blocks, float* out, size_t out_stride) {
-  gemm16<true>(w, row_bytes, rows, x.q_tiles.data(), x.tile_scale16.data(), x.tile_offset16.data(),
-               x.tile_bias.data(), x.blocks, blocks, x.count, out, out_stride);
+  slabs<true, false>(w, row_bytes, rows, x, blocks, out, out_stride);
 }
 TS_TARGET void gemm16Q8_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
                           int blocks, float* out, size_t out_stride) {
-  gemm16<false>(w, row_bytes, rows, x.q_tiles.data(), x.tile_scale16.data(), x.tile_offset16.data(),
-                x.tile_bias.data(), x.blocks, blocks, x.count, out, out_stride);
+  slabs<false, false>(w, row_bytes, rows, x, blocks, out, out_stride);
+}
+TS_TARGET void panelsQ4_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
+                          int blocks, float* out, size_t out_stride) {
+  slabs<true, true>(w, row_bytes, rows, x, blocks, out, out_stride);
+}
+TS_TARGET void panelsQ8_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
+                          int blocks, float* out, size_t out_stride) {
+  slabs<false, true>(w, row_bytes, rows, x, blocks, out, out_stride);
 }
 
 }  // namespace ts::engine::gguf_avx512

@@ -132,7 +132,9 @@ const GgufKernels& portableGgufKernels() {
                              nullptr,
                              dotX4<dotQ45K<BlockQ4K, false>>,
                              dotX4<dotQ45K<BlockQ5K, true>>,
-                             dotX4<dotQ6K>};
+                             dotX4<dotQ6K>,
+                             nullptr,
+                             nullptr};
   return k;
 }
 

@@ -37,13 +37,18 @@ void gemm16Q4_0(const uint8_t* w, size_t row_bytes, int rows, const Activations&
                 float* out, size_t out_stride);
 void gemm16Q8_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
                 float* out, size_t out_stride);
+void panelsQ4_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
+                float* out, size_t out_stride);
+void panelsQ8_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
+                float* out, size_t out_stride);
 }  // namespace gguf_avx512
 
 const GgufKernels* avx2GgufKernels() {
   using namespace gguf_avx2;
   static const GgufKernels k{"avx2",  dotQ4_0, dotQ8_0,          dotQ45K<false>,  dotQ45K<true>,
                              dotQ6K,  dotBf16, gemm8Q4_0,        gemm8Q8_0,       nullptr,
-                             nullptr, nullptr, dotQ45KX4<false>, dotQ45KX4<true>, dotQ6KX4};
+                             nullptr, nullptr, dotQ45KX4<false>, dotQ45KX4<true>, dotQ6KX4,
+                             nullptr, nullptr};
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                                 __builtin_cpu_supports("f16c");
   return supported ? &k : nullptr;
@@ -69,7 +74,9 @@ const GgufKernels* vnniGgufKernels() {
                              bw ? gguf_avx512::gemm16Q8_0 : nullptr,
                              dotQ45KX4<false>,
                              dotQ45KX4<true>,
-                             dotQ6KX4};
+                             dotQ6KX4,
+                             bw ? gguf_avx512::panelsQ4_0 : nullptr,
+                             bw ? gguf_avx512::panelsQ8_0 : nullptr};
   return supported ? &k : nullptr;
 }
 

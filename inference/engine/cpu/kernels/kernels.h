@@ -149,6 +149,12 @@ struct Kernels {
   void (*attention_values)(Rows type, const void* rows, size_t row_stride, int keys, const float* p,
                            size_t p_stride, int queries, int head_dim, float* acc,
                            size_t acc_stride);
+  // F16 rows times 1 .. kHalfTokens tokens: out[t * out_stride + r] = w_r . x_t for rows
+  // r < rows (row r at w + r * row_stride), one pass over the weights for all of a
+  // speculative verification's positions, each token's sum dot_f16's to the bit.
+  static constexpr int kHalfTokens = 6;
+  void (*dot_f16_rows)(const uint16_t* w, size_t row_stride, int rows, const float* x,
+                       size_t x_stride, int n, int tokens, float* out, size_t out_stride);
 };
 
 const Kernels& portableKernels();

@@ -1,7 +1,7 @@
 // AVX-512 VNNI kernels for the integer formats (int4 and int8 / q8_0), where one vpdpbusd
 // on 64 bytes does the work of two AVX-VNNI ones: int4 decode is bound by these multiplies
-// (two per 32 weight bytes), so it halves the work per byte. Also F16 rows times four
-// tokens (dotF16X4: 32 registers hold their 16 accumulators). The other kernels (float
+// (two per 32 weight bytes), so it halves the work per byte. Also F16 rows times up to six
+// tokens (dotF16Rows: 32 registers hold their 24 accumulators). The other kernels (float
 // formats, KV cache) are the AVX-VNNI set's: they are bound by memory, not instructions.
 // Same arithmetic as kernels_portable.cpp; only the order of f32 additions differs.
 #include "inference/engine/cpu/kernels/kernels.h"
@@ -162,9 +162,9 @@ TS_TARGET void dotQ8X4(const int8_t* w, const int8_t* x, const float* x_scale, i
   dotQ8Tokens<4>(w, x, x_scale, blocks, out);
 }
 
-// F16 rows times four f32 activation rows (prefill, speculative verification): each group
-// of eight weights is converted once for the four tokens, where the AVX2 set converts it
-// once per token. AVX-512's 32 vector registers hold the four tokens' four accumulators
+// F16 rows times up to six f32 activation rows (prefill, speculative verification): each
+// group of eight weights is converted once for the tokens, where the AVX2 set converts it
+// once per token. AVX-512's 32 vector registers hold the tokens' four accumulators
 // each, so every token's sum is the one dotFloat makes alone (same FMAs in the same order,
 // same final additions): bit-identical to dot_f16 of that token. Rows whose width is not a
 // multiple of 8 go to the AVX2 set's loop (its scalar tail).
@@ -177,29 +177,87 @@ TS_TARGET_F16 inline float horizontalSum8(__m256 v) {  // kernels_x86.inc's orde
   return _mm_cvtss_f32(s);
 }
 
-TS_TARGET_F16 void dotF16X4(const uint16_t* w, const float* x, size_t stride, int n, float* out) {
-  __m256 a[4][4];
-  for (auto& token : a)
-    for (auto& acc : token) acc = _mm256_setzero_ps();
-  const float* xt[4] = {x, x + stride, x + 2 * stride, x + 3 * stride};
-  int i = 0;
-  for (; i + 32 <= n; i += 32)
+// Rows times 1 .. kTokens tokens with dotF16Tokens' arithmetic, the row split in chunks
+// of kChunk values whose activations (kTokens x 2 KiB) stay in L1 while sixteen rows pass
+// over them: whole rows would bring kTokens x 16 KiB (a 4096-wide row) from L2 for every
+// row, which bounded a pass of five at a third of the memory's rate. Each row's
+// accumulators wait in `state` between chunks, so every sum is made in dotFloat's order.
+template <int kTokens>
+TS_TARGET_F16 void dotF16RowsTokens(const uint16_t* w, size_t row_stride, int rows, const float* x,
+                                    size_t x_stride, int n, float* out, size_t out_stride) {
+  constexpr int kRows = 16, kChunk = 512, kAhead = 4;
+  alignas(32) float state[kRows][kTokens][4][8];
+  const int whole = n / 32 * 32;
+  for (int r0 = 0; r0 < rows; r0 += kRows) {
+    const int count = std::min(kRows, rows - r0);
+    for (int r = 0; r < count; ++r)
+      for (int t = 0; t < kTokens; ++t)
+        for (int k = 0; k < 4; ++k) _mm256_store_ps(state[r][t][k], _mm256_setzero_ps());
+    for (int c0 = 0; c0 < whole; c0 += kChunk) {
+      const int c1 = std::min(whole, c0 + kChunk);
+      for (int r = 0; r < count; ++r) {
+        const uint16_t* wr = w + (r0 + r) * row_stride;
+        // the chunk kAhead rows on (past the group's last row: the next chunk's first
+        // rows) on its way: the rows' segments are row_stride apart, a pattern the
+        // hardware's prefetch follows too late
+        const int ahead = r + kAhead;
+        const uint16_t* next = ahead < count ? wr + kAhead * row_stride
+                                             : w + (r0 + ahead - count) * row_stride + kChunk;
+        __m256 a[kTokens][4];
+        for (int t = 0; t < kTokens; ++t)
+          for (int k = 0; k < 4; ++k) a[t][k] = _mm256_load_ps(state[r][t][k]);
+        for (int i = c0; i < c1; i += 32) {
+          _mm_prefetch(reinterpret_cast<const char*>(next + i), _MM_HINT_T0);
 #pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) {
-      const __m256 wk =
-          _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i + 8 * k)));
-#pragma GCC unroll 4
-      for (int t = 0; t < 4; ++t)
-        a[t][k] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(xt[t] + i + 8 * k), a[t][k]);
+          for (int k = 0; k < 4; ++k) {
+            const __m256 wk =
+                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(wr + i + 8 * k)));
+#pragma GCC unroll 6
+            for (int t = 0; t < kTokens; ++t)
+              a[t][k] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(x + t * x_stride + i + 8 * k), a[t][k]);
+          }
+        }
+        for (int t = 0; t < kTokens; ++t)
+          for (int k = 0; k < 4; ++k) _mm256_store_ps(state[r][t][k], a[t][k]);
+      }
     }
-  for (; i + 8 <= n; i += 8) {
-    const __m256 wk = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i)));
-#pragma GCC unroll 4
-    for (int t = 0; t < 4; ++t) a[t][0] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(xt[t] + i), a[t][0]);
+    for (int r = 0; r < count; ++r) {
+      const uint16_t* wr = w + (r0 + r) * row_stride;
+      for (int t = 0; t < kTokens; ++t) {
+        __m256 a0 = _mm256_load_ps(state[r][t][0]);
+        for (int i = whole; i + 8 <= n; i += 8)  // dotFloat's eight at a time into a0
+          a0 = _mm256_fmadd_ps(
+              _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(wr + i))),
+              _mm256_loadu_ps(x + t * x_stride + i), a0);
+        const __m256 sum = _mm256_add_ps(
+            _mm256_add_ps(a0, _mm256_load_ps(state[r][t][1])),
+            _mm256_add_ps(_mm256_load_ps(state[r][t][2]), _mm256_load_ps(state[r][t][3])));
+        out[t * out_stride + r0 + r] = horizontalSum8(sum);
+      }
+    }
   }
-  for (int t = 0; t < 4; ++t)
-    out[t] = horizontalSum8(
-        _mm256_add_ps(_mm256_add_ps(a[t][0], a[t][1]), _mm256_add_ps(a[t][2], a[t][3])));
+}
+
+// 1 .. Kernels::kHalfTokens tokens (6 x 4 accumulators and the weights fit the registers).
+TS_TARGET_F16 void dotF16Rows(const uint16_t* w, size_t row_stride, int rows, const float* x,
+                              size_t x_stride, int n, int tokens, float* out, size_t out_stride) {
+  switch (tokens) {
+    case 1:
+      return dotF16RowsTokens<1>(w, row_stride, rows, x, x_stride, n, out, out_stride);
+    case 2:
+      return dotF16RowsTokens<2>(w, row_stride, rows, x, x_stride, n, out, out_stride);
+    case 3:
+      return dotF16RowsTokens<3>(w, row_stride, rows, x, x_stride, n, out, out_stride);
+    case 4:
+      return dotF16RowsTokens<4>(w, row_stride, rows, x, x_stride, n, out, out_stride);
+    case 5:
+      return dotF16RowsTokens<5>(w, row_stride, rows, x, x_stride, n, out, out_stride);
+    default:
+      return dotF16RowsTokens<6>(w, row_stride, rows, x, x_stride, n, out, out_stride);
+  }
+}
+TS_TARGET_F16 void dotF16X4(const uint16_t* w, const float* x, size_t stride, int n, float* out) {
+  dotF16RowsTokens<4>(w, 0, 1, x, stride, n, out, 1);
 }
 #undef TS_TARGET_F16
 
@@ -235,6 +293,13 @@ const Kernels* avx512Kernels() {
     set.dot_f16_x4 = [](const uint16_t* w, const float* x, size_t stride, int n, float* out) {
       if (n % 8 == 0) return avx512::dotF16X4(w, x, stride, n, out);
       base_f16_x4(w, x, stride, n, out);
+    };
+    static const auto base_f16_rows = base->dot_f16_rows;
+    set.dot_f16_rows = [](const uint16_t* w, size_t row_stride, int rows, const float* x,
+                          size_t x_stride, int n, int tokens, float* out, size_t out_stride) {
+      if (n % 8 == 0)
+        return avx512::dotF16Rows(w, row_stride, rows, x, x_stride, n, tokens, out, out_stride);
+      base_f16_rows(w, row_stride, rows, x, x_stride, n, tokens, out, out_stride);
     };
     return &set;
   }();

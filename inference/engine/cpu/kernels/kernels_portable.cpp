@@ -62,6 +62,13 @@ void dotF16X4(const uint16_t* w, const float* x, size_t stride, int n, float* ou
   for (int t = 0; t < 4; ++t) out[t] = dotF16(w, x + t * stride, n);
 }
 
+void dotF16Rows(const uint16_t* w, size_t row_stride, int rows, const float* x, size_t x_stride,
+                int n, int tokens, float* out, size_t out_stride) {
+  for (int r = 0; r < rows; ++r)
+    for (int t = 0; t < tokens; ++t)
+      out[t * out_stride + r] = dotF16(w + r * row_stride, x + t * x_stride, n);
+}
+
 void dotQ8X4(const int8_t* w, const int8_t* x, const float* x_scale, int blocks, float* out) {
   for (int t = 0; t < 4; ++t)
     out[t] =
@@ -330,7 +337,8 @@ const Kernels& portableKernels() {
                          toF16,
                          fromF16,
                          attentionScores,
-                         attentionValues};
+                         attentionValues,
+                         dotF16Rows};
   return k;
 }
 

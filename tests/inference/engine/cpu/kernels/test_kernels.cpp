@@ -65,8 +65,9 @@ int main() {
   for (const Kernels* fast : fast_sets) {
     const std::string name = fast->name;
     bool f32_ok = true, f16_ok = true, q8_ok = true, q4_ok = true, sum_ok = true, x4_ok = true,
-         axpy_ok = true, f16_f16_ok = true;
-    for (int n : {1, 7, 8, 31, 32, 33, 64, 100, 300, 4096}) {
+         axpy_ok = true, f16_f16_ok = true, f16_rows_ok = true;
+    // 1064: two chunks of 512 (dot_f16_rows), a partial one and an eight-value step
+    for (int n : {1, 7, 8, 31, 32, 33, 64, 100, 300, 1064, 4096}) {
       // Four activation vectors of n floats and their int8 blocks.
       std::vector<float> w(n), x(4 * n);
       std::vector<uint16_t> h(n);
@@ -89,6 +90,24 @@ int main() {
       for (const Kernels* k : {fast, &portable})
         f16_f16_ok = f16_f16_ok && k->dot_f16_f16(h.data(), x16.data(), n) ==
                                        k->dot_f16(h.data(), x16f.data(), n);
+      // F16 rows times 1 .. kHalfTokens tokens (verification, prefill): each (row, token)
+      // is dot_f16 of that pair to the bit; 19 rows: a group of 16 and a ragged 3.
+      {
+        const int rows = 19;
+        std::vector<uint16_t> hr(static_cast<size_t>(rows) * n);
+        for (auto& v : hr) v = f32ToF16(normal(rng));
+        std::vector<float> x6(static_cast<size_t>(Kernels::kHalfTokens) * n);
+        for (float& v : x6) v = normal(rng);
+        std::vector<float> out(Kernels::kHalfTokens * rows);
+        for (const Kernels* k : {fast, &portable})
+          for (int tokens = 1; tokens <= Kernels::kHalfTokens; ++tokens) {
+            k->dot_f16_rows(hr.data(), n, rows, x6.data(), n, n, tokens, out.data(), rows);
+            for (int t = 0; t < tokens; ++t)
+              for (int r = 0; r < rows; ++r)
+                f16_rows_ok = f16_rows_ok && out[t * rows + r] == k->dot_f16(hr.data() + r * n,
+                                                                             x6.data() + t * n, n);
+          }
+      }
       // y += a x: FMA rounds once where the portable code rounds twice.
       std::vector<float> y1(x.begin(), x.begin() + n), y2 = y1, y3 = y1, y4 = y1;
       fast->axpy_f32(y1.data(), 0.7f, w.data(), n);
@@ -159,6 +178,9 @@ int main() {
                      " four-token products are bit-identical to four single ones (every format, "
                      "and portable)");
     check(f16_f16_ok, name + " dot_f16_f16 equals dot_f16 of the same values to the bit");
+    check(f16_rows_ok, name +
+                           " dot_f16_rows of 19 rows and 1..6 tokens equals dot_f16 of each "
+                           "row and token to the bit (and portable's)");
     check(sum_ok, name + " sum_f32 equals portable");
     check(axpy_ok, name + " axpy_f32 / f16 / i8 and dot_i8_f32 (the KV cache's) equal portable");
     // Activation quantization: the same bytes, scales and sums as the portable loops, on

@@ -1,0 +1,126 @@
+// Stored Q4_0 / Q8_0 rows repacked into panels of sixteen (QuantMatrix::inPanels), so that
+// the 16-row kernels (GgufKernels::panels_q4_0) load a block of sixteen rows as it lies
+// instead of gathering it from sixteen rows on every pass. Slab s (rows 16s .. 16s + 15)
+// occupies the same bytes as those rows did; within it, block b (16 x the block size):
+//   [16 f16 scales, row order][for k: row 0's bytes 4k .. 4k + 3, row 1's, ..., row 15's]
+// k < 4 for Q4_0 (each byte two nibbles: elements j and j + 16), k < 8 for Q8_0, whose
+// signed bytes are kept + 128 (the kernels' unsigned side).
+#include <algorithm>
+#include <cstring>
+
+#include "inference/engine/cpu/kernels/gguf_kernels.h"
+#include "inference/engine/model/quant_matrix.h"
+
+namespace ts::engine {
+
+namespace {
+
+struct PanelShape {
+  size_t block;      // bytes of one block of one row (18 or 34)
+  int words;         // 4-byte words of a block's values (4 or 8)
+  uint8_t flip;      // xor applied to the values in a panel (Q8_0: 0x80)
+  size_t row_bytes;  // bytes of one row as stored
+};
+
+PanelShape panelShape(TensorType type, int cols) {
+  const bool q4 = type == TensorType::Q4_0;
+  const size_t block = q4 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
+  return {block, q4 ? 4 : 8, static_cast<uint8_t>(q4 ? 0 : 0x80), block * (cols / 32)};
+}
+
+// Sixteen rows as stored (row i at rows + i * row_bytes) -> their slab of panels.
+void packSlab(const PanelShape& p, int blocks, const uint8_t* rows, uint8_t* slab) {
+  const uint32_t flip = p.flip * 0x01010101u;
+  for (int b = 0; b < blocks; ++b, slab += p.block * QuantMatrix::kPanelRows) {
+    for (int lane = 0; lane < QuantMatrix::kPanelRows; ++lane) {
+      const uint8_t* stored = rows + lane * p.row_bytes + b * p.block;
+      std::memcpy(slab + 2 * lane, stored, 2);
+      for (int k = 0; k < p.words; ++k) {
+        uint32_t word;
+        std::memcpy(&word, stored + 2 + 4 * k, 4);
+        word ^= flip;
+        std::memcpy(slab + 32 + 64 * k + 4 * lane, &word, 4);
+      }
+    }
+  }
+}
+
+// Row `lane` of a slab -> its bytes as stored.
+void unpackRow(const PanelShape& p, int blocks, const uint8_t* slab, int lane, uint8_t* row) {
+  const uint32_t flip = p.flip * 0x01010101u;
+  for (int b = 0; b < blocks; ++b, slab += p.block * QuantMatrix::kPanelRows, row += p.block) {
+    std::memcpy(row, slab + 2 * lane, 2);
+    for (int k = 0; k < p.words; ++k) {
+      uint32_t word;
+      std::memcpy(&word, slab + 32 + 64 * k + 4 * lane, 4);
+      word ^= flip;
+      std::memcpy(row + 2 + 4 * k, &word, 4);
+    }
+  }
+}
+
+}  // namespace
+
+bool QuantMatrix::panelsFit() const {
+  return format_ == WeightFormat::Stored && !panelled_ &&
+         (stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0) &&
+         rows_ % kPanelRows == 0;
+}
+
+QuantMatrix QuantMatrix::inPanels() const {
+  if (!panelsFit()) return *this;
+  const PanelShape p = panelShape(stored_type_, cols_);
+  auto panels = std::make_shared<WeightBuffer<uint8_t>>(bytes());
+  const size_t slab_bytes = kPanelRows * p.row_bytes;
+  for (int r = 0; r < rows_; r += kPanelRows)
+    packSlab(p, cols_ / 32, stored_ + r * p.row_bytes,
+             panels->data() + r / kPanelRows * slab_bytes);
+  QuantMatrix m = *this;
+  m.stored_ = panels->data();
+  m.owner_ = std::move(panels);
+  m.panelled_ = true;
+  return m;
+}
+
+void QuantMatrix::storedRow(int r, uint8_t* out) const {
+  const size_t row_bytes = rowBytes(stored_type_, cols_);
+  if (!panelled_) {
+    std::memcpy(out, stored_ + static_cast<size_t>(r) * row_bytes, row_bytes);
+    return;
+  }
+  const uint8_t* slab = stored_ + static_cast<size_t>(r / kPanelRows) * kPanelRows * row_bytes;
+  unpackRow(panelShape(stored_type_, cols_), cols_ / 32, slab, r % kPanelRows, out);
+}
+
+std::vector<uint8_t> QuantMatrix::storedRows() const {
+  const size_t row_bytes = rowBytes(stored_type_, cols_);
+  std::vector<uint8_t> out(static_cast<size_t>(rows_) * row_bytes);
+  for (int r = 0; r < rows_; ++r) storedRow(r, out.data() + r * row_bytes);
+  return out;
+}
+
+// Rows [begin, end) (whole slabs) of a panelled matrix: the panel kernels with the tiles,
+// or, where the CPU has none, each slab back in the stored layout and the row kernels.
+void QuantMatrix::multiplyPanels(float* out, int out_stride, const Activations& x, int begin,
+                                 int end) const {
+  const GgufKernels& g = activeGgufKernels();
+  const bool q4 = stored_type_ == TensorType::Q4_0;
+  const size_t row_bytes = rowBytes(stored_type_, cols_);
+  const int blocks = cols_ / 32;
+  if (const auto panels = q4 ? g.panels_q4_0 : g.panels_q8_0; panels && !x.q_tiles.empty())
+    return panels(stored_ + begin * row_bytes, row_bytes, end - begin, x, blocks, out + begin,
+                  out_stride);
+  const auto dot = q4 ? g.dot_q4_0 : g.dot_q8_0;
+  thread_local std::vector<uint8_t> rows;
+  rows.resize(kPanelRows * row_bytes);
+  for (int first = begin; first < end; first += kPanelRows) {
+    const int n = std::min(kPanelRows, end - first);
+    for (int i = 0; i < n; ++i) storedRow(first + i, rows.data() + i * row_bytes);
+    for (int t = 0; t < x.count; ++t)
+      for (int i = 0; i < n; ++i)
+        out[static_cast<size_t>(t) * out_stride + first + i] =
+            dot(rows.data() + i * row_bytes, x.qRow(t), x.scale16Row(t), x.offset16Row(t), blocks);
+  }
+}
+
+}  // namespace ts::engine

@@ -1,0 +1,176 @@
+// Stored Q4_0 / Q8_0 matrices repacked into panels of sixteen rows (QuantMatrix::inPanels):
+// the bytes come back as stored, every product equals the stored rows' to the bit, and a
+// loaded GGUF model (panelled where the CPU's kernels read panels) decodes and verifies to
+// the same logits as the same model kept in the file's layout. Run once with the fastest
+// kernels and once with the portable ones (no panel kernels: each slab is multiplied in
+// the stored layout again).
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "inference/engine/cpu/cpu_forward.h"
+#include "inference/engine/cpu/kernels/gguf_kernels.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/formats/model_writer.h"
+#include "inference/engine/model/random_model.h"
+#include "tests/inference/engine/check.h"
+#include "tests/inference/engine/temp_dir.h"
+
+using namespace ts::engine;
+using ts::testing::check;
+
+namespace {
+
+std::mt19937 rng(7);
+
+// rows x blocks random Q4_0 / Q8_0 blocks with small positive f16 scales.
+std::vector<uint8_t> randomRows(TensorType type, int rows, int blocks) {
+  const size_t block = type == TensorType::Q4_0 ? 18 : 34;
+  std::vector<uint8_t> bytes(rows * blocks * block);
+  for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+  for (int r = 0; r < rows; ++r)
+    for (int b = 0; b < blocks; ++b) {
+      const uint16_t half = f32ToF16(0.01f * (1 + (r + b) % 7));
+      std::memcpy(&bytes[(r * blocks + b) * block], &half, 2);
+    }
+  return bytes;
+}
+
+// out[t * rows + r] over rows [begin, end) of m with `tokens` random activation rows.
+std::vector<float> product(const QuantMatrix& m, const std::vector<float>& xs, int tokens,
+                           int begin, int end) {
+  const Activations a = m.activationsFor(xs.data(), tokens);
+  std::vector<float> out(static_cast<size_t>(tokens) * m.rows(), -1.f);
+  m.multiplyRows(out.data(), m.rows(), a, begin, end);
+  return out;
+}
+
+std::vector<float> run(const std::shared_ptr<const Model>& model, bool pass) {
+  CpuSession session(model, 16, KvFormat::F32, 2);
+  const std::vector<int> tokens = {1, 5, 9, 3, 7, 2};
+  if (pass) {
+    auto logits = session.forwardBatch(tokens, 0, true);
+    return {logits.begin(), logits.end()};
+  }
+  std::vector<float> all;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    auto logits = session.forward(tokens[i], static_cast<int>(i));
+    all.insert(all.end(), logits.begin(), logits.end());
+  }
+  return all;
+}
+
+// The model with every matrix back in the file's layout (its own copy of the bytes).
+std::shared_ptr<Model> asStored(const Model& m) {
+  auto copy = std::make_shared<Model>(m);
+  const auto unpanel = [](QuantMatrix& q) {
+    if (!q.panelled()) return;
+    auto bytes = std::make_shared<std::vector<uint8_t>>(q.storedRows());
+    QuantMatrix plain =
+        QuantMatrix::stored(q.storedType(), bytes->data(), q.rows(), q.cols(), bytes);
+    plain.setRowScales(q.rowScales());
+    q = plain;
+  };
+  unpanel(copy->classifier);
+  for (auto& l : copy->layers)
+    for (QuantMatrix* q : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) unpanel(*q);
+  return copy;
+}
+
+}  // namespace
+
+int main() {
+  const GgufKernels& kernels = activeGgufKernels();
+  std::printf("kernels: %s (panel kernels: %s)\n", kernels.name,
+              kernels.panels_q4_0 ? "yes" : "no: slabs unpacked to the stored layout");
+  std::normal_distribution<float> normal(0.f, 1.f);
+  for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0}) {
+    const std::string name = typeName(type);
+    for (int blocks : {3, 13, 16}) {  // with and without a tail past groups of eight blocks
+      const int rows = 48, cols = blocks * 32;
+      const std::vector<uint8_t> bytes = randomRows(type, rows, blocks);
+      const QuantMatrix stored = QuantMatrix::stored(type, bytes.data(), rows, cols, nullptr);
+      const QuantMatrix panels = stored.inPanels();
+      const std::string what = name + ", " + std::to_string(blocks) + " blocks: ";
+      check(panels.panelled() && panels.bytes() == stored.bytes() && panels.storedRows() == bytes &&
+                std::memcmp(panels.storage(), bytes.data(), bytes.size()) != 0,
+            what + "repacked in the same number of bytes, and storedRows gives the file's back");
+      bool values = true;
+      std::vector<float> a(cols), b(cols);
+      for (int r = 0; r < rows; ++r) {
+        stored.rowF32(r, a.data());
+        panels.rowF32(r, b.data());
+        values = values && a == b && panels.at(r, cols - 1) == stored.at(r, cols - 1);
+      }
+      const QuantMatrix runtime =
+          panels.converted(type == TensorType::Q4_0 ? WeightFormat::Int4 : WeightFormat::Q8_0);
+      for (int r = 0; r < rows; r += 7) values = values && runtime.at(r, 5) == stored.at(r, 5);
+      check(values, what + "every row's values (rowF32, at, converted) are the stored ones");
+      ts::engine::ByteWriter w1, w2;
+      stored.appendTo(w1);
+      panels.appendTo(w2);
+      check(w1.bytes == w2.bytes, what + "written to the cache exactly as the stored rows");
+      bool same = true;
+      for (int tokens : {1, 5, 37}) {  // decode, a verify pass, a pass across two chunks
+        std::vector<float> xs(static_cast<size_t>(tokens) * cols);
+        for (float& v : xs) v = normal(rng);
+        same = same && product(panels, xs, tokens, 0, rows) == product(stored, xs, tokens, 0, rows);
+        same =
+            same && product(panels, xs, tokens, 16, rows) == product(stored, xs, tokens, 16, rows);
+      }
+      check(same, what +
+                      "products of 1, 5 and 37 positions, rows [0, 48) and [16, 48), equal "
+                      "the stored rows' to the bit");
+    }
+  }
+  {
+    const std::vector<uint8_t> bytes = randomRows(TensorType::Q4_0, 40, 4);
+    const QuantMatrix odd = QuantMatrix::stored(TensorType::Q4_0, bytes.data(), 40, 128, nullptr);
+    check(!odd.panelsFit() && !odd.inPanels().panelled(),
+          "40 rows (not whole slabs of 16) stay as stored");
+  }
+
+  // A model read from GGUF: the matrices whose rows fill slabs are panelled when the
+  // kernels read panels; a pass and one-at-a-time decoding, on 2 threads (products split
+  // in slabs), give the logits of the same file kept as stored, to the bit.
+  ModelConfig c;
+  c.architecture = "llama";
+  c.source_format = "random";
+  c.n_layers = 2;
+  c.dim = 256;
+  c.n_heads = 8;
+  c.n_kv_heads = 2;
+  c.head_dim = c.rope_dim = 32;
+  c.ffn_dim = 688;  // 43 slabs
+  c.vocab = 300;    // not whole slabs: the classifier stays as stored
+  c.context = 64;
+  c.rms_eps = 1e-6f;
+  const auto model = randomModel(c, WeightFormat::F32, 11);
+  ts::testing::TempDir dir("tokenscope-panels");
+  for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0}) {
+    const std::string name = typeName(type), path = dir / (name + ".gguf");
+    check(writeGguf(*model, path, type).ok(), name + ": GGUF written");
+    LoadOptions options;
+    options.cache = false;
+    auto loaded = loadModel(path, options);
+    if (!loaded) {
+      check(false, name + ": " + loaded.error());
+      continue;
+    }
+    const Model& m = *loaded.value();
+    const bool expect = kernels.panels_q4_0 != nullptr;
+    check(m.layers[0].w_gate.panelled() == expect && m.layers[1].wk.panelled() == expect &&
+              !m.classifier.panelled() && m.layers[0].w_gate.storedType() == type,
+          name + ": loaded " +
+              (expect ? "in panels (300 classifier rows as stored)"
+                      : "as stored (these kernels read no panels)"));
+    const auto plain = asStored(m);
+    const auto decoded = run(loaded.value(), false), passed = run(loaded.value(), true);
+    check(decoded == run(plain, false) && passed == run(plain, true) && decoded == passed,
+          name +
+              ": 6 positions decoded one at a time and in one pass give the stored layout's "
+              "logits to the bit");
+  }
+  return ts::testing::finish();
+}
