@@ -317,17 +317,23 @@ void QuantMatrix::multiplyRowsAsStored(float* out, int out_stride, const Activat
                        ? multiplyStoredTiles(out, out_stride, x, begin, end)
                        : begin;
   const int tail = x.count / 4 * 4;  // tokens past the four-token passes
-  for (int r = rest; r < end; ++r)
+  if (x.count == 1) {                // decode's one token: a row at a time
+    if (format_ == WeightFormat::Stored) {
+      if (rest < end) dotStoredRows(x, 0, rest, end, &at(0, rest));
+      return;
+    }
+    for (int r = rest; r < end; ++r) at(0, r) = dotRow(k, r, x, 0);
+    return;
+  }
+  for (int r = rest; r < end; ++r) {
     for (int t = 0; t < tail; t += 4) {  // four tokens per pass over the weight row
       dotRowX4(k, r, x, t, four);
       for (int i = 0; i < 4; ++i) at(t + i, r) = four[i];
     }
-  for (int t = tail; t < x.count; ++t) {  // decode's one token: a row at a time
-    if (format_ == WeightFormat::Stored) {
-      if (rest < end) dotStoredRows(x, t, rest, end, &at(t, rest));
-      continue;
-    }
-    for (int r = rest; r < end; ++r) at(t, r) = dotRow(k, r, x, t);
+    // the other tokens with the row just read, from cache (a verification's fifth would
+    // otherwise stream every row from memory once more)
+    for (int t = tail; t < x.count; ++t)
+      at(t, r) = format_ == WeightFormat::Stored ? dotStored(r, x, t) : dotRow(k, r, x, t);
   }
 }
 

@@ -177,16 +177,61 @@ TS_TARGET_F16 inline float horizontalSum8(__m256 v) {  // kernels_x86.inc's orde
   return _mm_cvtss_f32(s);
 }
 
-// Rows times 1 .. kTokens tokens with dotF16Tokens' arithmetic, the row split in chunks
-// of kChunk values whose activations (kTokens x 2 KiB) stay in L1 while sixteen rows pass
-// over them: whole rows would bring kTokens x 16 KiB (a 4096-wide row) from L2 for every
-// row, which bounded a pass of five at a third of the memory's rate. Each row's
-// accumulators wait in `state` between chunks, so every sum is made in dotFloat's order.
+// One chunk [c0, c1) of kPair rows (wr, wr + row_stride) with kTokens tokens, the rows'
+// accumulators taken from and left in `state`. dotFloat's accumulators a0 | a1 and a2 | a3
+// (values i .. i + 15 and i + 16 .. i + 31 of each step of 32) share a 512-bit register:
+// one FMA does the work of two 256-bit ones, lane by lane the same operations. Two rows
+// share each activation load; their 2 x kTokens x 2 accumulators fit the registers.
+template <int kTokens, int kPair>
+TS_TARGET_F16 inline void f16Chunk(const uint16_t* wr, size_t row_stride, const float* x,
+                                   size_t x_stride, int c0, int c1, float (*state)[kTokens][4][8],
+                                   const uint16_t* next) {
+  // (every loop but the chunk's unrolled: the accumulators stay in registers)
+  __m512 a[kPair][kTokens][2];
+#pragma GCC unroll 2
+  for (int j = 0; j < kPair; ++j)
+#pragma GCC unroll 6
+    for (int t = 0; t < kTokens; ++t)
+#pragma GCC unroll 2
+      for (int m = 0; m < 2; ++m) a[j][t][m] = _mm512_load_ps(state[j][t][2 * m]);
+  for (int i = c0; i < c1; i += 32) {
+#pragma GCC unroll 2
+    for (int j = 0; j < kPair; ++j)
+      _mm_prefetch(reinterpret_cast<const char*>(next + j * row_stride + i), _MM_HINT_T0);
+#pragma GCC unroll 2
+    for (int m = 0; m < 2; ++m) {
+      __m512 wk[kPair];
+#pragma GCC unroll 2
+      for (int j = 0; j < kPair; ++j)
+        wk[j] = _mm512_cvtph_ps(
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wr + j * row_stride + i + 16 * m)));
+#pragma GCC unroll 6
+      for (int t = 0; t < kTokens; ++t) {
+        const __m512 xm = _mm512_loadu_ps(x + t * x_stride + i + 16 * m);
+#pragma GCC unroll 2
+        for (int j = 0; j < kPair; ++j) a[j][t][m] = _mm512_fmadd_ps(wk[j], xm, a[j][t][m]);
+      }
+    }
+  }
+#pragma GCC unroll 2
+  for (int j = 0; j < kPair; ++j)
+#pragma GCC unroll 6
+    for (int t = 0; t < kTokens; ++t)
+#pragma GCC unroll 2
+      for (int m = 0; m < 2; ++m) _mm512_store_ps(state[j][t][2 * m], a[j][t][m]);
+}
+
+// Rows times 1 .. kTokens tokens with dotFloat's arithmetic, the rows split in chunks of
+// kChunk values whose activations (kTokens x 2 KiB) stay in L1 while sixteen rows pass
+// over them, two rows at a time (f16Chunk): whole rows would bring kTokens x 16 KiB (a
+// 4096-wide row) from L2 for every row, which bounded a pass of five at a third of the
+// memory's rate. Each row's accumulators wait in `state` between chunks, so every sum is
+// made in dotFloat's order.
 template <int kTokens>
 TS_TARGET_F16 void dotF16RowsTokens(const uint16_t* w, size_t row_stride, int rows, const float* x,
                                     size_t x_stride, int n, float* out, size_t out_stride) {
   constexpr int kRows = 16, kChunk = 512, kAhead = 4;
-  alignas(32) float state[kRows][kTokens][4][8];
+  alignas(64) float state[kRows][kTokens][4][8];
   const int whole = n / 32 * 32;
   for (int r0 = 0; r0 < rows; r0 += kRows) {
     const int count = std::min(kRows, rows - r0);
@@ -195,7 +240,7 @@ TS_TARGET_F16 void dotF16RowsTokens(const uint16_t* w, size_t row_stride, int ro
         for (int k = 0; k < 4; ++k) _mm256_store_ps(state[r][t][k], _mm256_setzero_ps());
     for (int c0 = 0; c0 < whole; c0 += kChunk) {
       const int c1 = std::min(whole, c0 + kChunk);
-      for (int r = 0; r < count; ++r) {
+      for (int r = 0; r < count; r += 2) {
         const uint16_t* wr = w + (r0 + r) * row_stride;
         // the chunk kAhead rows on (past the group's last row: the next chunk's first
         // rows) on its way: the rows' segments are row_stride apart, a pattern the
@@ -203,22 +248,10 @@ TS_TARGET_F16 void dotF16RowsTokens(const uint16_t* w, size_t row_stride, int ro
         const int ahead = r + kAhead;
         const uint16_t* next = ahead < count ? wr + kAhead * row_stride
                                              : w + (r0 + ahead - count) * row_stride + kChunk;
-        __m256 a[kTokens][4];
-        for (int t = 0; t < kTokens; ++t)
-          for (int k = 0; k < 4; ++k) a[t][k] = _mm256_load_ps(state[r][t][k]);
-        for (int i = c0; i < c1; i += 32) {
-          _mm_prefetch(reinterpret_cast<const char*>(next + i), _MM_HINT_T0);
-#pragma GCC unroll 4
-          for (int k = 0; k < 4; ++k) {
-            const __m256 wk =
-                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(wr + i + 8 * k)));
-#pragma GCC unroll 6
-            for (int t = 0; t < kTokens; ++t)
-              a[t][k] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(x + t * x_stride + i + 8 * k), a[t][k]);
-          }
-        }
-        for (int t = 0; t < kTokens; ++t)
-          for (int k = 0; k < 4; ++k) _mm256_store_ps(state[r][t][k], a[t][k]);
+        if (r + 1 < count)
+          f16Chunk<kTokens, 2>(wr, row_stride, x, x_stride, c0, c1, state + r, next);
+        else
+          f16Chunk<kTokens, 1>(wr, row_stride, x, x_stride, c0, c1, state + r, next);
       }
     }
     for (int r = 0; r < count; ++r) {
