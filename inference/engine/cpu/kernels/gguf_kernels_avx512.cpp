@@ -178,6 +178,17 @@ TS_TARGET inline __m512 rowScales16(const uint8_t* w, size_t row_bytes, int b) {
 // + 128): its registers loaded as they are, Q4_0's nibbles split.
 constexpr size_t kPanelAhead = 2048;  // bytes
 
+// acc + the unsigned bytes of g times the four signed bytes at x in every dword: one
+// vpdpbusd with the activations broadcast from memory ({1to16}), which GCC 12 does not
+// fold from _mm512_set1_epi32 (it issued a separate vpbroadcastd per product).
+// (This file builds with GCC or Clang only: the x86-64 GNU syntax.)
+TS_TARGET inline __m512i dotBroadcast(__m512i acc, __m512i g, const int8_t* x) {
+  __asm__("vpdpbusd %[x]%{1to16%}, %[g], %[acc]"
+          : [acc] "+v"(acc)
+          : [g] "v"(g), [x] "m"(*reinterpret_cast<const int32_t*>(x)));
+  return acc;
+}
+
 template <bool kQ4, bool kPanel>
 TS_TARGET inline void slabBlock(const uint8_t* slab, size_t row_bytes, int b, __m512i* group,
                                 __m512& d) {
@@ -239,11 +250,8 @@ TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const int8_t
           __m512i a0 = _mm512_setzero_si512(), a1 = a0;
 #pragma GCC unroll 4
           for (int k = 0; k < 8; k += 2) {
-            int32_t x0, x1;
-            std::memcpy(&x0, xb + 4 * k, 4);
-            std::memcpy(&x1, xb + 4 * k + 4, 4);
-            a0 = _mm512_dpbusd_epi32(a0, group[k], _mm512_set1_epi32(x0));
-            a1 = _mm512_dpbusd_epi32(a1, group[k + 1], _mm512_set1_epi32(x1));
+            a0 = dotBroadcast(a0, group[k], xb + 4 * k);
+            a1 = dotBroadcast(a1, group[k + 1], xb + 4 * k + 4);
           }
           __m512i dot = _mm512_add_epi32(a0, a1);
           if constexpr (!kQ4) dot = _mm512_sub_epi32(dot, _mm512_set1_epi32(tile_bias[cell]));
