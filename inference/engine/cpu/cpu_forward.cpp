@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -14,13 +13,24 @@
 namespace ts::engine {
 namespace {
 
-// Whether any multiplied matrix of the model answers `test` (formats may differ per tensor).
-bool anyMatrix(const Model& m, const std::function<bool(const QuantMatrix&)>& test) {
-  if (test(m.classifier)) return true;
+// Every multiplied matrix of the model (formats may differ per tensor).
+void eachMatrix(const Model& m, const std::function<void(const QuantMatrix&)>& fn) {
+  fn(m.classifier);
   for (const auto& l : m.layers)
-    for (const QuantMatrix* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
-      if (test(*w)) return true;
-  return false;
+    for (const QuantMatrix* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) fn(*w);
+}
+
+bool anyMatrix(const Model& m, const std::function<bool(const QuantMatrix&)>& test) {
+  bool any = false;
+  eachMatrix(m, [&](const QuantMatrix& w) { any = any || test(w); });
+  return any;
+}
+
+// The fewest positions from which some matrix's passes read Activations' tiles.
+int fewestTiledPositions(const Model& m) {
+  int fewest = QuantMatrix::kNeverTiled;
+  eachMatrix(m, [&](const QuantMatrix& w) { fewest = std::min(fewest, w.tiledFrom()); });
+  return fewest;
 }
 
 }  // namespace
@@ -40,13 +50,7 @@ CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, Kv
       quantize_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsQuantizedInput))),
       k_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsKInput))),
       grouped_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsGroupedInput))),
-      tiled_from_(anyMatrix(*model_, [](const QuantMatrix& w) { return w.needsTiledInput(1); }) ? 1
-                  : anyMatrix(*model_,
-                              [](const QuantMatrix& w) {
-                                return w.needsTiledInput(QuantMatrix::kTiledPositions);
-                              })
-                      ? QuantMatrix::kTiledPositions
-                      : std::numeric_limits<int>::max()),
+      tiled_from_(fewestTiledPositions(*model_)),
       half_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsHalfInput))),
       cache_(model_->config.n_layers, max_positions, model_->config.n_kv_heads,
              model_->config.head_dim, kv_format),

@@ -55,8 +55,8 @@ class CpuSession : public DecodeSession {
   bool quantize_inputs_;  // integer weights: activations go to int8 before each product
   bool k_inputs_;         // stored K-quants: and to Q8_K
   bool grouped_inputs_;   // stored Q4_0 with AVX-512: and regrouped (q_grouped)
-  int tiled_from_;        // passes of this many positions on also tiled (q_tiles): 1 with
-                          // panelled matrices, kTiledPositions with stored Q4_0 / Q8_0 rows
+  int tiled_from_;        // passes of this many positions on also tiled (q_tiles): the
+                          // fewest of the matrices' tiledFrom()
   bool half_inputs_;      // stored F16: and rounded to f16
   // act_ = x [count, width] in every form the model's matrices read.
   void prepareInput(const float* x, int count, int width);

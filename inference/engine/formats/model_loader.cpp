@@ -11,6 +11,8 @@
 #include <set>
 #include <tuple>
 
+#include "inference/engine/formats/model_loader.h"
+
 #include "inference/engine/core/thread_pool.h"
 #include "inference/engine/cpu/kernels/gguf_kernels.h"
 #include "inference/engine/formats/gguf.h"
@@ -18,7 +20,6 @@
 #include "inference/engine/formats/hf_loader.h"
 #include "inference/engine/formats/mapped_file.h"
 #include "inference/engine/formats/model_config_readers.h"
-#include "inference/engine/formats/model_loader.h"
 #include "inference/engine/formats/quant_cache.h"
 #include "inference/engine/formats/quant_cache_limit.h"
 #include "inference/engine/tokenizer/sentencepiece_model.h"

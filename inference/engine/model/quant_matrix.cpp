@@ -228,12 +228,11 @@ float QuantMatrix::dotRow(const Kernels& k, int r, const Activations& x, int t) 
 void QuantMatrix::dotRowX4(const Kernels& k, int r, const Activations& x, int t, float* out) const {
   const size_t row = r;
   switch (format_) {
-    case WeightFormat::Stored: {  // f32 / f16 rows: four tokens per pass over the row
+    case WeightFormat::Stored: {  // f32 rows: four tokens per pass over the row (f16 rows:
+                                  // multiplyRowsAsStored's dot_f16_rows)
       const uint8_t* w = static_cast<const uint8_t*>(storage()) + row * (bytes() / rows_);
       if (stored_type_ == TensorType::F32)
         return k.dot_f32_x4(reinterpret_cast<const float*>(w), x.f32Row(t), cols_, cols_, out);
-      if (stored_type_ == TensorType::F16)
-        return k.dot_f16_x4(reinterpret_cast<const uint16_t*>(w), x.halfRow(t), cols_, cols_, out);
       if (stored_type_ == TensorType::Q4_K || stored_type_ == TensorType::Q5_K ||
           stored_type_ == TensorType::Q6_K) {  // one unpacking of the row for the four
         const GgufKernels& g = activeGgufKernels();
@@ -249,8 +248,9 @@ void QuantMatrix::dotRowX4(const Kernels& k, int r, const Activations& x, int t,
     }
     case WeightFormat::F32:
       return k.dot_f32_x4(f32_.data() + row * cols_, x.f32Row(t), cols_, cols_, out);
-    case WeightFormat::F16:
-      return k.dot_f16_x4(f16_.data() + row * cols_, x.f32Row(t), cols_, cols_, out);
+    case WeightFormat::F16:  // never: multiplyRowsAsStored's dot_f16_rows
+      for (int i = 0; i < 4; ++i) out[i] = dotRow(k, r, x, t + i);
+      return;
     case WeightFormat::Int8:
       k.dot_q8_x4(q8_.data() + row * paddedCols(), x.qRow(t), x.scaleRow(t), x.blocks, out);
       for (int i = 0; i < 4; ++i) out[i] *= scales_[r];

@@ -9,6 +9,7 @@
 // gguf_kernels.h; `owner` keeps the bytes alive (the mapping, or a buffer).
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -68,7 +69,11 @@ class QuantMatrix {
   // included; as stored, from kTiledPositions positions on, where unpacking sixteen rows
   // pays).
   static constexpr int kTiledPositions = 16;
-  bool needsTiledInput(int count) const;
+  static constexpr int kNeverTiled = std::numeric_limits<int>::max();
+  // The fewest positions whose passes read the tiles: 1 in panels, kTiledPositions as
+  // stored, kNeverTiled for the other formats or without those kernels.
+  int tiledFrom() const;
+  bool needsTiledInput(int count) const { return count >= tiledFrom(); }
 
   // Panels (quant_matrix_panels.cpp): stored Q4_0 / Q8_0 rows repacked at load into slabs
   // of kPanelRows rows whose blocks the 16-row kernels load as they lie. The same bytes

@@ -28,11 +28,13 @@ bool QuantMatrix::needsGroupedInput() const {
          activeGgufKernels().dot_q4_0_grouped;
 }
 
-bool QuantMatrix::needsTiledInput(int count) const {
-  if (panelled_) return activeGgufKernels().panels_q4_0 != nullptr;
-  return format_ == WeightFormat::Stored && count >= kTiledPositions &&
-         (stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0) &&
-         activeGgufKernels().gemm16_q4_0;
+int QuantMatrix::tiledFrom() const {
+  const GgufKernels& g = activeGgufKernels();
+  if (panelled_) return g.panels_q4_0 ? 1 : kNeverTiled;
+  const bool rows16 = format_ == WeightFormat::Stored &&
+                      (stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0) &&
+                      g.gemm16_q4_0;
+  return rows16 ? kTiledPositions : kNeverTiled;
 }
 
 QuantMatrix QuantMatrix::stored(TensorType type, const uint8_t* data, int rows, int cols,

@@ -171,13 +171,6 @@ TS_TARGET inline __m512 rowScales16(const uint8_t* w, size_t row_bytes, int b) {
   return _mm512_cvtph_ps(_mm256_set_m128i(high, low));
 }
 
-// Block b of a slab of sixteen rows into gemm16's registers: its eight weight registers
-// (group[k]: elements 4k .. 4k + 3 of row i in dword i, vpdpbusd's unsigned side) and the
-// rows' scales d. Rows as stored: pack16 and rowScales16. A panel (QuantMatrix::inPanels:
-// the slab's scales, then for each k row i's bytes 4k .. 4k + 3 at dword i, Q8_0's already
-// + 128): its registers loaded as they are, Q4_0's nibbles split.
-constexpr size_t kPanelAhead = 2048;  // bytes
-
 // acc + the unsigned bytes of g times the four signed bytes at x in every dword: one
 // vpdpbusd with the activations broadcast from memory ({1to16}), which GCC 12 does not
 // fold from _mm512_set1_epi32 (it issued a separate vpbroadcastd per product).
@@ -188,6 +181,13 @@ TS_TARGET inline __m512i dotBroadcast(__m512i acc, __m512i g, const int8_t* x) {
           : [g] "v"(g), [x] "m"(*reinterpret_cast<const int32_t*>(x)));
   return acc;
 }
+
+// Block b of a slab of sixteen rows into gemm16's registers: its eight weight registers
+// (group[k]: elements 4k .. 4k + 3 of row i in dword i, vpdpbusd's unsigned side) and the
+// rows' scales d. Rows as stored: pack16 and rowScales16. A panel (QuantMatrix::inPanels:
+// the slab's scales, then for each k row i's bytes 4k .. 4k + 3 at dword i, Q8_0's already
+// + 128): its registers loaded as they are, Q4_0's nibbles split.
+constexpr size_t kPanelAhead = 2048;  // bytes: a panel's prefetch distance
 
 template <bool kQ4, bool kPanel>
 TS_TARGET inline void slabBlock(const uint8_t* slab, size_t row_bytes, int b, __m512i* group,
@@ -219,6 +219,8 @@ TS_TARGET inline void slabBlock(const uint8_t* slab, size_t row_bytes, int b, __
   }
 }
 
+}  // namespace
+
 // gemm8's arithmetic (gguf_kernels.h) with sixteen rows: each of the block's eight weight
 // registers takes 64 products per broadcast activation group instead of 32, so the pass
 // does half the broadcasts, conversions and partial-sum updates per product. The weights
@@ -226,10 +228,14 @@ TS_TARGET inline void slabBlock(const uint8_t* slab, size_t row_bytes, int b, __
 // (a flip of each byte's top bit), less 128 x the position's block sum, which is exact. The
 // activations come in Activations' tiles: one sequential stream per chunk of positions.
 // Slab r starts at w + r * row_bytes in both layouts (a panel holds its sixteen rows' bytes).
+// GgufKernels::gemm16_q4_0 / gemm16_q8_0 (kPanel false) and panels_q4_0 / panels_q8_0.
 template <bool kQ4, bool kPanel>
-TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const int8_t* q_tiles,
-                      const float* tile_scale, const float* tile_offset, const int32_t* tile_bias,
-                      int tile_blocks, int blocks, int tokens, float* out, size_t out_stride) {
+TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
+                      int blocks, float* out, size_t out_stride) {
+  const int8_t* q_tiles = x.q_tiles.data();
+  const float *tile_scale = x.tile_scale16.data(), *tile_offset = x.tile_offset16.data();
+  const int32_t* tile_bias = x.tile_bias.data();
+  const int tile_blocks = x.blocks, tokens = x.count;
   constexpr int kChunk = Activations::kTileChunk;
   alignas(64) float sums[kChunk][8][16];  // [token][position b % 8][row]
   for (int r = 0; r < rows; r += 16) {
@@ -275,32 +281,14 @@ TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const int8_t
   }
 }
 
-template <bool kQ4, bool kPanel>
-TS_TARGET void slabs(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
-                     float* out, size_t out_stride) {
-  gemm16<kQ4, kPanel>(w, row_bytes, rows, x.q_tiles.data(), x.tile_scale16.data(),
-                      x.tile_offset16.data(), x.tile_bias.data(), x.blocks, blocks, x.count, out,
-                      out_stride);
-}
-
-}  // namespace
-
-TS_TARGET void gemm16Q4_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
-                          int blocks, float* out, size_t out_stride) {
-  slabs<true, false>(w, row_bytes, rows, x, blocks, out, out_stride);
-}
-TS_TARGET void gemm16Q8_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
-                          int blocks, float* out, size_t out_stride) {
-  slabs<false, false>(w, row_bytes, rows, x, blocks, out, out_stride);
-}
-TS_TARGET void panelsQ4_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
-                          int blocks, float* out, size_t out_stride) {
-  slabs<true, true>(w, row_bytes, rows, x, blocks, out, out_stride);
-}
-TS_TARGET void panelsQ8_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
-                          int blocks, float* out, size_t out_stride) {
-  slabs<false, true>(w, row_bytes, rows, x, blocks, out, out_stride);
-}
+template void gemm16<true, false>(const uint8_t*, size_t, int, const Activations&, int, float*,
+                                  size_t);
+template void gemm16<false, false>(const uint8_t*, size_t, int, const Activations&, int, float*,
+                                   size_t);
+template void gemm16<true, true>(const uint8_t*, size_t, int, const Activations&, int, float*,
+                                 size_t);
+template void gemm16<false, true>(const uint8_t*, size_t, int, const Activations&, int, float*,
+                                  size_t);
 
 }  // namespace ts::engine::gguf_avx512
 

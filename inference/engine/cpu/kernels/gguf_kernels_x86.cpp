@@ -33,14 +33,10 @@ namespace gguf_vnni {
 namespace gguf_avx512 {  // gguf_kernels_avx512.cpp
 float dotQ4_0Grouped(const uint8_t* w, const int8_t* x, const float* x_d, const float* x_offset,
                      int blocks);
-void gemm16Q4_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
-                float* out, size_t out_stride);
-void gemm16Q8_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
-                float* out, size_t out_stride);
-void panelsQ4_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
-                float* out, size_t out_stride);
-void panelsQ8_0(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
-                float* out, size_t out_stride);
+// Q4_0 (kQ4) or Q8_0 rows as stored or in panels (kPanel), sixteen at a time.
+template <bool kQ4, bool kPanel>
+void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
+            float* out, size_t out_stride);
 }  // namespace gguf_avx512
 
 const GgufKernels* avx2GgufKernels() {
@@ -70,13 +66,13 @@ const GgufKernels* vnniGgufKernels() {
                              gemm8Q4_0,
                              gemm8Q8_0,
                              bw ? gguf_avx512::dotQ4_0Grouped : nullptr,
-                             bw ? gguf_avx512::gemm16Q4_0 : nullptr,
-                             bw ? gguf_avx512::gemm16Q8_0 : nullptr,
+                             bw ? gguf_avx512::gemm16<true, false> : nullptr,
+                             bw ? gguf_avx512::gemm16<false, false> : nullptr,
                              dotQ45KX4<false>,
                              dotQ45KX4<true>,
                              dotQ6KX4,
-                             bw ? gguf_avx512::panelsQ4_0 : nullptr,
-                             bw ? gguf_avx512::panelsQ8_0 : nullptr};
+                             bw ? gguf_avx512::gemm16<true, true> : nullptr,
+                             bw ? gguf_avx512::gemm16<false, true> : nullptr};
   return supported ? &k : nullptr;
 }
 

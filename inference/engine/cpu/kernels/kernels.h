@@ -103,8 +103,8 @@ struct Kernels {
                   const float* x_scale, const float* x_offset, int blocks);
   // The same for four activation vectors (rows t = 0..3 of x, x_scale, x_offset, laid out
   // as in Activations) into out[4]: prefill loads and unpacks each weight block once.
+  // (F16 rows: dot_f16_rows, for up to kHalfTokens.)
   void (*dot_f32_x4)(const float* w, const float* x, size_t x_stride, int n, float* out);
-  void (*dot_f16_x4)(const uint16_t* w, const float* x, size_t x_stride, int n, float* out);
   void (*dot_q8_x4)(const int8_t* w, const int8_t* x, const float* x_scale, int blocks, float* out);
   void (*dot_q4_x4)(const uint8_t* w, const float* w_scale, int blocks_per_group, const int8_t* x,
                     const float* x_scale, const float* x_offset, int blocks, float* out);

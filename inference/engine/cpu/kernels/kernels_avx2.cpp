@@ -40,11 +40,11 @@ bool hasAvxVnni() {  // CPUID leaf 7, sub-leaf 1, EAX bit 4 (no cpu_supports nam
 
 const Kernels* avx2Kernels() {
   using namespace avx2;
-  static const Kernels k{"avx2",          dotF32,           dotF16,   dotQ8,   dotQ4,
-                         dotF32X4,        dotF16X4,         dotQ8X4,  dotQ4X4, sumF32,
-                         axpyF32,         axpyF16,          dotI8F32, axpyI8,  dotF16F16,
-                         quantizeBlockQ8, quantizeBlockQ8K, toF16,    fromF16, attentionScores,
-                         attentionValues, dotF16Rows};
+  static const Kernels k{"avx2",           dotF32,   dotF16,  dotQ8,           dotQ4,
+                         dotF32X4,         dotQ8X4,  dotQ4X4, sumF32,          axpyF32,
+                         axpyF16,          dotI8F32, axpyI8,  dotF16F16,       quantizeBlockQ8,
+                         quantizeBlockQ8K, toF16,    fromF16, attentionScores, attentionValues,
+                         dotF16Rows};
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                                 __builtin_cpu_supports("f16c");
   return supported ? &k : nullptr;
@@ -52,11 +52,11 @@ const Kernels* avx2Kernels() {
 
 const Kernels* vnniKernels() {
   using namespace vnni;
-  static const Kernels k{"avx-vnni",      dotF32,           dotF16,   dotQ8,   dotQ4,
-                         dotF32X4,        dotF16X4,         dotQ8X4,  dotQ4X4, sumF32,
-                         axpyF32,         axpyF16,          dotI8F32, axpyI8,  dotF16F16,
-                         quantizeBlockQ8, quantizeBlockQ8K, toF16,    fromF16, attentionScores,
-                         attentionValues, dotF16Rows};
+  static const Kernels k{"avx-vnni",       dotF32,   dotF16,  dotQ8,           dotQ4,
+                         dotF32X4,         dotQ8X4,  dotQ4X4, sumF32,          axpyF32,
+                         axpyF16,          dotI8F32, axpyI8,  dotF16F16,       quantizeBlockQ8,
+                         quantizeBlockQ8K, toF16,    fromF16, attentionScores, attentionValues,
+                         dotF16Rows};
   return avx2Kernels() && hasAvxVnni() ? &k : nullptr;
 }
 

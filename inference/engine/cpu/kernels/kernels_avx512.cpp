@@ -289,9 +289,6 @@ TS_TARGET_F16 void dotF16Rows(const uint16_t* w, size_t row_stride, int rows, co
       return dotF16RowsTokens<6>(w, row_stride, rows, x, x_stride, n, out, out_stride);
   }
 }
-TS_TARGET_F16 void dotF16X4(const uint16_t* w, const float* x, size_t stride, int n, float* out) {
-  dotF16RowsTokens<4>(w, 0, 1, x, stride, n, out, 1);
-}
 #undef TS_TARGET_F16
 
 #undef TS_TARGET
@@ -322,11 +319,6 @@ const Kernels* avx512Kernels() {
     set.dot_q4 = avx512::dotQ4;
     set.dot_q4_x4 = avx512::dotQ4X4;
     // whole groups of 8 here; a ragged row's scalar tail stays with the base set
-    static const auto base_f16_x4 = base->dot_f16_x4;
-    set.dot_f16_x4 = [](const uint16_t* w, const float* x, size_t stride, int n, float* out) {
-      if (n % 8 == 0) return avx512::dotF16X4(w, x, stride, n, out);
-      base_f16_x4(w, x, stride, n, out);
-    };
     static const auto base_f16_rows = base->dot_f16_rows;
     set.dot_f16_rows = [](const uint16_t* w, size_t row_stride, int rows, const float* x,
                           size_t x_stride, int n, int tokens, float* out, size_t out_stride) {

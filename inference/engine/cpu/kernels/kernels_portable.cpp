@@ -58,10 +58,6 @@ void dotF32X4(const float* w, const float* x, size_t stride, int n, float* out) 
   for (int t = 0; t < 4; ++t) out[t] = dotF32(w, x + t * stride, n);
 }
 
-void dotF16X4(const uint16_t* w, const float* x, size_t stride, int n, float* out) {
-  for (int t = 0; t < 4; ++t) out[t] = dotF16(w, x + t * stride, n);
-}
-
 void dotF16Rows(const uint16_t* w, size_t row_stride, int rows, const float* x, size_t x_stride,
                 int n, int tokens, float* out, size_t out_stride) {
   for (int r = 0; r < rows; ++r)
@@ -317,27 +313,10 @@ void attentionValues(Kernels::Rows type, const void* rows, size_t row_stride, in
 }
 
 const Kernels& portableKernels() {
-  static const Kernels k{"portable",
-                         dotF32,
-                         dotF16,
-                         dotQ8,
-                         dotQ4,
-                         dotF32X4,
-                         dotF16X4,
-                         dotQ8X4,
-                         dotQ4X4,
-                         sumF32,
-                         axpyF32,
-                         axpyF16,
-                         dotI8F32,
-                         axpyI8,
-                         dotF16F16,
-                         quantizeFullBlockQ8,
-                         quantizeBlockQ8K,
-                         toF16,
-                         fromF16,
-                         attentionScores,
-                         attentionValues,
+  static const Kernels k{"portable",       dotF32,   dotF16,  dotQ8,           dotQ4,
+                         dotF32X4,         dotQ8X4,  dotQ4X4, sumF32,          axpyF32,
+                         axpyF16,          dotI8F32, axpyI8,  dotF16F16,       quantizeFullBlockQ8,
+                         quantizeBlockQ8K, toF16,    fromF16, attentionScores, attentionValues,
                          dotF16Rows};
   return k;
 }

@@ -152,7 +152,7 @@ int main() {
         k->dot_f32_x4(w.data(), x.data(), n, n, got);
         for (int t = 0; t < 4; ++t)
           x4_ok = x4_ok && got[t] == k->dot_f32(w.data(), x.data() + t * n, n);
-        k->dot_f16_x4(h.data(), x.data(), n, n, got);
+        k->dot_f16_rows(h.data(), n, 1, x.data(), n, n, 4, got, 1);  // one row, four tokens
         for (int t = 0; t < 4; ++t)
           x4_ok = x4_ok && got[t] == k->dot_f16(h.data(), x.data() + t * n, n);
         k->dot_q8_x4(wq.data(), xq.data(), xs.data(), blocks, got);
