@@ -1,7 +1,7 @@
 // AVX-512 VNNI kernels for the integer formats (int4 and int8 / q8_0), where one vpdpbusd
 // on 64 bytes does the work of two AVX-VNNI ones: int4 decode is bound by these multiplies
 // (two per 32 weight bytes), so it halves the work per byte. Also F16 rows times up to six
-// tokens (dotF16Rows: 32 registers hold their 24 accumulators). The other kernels (float
+// tokens (dotF16Rows: 32 registers hold four rows' accumulators). The other kernels (float
 // formats, KV cache) are the AVX-VNNI set's: they are bound by memory, not instructions.
 // Same arithmetic as kernels_portable.cpp; only the order of f32 additions differs.
 #include "inference/engine/cpu/kernels/kernels.h"
@@ -164,8 +164,8 @@ TS_TARGET void dotQ8X4(const int8_t* w, const int8_t* x, const float* x_scale, i
 
 // F16 rows times up to six f32 activation rows (prefill, speculative verification): each
 // group of eight weights is converted once for the tokens, where the AVX2 set converts it
-// once per token. AVX-512's 32 vector registers hold the tokens' four accumulators
-// each, so every token's sum is the one dotFloat makes alone (same FMAs in the same order,
+// once per token. AVX-512's 32 vector registers hold the accumulators of four rows, so
+// every token's sum is the one dotFloat makes alone (same FMAs in the same order,
 // same final additions): bit-identical to dot_f16 of that token. Rows whose width is not a
 // multiple of 8 go to the AVX2 set's loop (its scalar tail).
 #define TS_TARGET_F16 __attribute__((target("avx512f,avx512vl,fma,f16c")))
@@ -177,70 +177,77 @@ TS_TARGET_F16 inline float horizontalSum8(__m256 v) {  // kernels_x86.inc's orde
   return _mm_cvtss_f32(s);
 }
 
-// One chunk [c0, c1) of kPair rows (wr, wr + row_stride) with kTokens tokens, the rows'
-// accumulators taken from and left in `state`. dotFloat's accumulators a0 | a1 and a2 | a3
-// (values i .. i + 15 and i + 16 .. i + 31 of each step of 32) share a 512-bit register:
-// one FMA does the work of two 256-bit ones, lane by lane the same operations. Two rows
-// share each activation load; their 2 x kTokens x 2 accumulators fit the registers.
-template <int kTokens, int kPair>
+// One chunk [c0, c1) of kRows rows (wr, wr + row_stride, ...) with kTokens tokens, for
+// one half m of every step of 32 values: dotFloat's accumulators a0 | a1 (values i .. i + 15,
+// m = 0) or a2 | a3 (i + 16 .. i + 31, m = 1) share a 512-bit register, so one FMA does the
+// work of two 256-bit ones, lane by lane the same operations. The halves are independent
+// sums, so each takes its own pass over the chunk (the second reads the rows' lines from
+// L1): kRows x kTokens accumulators fit the registers with four rows per activation load,
+// where both halves at once held two rows and loaded each activation once per row (one
+// 64-byte load per FMA: the loads, not the FMAs, set the pace).
+template <int kTokens, int kRows>
+TS_TARGET_F16 inline void f16ChunkHalf(const uint16_t* wr, size_t row_stride, const float* x,
+                                       size_t x_stride, int c0, int c1, int m,
+                                       float (*state)[kTokens][4][8], const uint16_t* next) {
+  // (every loop but the chunk's unrolled: the accumulators stay in registers)
+  __m512 a[kRows][kTokens];
+#pragma GCC unroll 4
+  for (int j = 0; j < kRows; ++j)
+#pragma GCC unroll 6
+    for (int t = 0; t < kTokens; ++t) a[j][t] = _mm512_load_ps(state[j][t][2 * m]);
+  for (int i = c0; i < c1; i += 32) {
+    // the same lines kAhead rows on, into L2 (prefetches to L1 held its miss buffers
+    // and stalled the loads), half of them in each half's pass
+#pragma GCC unroll 2
+    for (int j = m; j < 4; j += 2)
+      _mm_prefetch(reinterpret_cast<const char*>(next + j * row_stride + i), _MM_HINT_T1);
+    __m512 wk[kRows];
+#pragma GCC unroll 4
+    for (int j = 0; j < kRows; ++j)
+      wk[j] = _mm512_cvtph_ps(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wr + j * row_stride + i + 16 * m)));
+#pragma GCC unroll 6
+    for (int t = 0; t < kTokens; ++t) {
+      __m512 xm = _mm512_loadu_ps(x + t * x_stride + i + 16 * m);
+      asm("" : "+v"(xm));  // one load for the rows: GCC would fold it into every FMA
+#pragma GCC unroll 4
+      for (int j = 0; j < kRows; ++j) a[j][t] = _mm512_fmadd_ps(wk[j], xm, a[j][t]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < kRows; ++j)
+#pragma GCC unroll 6
+    for (int t = 0; t < kTokens; ++t) _mm512_store_ps(state[j][t][2 * m], a[j][t]);
+}
+
+template <int kTokens, int kRows>
 TS_TARGET_F16 inline void f16Chunk(const uint16_t* wr, size_t row_stride, const float* x,
                                    size_t x_stride, int c0, int c1, float (*state)[kTokens][4][8],
                                    const uint16_t* next) {
-  // (every loop but the chunk's unrolled: the accumulators stay in registers)
-  __m512 a[kPair][kTokens][2];
-#pragma GCC unroll 2
-  for (int j = 0; j < kPair; ++j)
-#pragma GCC unroll 6
-    for (int t = 0; t < kTokens; ++t)
-#pragma GCC unroll 2
-      for (int m = 0; m < 2; ++m) a[j][t][m] = _mm512_load_ps(state[j][t][2 * m]);
-  for (int i = c0; i < c1; i += 32) {
-#pragma GCC unroll 2
-    for (int j = 0; j < kPair; ++j)
-      _mm_prefetch(reinterpret_cast<const char*>(next + j * row_stride + i), _MM_HINT_T0);
-#pragma GCC unroll 2
-    for (int m = 0; m < 2; ++m) {
-      __m512 wk[kPair];
-#pragma GCC unroll 2
-      for (int j = 0; j < kPair; ++j)
-        wk[j] = _mm512_cvtph_ps(
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wr + j * row_stride + i + 16 * m)));
-#pragma GCC unroll 6
-      for (int t = 0; t < kTokens; ++t) {
-        const __m512 xm = _mm512_loadu_ps(x + t * x_stride + i + 16 * m);
-#pragma GCC unroll 2
-        for (int j = 0; j < kPair; ++j) a[j][t][m] = _mm512_fmadd_ps(wk[j], xm, a[j][t][m]);
-      }
-    }
-  }
-#pragma GCC unroll 2
-  for (int j = 0; j < kPair; ++j)
-#pragma GCC unroll 6
-    for (int t = 0; t < kTokens; ++t)
-#pragma GCC unroll 2
-      for (int m = 0; m < 2; ++m) _mm512_store_ps(state[j][t][2 * m], a[j][t][m]);
+  f16ChunkHalf<kTokens, kRows>(wr, row_stride, x, x_stride, c0, c1, 0, state, next);
+  f16ChunkHalf<kTokens, kRows>(wr, row_stride, x, x_stride, c0, c1, 1, state, next);
 }
 
 // Rows times 1 .. kTokens tokens with dotFloat's arithmetic, the rows split in chunks of
 // kChunk values whose activations (kTokens x 2 KiB) stay in L1 while sixteen rows pass
-// over them, two rows at a time (f16Chunk): whole rows would bring kTokens x 16 KiB (a
+// over them, four rows at a time (f16Chunk): whole rows would bring kTokens x 16 KiB (a
 // 4096-wide row) from L2 for every row, which bounded a pass of five at a third of the
 // memory's rate. Each row's accumulators wait in `state` between chunks, so every sum is
 // made in dotFloat's order.
 template <int kTokens>
 TS_TARGET_F16 void dotF16RowsTokens(const uint16_t* w, size_t row_stride, int rows, const float* x,
                                     size_t x_stride, int n, float* out, size_t out_stride) {
-  constexpr int kRows = 16, kChunk = 512, kAhead = 4;
-  alignas(64) float state[kRows][kTokens][4][8];
+  constexpr int kGroup = 16, kChunk = 512, kStep = 4, kAhead = 8;
+  alignas(64) float state[kGroup][kTokens][4][8];
   const int whole = n / 32 * 32;
-  for (int r0 = 0; r0 < rows; r0 += kRows) {
-    const int count = std::min(kRows, rows - r0);
+  for (int r0 = 0; r0 < rows; r0 += kGroup) {
+    const int count = std::min(kGroup, rows - r0);
     for (int r = 0; r < count; ++r)
       for (int t = 0; t < kTokens; ++t)
         for (int k = 0; k < 4; ++k) _mm256_store_ps(state[r][t][k], _mm256_setzero_ps());
     for (int c0 = 0; c0 < whole; c0 += kChunk) {
       const int c1 = std::min(whole, c0 + kChunk);
-      for (int r = 0; r < count; r += 2) {
+      for (int r = 0; r < count; r += kStep) {
         const uint16_t* wr = w + (r0 + r) * row_stride;
         // the chunk kAhead rows on (past the group's last row: the next chunk's first
         // rows) on its way: the rows' segments are row_stride apart, a pattern the
@@ -248,10 +255,19 @@ TS_TARGET_F16 void dotF16RowsTokens(const uint16_t* w, size_t row_stride, int ro
         const int ahead = r + kAhead;
         const uint16_t* next = ahead < count ? wr + kAhead * row_stride
                                              : w + (r0 + ahead - count) * row_stride + kChunk;
-        if (r + 1 < count)
-          f16Chunk<kTokens, 2>(wr, row_stride, x, x_stride, c0, c1, state + r, next);
-        else
-          f16Chunk<kTokens, 1>(wr, row_stride, x, x_stride, c0, c1, state + r, next);
+        switch (std::min(kStep, count - r)) {
+          case 4:
+            f16Chunk<kTokens, 4>(wr, row_stride, x, x_stride, c0, c1, state + r, next);
+            break;
+          case 3:
+            f16Chunk<kTokens, 3>(wr, row_stride, x, x_stride, c0, c1, state + r, next);
+            break;
+          case 2:
+            f16Chunk<kTokens, 2>(wr, row_stride, x, x_stride, c0, c1, state + r, next);
+            break;
+          default:
+            f16Chunk<kTokens, 1>(wr, row_stride, x, x_stride, c0, c1, state + r, next);
+        }
       }
     }
     for (int r = 0; r < count; ++r) {
