@@ -28,21 +28,29 @@ ModelDraft::ModelDraft(std::string name, std::shared_ptr<const Model> model, int
     : name_(std::move(name)),
       session_(std::make_unique<CpuSession>(std::move(model), max_positions, kv, threads)) {}
 
+std::span<const float> ModelDraft::catchUp(std::span<const int> tokens, size_t rerun) {
+  size_t kept = 0;
+  while (kept < fed_.size() && kept < tokens.size() && fed_[kept] == tokens[kept]) ++kept;
+  kept = std::min(kept, tokens.size() - std::min(rerun, tokens.size()));
+  session_->truncate(static_cast<int>(kept));
+  fed_.assign(tokens.begin(), tokens.end());
+  if (kept == tokens.size()) return {};
+  positions_run_ += static_cast<long long>(tokens.size() - kept);
+  return session_->forwardBatch(tokens.subspan(kept), static_cast<int>(kept), false);
+}
+
+void ModelDraft::prime(std::span<const int> prompt) {
+  if (prompt.size() > 1) catchUp(prompt.first(prompt.size() - 1), 0);
+}
+
 void ModelDraft::propose(std::span<const int> context, int k, Sampler& sampler, Draft& out) {
   out.tokens.clear();
   out.q.clear();
   // The draft runs the whole context and its own first k - 1 proposals.
   k = std::min<int>(k, session_->maxPositions() - static_cast<int>(context.size()) + 1);
   if (k <= 0 || context.empty()) return;
-  // Keep the KV rows of the longest prefix this session already ran; rerun the rest (at
-  // least the last token, whose logits the first proposal needs).
-  size_t kept = 0;
-  while (kept < fed_.size() && kept < context.size() && fed_[kept] == context[kept]) ++kept;
-  kept = std::min(kept, context.size() - 1);
-  session_->truncate(static_cast<int>(kept));
-  fed_.assign(context.begin(), context.end());
-  std::span<const float> logits =
-      session_->forwardBatch(context.subspan(kept), static_cast<int>(kept), false);
+  // (at least the last token: the first proposal needs its logits)
+  std::span<const float> logits = catchUp(context, 1);
   std::vector<int> history(context.begin(), context.end());
   for (int i = 0; i < k; ++i) {
     std::vector<float> q = sampler.probabilities(logits, history);
@@ -53,6 +61,7 @@ void ModelDraft::propose(std::span<const int> context, int k, Sampler& sampler, 
     if (i + 1 == k) break;
     logits = session_->forwardBatch(std::span(&token, 1), static_cast<int>(fed_.size()), false);
     fed_.push_back(token);
+    ++positions_run_;
   }
 }
 

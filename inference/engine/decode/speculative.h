@@ -34,6 +34,10 @@ class DraftSource {
   // Proposes up to k tokens continuing `context` (prompt and output so far), drawing with
   // `sampler` (its settings and generator).
   virtual void propose(std::span<const int> context, int k, Sampler& sampler, Draft& out) = 0;
+  // Runs a prompt ahead of its first proposal (a model draft's prefill: all of the prompt
+  // but its last token, which the first proposal runs), so that prompt processing is done
+  // with the target's rather than inside the first decoding step.
+  virtual void prime(std::span<const int> /*prompt*/) {}
 };
 
 // A draft model with the target's vocabulary: a separate model, or the target itself at
@@ -45,11 +49,20 @@ class ModelDraft : public DraftSource {
              int threads);
   std::string name() const override { return name_; }
   void propose(std::span<const int> context, int k, Sampler& sampler, Draft& out) override;
+  void prime(std::span<const int> prompt) override;
+  // Positions the draft model has run so far (prefill, catching up and drafting).
+  long long positionsRun() const { return positions_run_; }
 
  private:
+  // Brings the session to hold `tokens` (positions 0..), keeping the KV rows of the longest
+  // prefix it already ran and rerunning at least the last `rerun` tokens; returns the
+  // logits of the last token run (empty when nothing ran).
+  std::span<const float> catchUp(std::span<const int> tokens, size_t rerun);
+
   std::string name_;
   std::unique_ptr<DecodeSession> session_;
   std::vector<int> fed_;  // tokens whose KV rows the session holds, positions 0..
+  long long positions_run_ = 0;
 };
 
 // Prompt lookup (no model): finds the most recent earlier occurrence of the context's last
@@ -141,13 +154,14 @@ std::vector<int> SpeculativeDecoder::generate(std::span<const int> prompt, int m
   std::vector<int> out;
   context_.assign(prompt.begin(), prompt.end());
   if (prompt.empty() || max_tokens <= 0) return out;
-  // The target first holds every prompt position but the last, which each step's verify
-  // pass runs together with the drafted tokens.
+  // The target (and a model draft) first hold every prompt position but the last, which
+  // each step's verify pass runs together with the drafted tokens: the prefill.
   const auto start = std::chrono::steady_clock::now();
   if (prompt.size() > 1) {
     target_.forwardBatch(prompt.first(prompt.size() - 1), 0, false);
     ++target_forwards_;
   }
+  draft_.prime(prompt);
   prefill_ms_ =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   while (static_cast<int>(out.size()) < max_tokens) {

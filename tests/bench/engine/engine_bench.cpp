@@ -9,7 +9,9 @@
 // effective bandwidth (weight bytes read per token x tokens/s) as a share of it. Also the
 // cost of a speculative verify pass (5 positions) relative to one decode step with the
 // break-even acceptance rate it implies, and with --draft a speculative run on a prompt
-// that repeats a sentence: acceptance, tokens per target forward, speedup over plain. A long
+// that repeats a sentence: acceptance, tokens per target forward, speedup over plain (both
+// decode only: a model draft's prompt runs in the prefill, as the target's does) and each
+// step's draft and verify milliseconds. A long
 // prefill (--long-prompt, 512 positions unless 0) against the machine's int8 multiply peak
 // measured in the same process (int8_peak.h): pp512_tok_s, int8_peak_gops and
 // prefill_peak_share (the matrices' multiply-adds x 2 per second / that peak). Decode's
@@ -335,13 +337,17 @@ int main(int argc, char** argv) {
     const bool adaptive = draft_k == "auto";
     const int k = adaptive ? 4 : std::max(1, std::atoi(draft_k.c_str()));
     const std::vector<int> prompt = ts::bench::repeatingPrompt(*model, prompt_tokens);
-    std::vector<double> speedup, spec_rate, acceptance, accepted_length, per_forward;
+    std::vector<double> speedup, spec_rate, plain_rate, acceptance, accepted_length, per_forward,
+        draft_ms, verify_ms;
     try {
       for (int r = 0; r < repeat; ++r) {
         const ts::bench::SpeculativeRun run = ts::bench::runSpeculative(
             model, draft, k, adaptive, prompt, gen_tokens, kv_format.value(), threads);
         speedup.push_back(run.spec_tok_s / run.plain_tok_s);
         spec_rate.push_back(run.spec_tok_s);
+        plain_rate.push_back(run.plain_tok_s);
+        draft_ms.push_back(run.draft_ms_per_step);
+        verify_ms.push_back(run.verify_ms_per_step);
         acceptance.push_back(run.acceptance_rate);
         accepted_length.push_back(run.mean_accepted_length);
         per_forward.push_back(run.tokens_per_target_forward);
@@ -357,7 +363,10 @@ int main(int argc, char** argv) {
                                  {"spec_speedup", number(median(speedup), 4)},
                                  {"acceptance_rate", number(median(acceptance), 4)},
                                  {"mean_accepted_length", number(median(accepted_length), 4)},
-                                 {"tokens_per_target_forward", number(median(per_forward), 4)}});
+                                 {"tokens_per_target_forward", number(median(per_forward), 4)},
+                                 {"spec_plain_tok_s", number(median(plain_rate))},
+                                 {"spec_draft_ms_per_step", number(median(draft_ms))},
+                                 {"spec_verify_ms_per_step", number(median(verify_ms))}});
     char line[400];
     std::snprintf(line, sizeof line,
                   "  speculative (%s, K %s, greedy, %zu-token repeating prompt): %.2f tok/s = "

@@ -89,6 +89,10 @@ SpeculativeRun runSpeculative(std::shared_ptr<const engine::Model> model, const 
   run.mean_accepted_length = s.meanAcceptedLength();
   run.tokens_per_target_forward =
       s.steps.empty() ? 0 : static_cast<double>(tokens.size()) / s.steps.size();
+  if (!s.steps.empty()) {
+    run.draft_ms_per_step = s.draftMs() / s.steps.size();
+    run.verify_ms_per_step = s.verifyMs() / s.steps.size();
+  }
   return run;
 }
 

@@ -22,6 +22,7 @@ double breakEvenAcceptance(double cost_ratio, int k);
 struct SpeculativeRun {
   double plain_tok_s = 0, spec_tok_s = 0;  // decode only (prefill excluded)
   double acceptance_rate = 0, mean_accepted_length = 0, tokens_per_target_forward = 0;
+  double draft_ms_per_step = 0, verify_ms_per_step = 0;  // where a step's time goes
 };
 // Greedy decoding of gen_tokens after `prompt`, plainly and with the draft `spec`
 // (engine::makeDraftSource names); throws std::runtime_error on a bad draft.

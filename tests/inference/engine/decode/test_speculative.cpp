@@ -254,6 +254,32 @@ int main() {
           "a draft whose pieces differ is refused, naming the first: " +
               (r.ok() ? "(ok)" : r.error()));
   }
+  {  // A model draft runs the prompt in the prefill; each proposal then runs only what is new.
+    auto target = randomModel(tiny.value(), WeightFormat::F32, 5);
+    auto draft_model = randomModel(tiny.value(), WeightFormat::F32, 6);
+    const std::vector<int> prompt = {1, 8, 2, 9, 3, 10, 4, 11, 5};
+    Sampler sampler(greedy);
+    ModelDraft primed("primed", draft_model, kContext, KvFormat::F32, 1);
+    ModelDraft cold("cold", draft_model, kContext, KvFormat::F32, 1);
+    primed.prime(prompt);
+    const long long prefill = primed.positionsRun();
+    Draft a, b;
+    primed.propose(prompt, 4, sampler, a);
+    cold.propose(prompt, 4, sampler, b);
+    check(prefill == 8 && primed.positionsRun() == 8 + 1 + 3 && a.tokens == b.tokens &&
+              a.tokens.size() == 4,
+          "a primed draft runs 8 of the 9 prompt positions in the prefill, then the last one and "
+          "its first 3 proposals (" +
+              std::to_string(prefill) + " then " + std::to_string(primed.positionsRun()) +
+              "), proposing what an unprimed draft proposes");
+    // The next turn shares the prompt and the first proposal: only the rest is run.
+    std::vector<int> next = prompt;
+    next.insert(next.end(), {a.tokens[0], 7, 6});
+    primed.prime(next);
+    check(primed.positionsRun() == 12 + 1,
+          "priming the next turn runs only its one new position before the last (" +
+              std::to_string(primed.positionsRun() - 12) + ")");
+  }
   {  // Adaptive K grows while every draft is accepted (the target drafting for itself).
     auto target = randomModel(tiny.value(), WeightFormat::F32, 3);
     ModelDraft self("same model", target, kContext, KvFormat::F32, 1);
