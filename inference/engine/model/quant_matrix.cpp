@@ -225,6 +225,21 @@ float QuantMatrix::dotRow(const Kernels& k, int r, const Activations& x, int t) 
   return 0.f;
 }
 
+GgufKernels::KTokens QuantMatrix::kTokensPass() const {
+  if (format_ != WeightFormat::Stored) return nullptr;
+  const GgufKernels& g = activeGgufKernels();
+  switch (stored_type_) {
+    case TensorType::Q4_K:
+      return g.dot_q4_k_tokens;
+    case TensorType::Q5_K:
+      return g.dot_q5_k_tokens;
+    case TensorType::Q6_K:
+      return g.dot_q6_k_tokens;
+    default:
+      return nullptr;
+  }
+}
+
 void QuantMatrix::dotRowX4(const Kernels& k, int r, const Activations& x, int t, float* out) const {
   const size_t row = r;
   switch (format_) {
@@ -323,6 +338,19 @@ void QuantMatrix::multiplyRowsAsStored(float* out, int out_stride, const Activat
       return;
     }
     for (int r = rest; r < end; ++r) at(0, r) = dotRow(k, r, x, 0);
+    return;
+  }
+  if (const GgufKernels::KTokens pass = kTokensPass()) {  // K types: up to six per pass
+    const uint8_t* w = static_cast<const uint8_t*>(storage());
+    const size_t row_bytes = bytes() / rows_, row_values = static_cast<size_t>(x.superblocks) * 256;
+    float six[GgufKernels::kKTokens];
+    for (int r = rest; r < end; ++r)
+      for (int t = 0; t < x.count; t += GgufKernels::kKTokens) {
+        const int n = std::min(GgufKernels::kKTokens, x.count - t);
+        pass(w + r * row_bytes, x.qkRow(t), row_values, x.kscaleRow(t), x.superblocks,
+             x.bsumsRow(t), static_cast<size_t>(x.superblocks) * 16, cols_ / 256, n, six);
+        for (int i = 0; i < n; ++i) at(t + i, r) = six[i];
+      }
     return;
   }
   for (int r = rest; r < end; ++r) {

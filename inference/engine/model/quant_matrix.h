@@ -18,6 +18,7 @@
 #include "inference/engine/core/byte_io.h"
 #include "inference/engine/core/result.h"
 #include "inference/engine/core/tensor_types.h"
+#include "inference/engine/cpu/kernels/gguf_kernels.h"
 #include "inference/engine/cpu/kernels/kernels.h"
 #include "inference/engine/model/weight_buffer.h"
 
@@ -139,6 +140,9 @@ class QuantMatrix {
   WeightFormat format_ = WeightFormat::F32;
   float dotRow(const Kernels& k, int row, const Activations& x, int t) const;
   void dotRowX4(const Kernels& k, int row, const Activations& x, int t, float* out) const;
+  // Stored Q4_K / Q5_K / Q6_K rows' kernel for up to six tokens per pass; null otherwise or
+  // where the kernel set has none.
+  GgufKernels::KTokens kTokensPass() const;
   float* combinedScales(int row, const Activations& x, int t, int tokens) const;
   size_t paddedCols() const { return paddedToBlock(cols_); }
   // An empty matrix of this shape and format (arrays not yet allocated).

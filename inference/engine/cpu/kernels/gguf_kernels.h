@@ -73,6 +73,15 @@ struct GgufKernels {
   // instead of sixteen scattered loads, a transposition and sixteen scale inserts. The same
   // results to the bit. Null as above.
   Slabs panels_q4_0, panels_q8_0;
+  // dot_q4_k_x4 / dot_q5_k_x4 / dot_q6_k_x4 for 1 .. kKTokens tokens into out[tokens] (a
+  // verification's five in one pass: the super-block unpacked once for them, where four and
+  // one unpacked it twice), every result the one-token kernel's to the bit. Null in sets
+  // whose registers cannot hold six tokens' accumulators.
+  static constexpr int kKTokens = 6;
+  using KTokens = void (*)(const uint8_t* w, const int8_t* x, size_t x_stride, const float* x_d,
+                           size_t s_stride, const int16_t* bsums, size_t b_stride, int superblocks,
+                           int tokens, float* out);
+  KTokens dot_q4_k_tokens, dot_q5_k_tokens, dot_q6_k_tokens;
 };
 
 const GgufKernels& portableGgufKernels();

@@ -134,6 +134,9 @@ const GgufKernels& portableGgufKernels() {
                              dotX4<dotQ45K<BlockQ5K, true>>,
                              dotX4<dotQ6K>,
                              nullptr,
+                             nullptr,
+                             nullptr,
+                             nullptr,
                              nullptr};
   return k;
 }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "inference/engine/core/tensor_types.h"
 
@@ -41,10 +42,26 @@ void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, 
 
 const GgufKernels* avx2GgufKernels() {
   using namespace gguf_avx2;
-  static const GgufKernels k{"avx2",  dotQ4_0, dotQ8_0,          dotQ45K<false>,  dotQ45K<true>,
-                             dotQ6K,  dotBf16, gemm8Q4_0,        gemm8Q8_0,       nullptr,
-                             nullptr, nullptr, dotQ45KX4<false>, dotQ45KX4<true>, dotQ6KX4,
-                             nullptr, nullptr};
+  static const GgufKernels k{"avx2",
+                             dotQ4_0,
+                             dotQ8_0,
+                             dotQ45K<false>,
+                             dotQ45K<true>,
+                             dotQ6K,
+                             dotBf16,
+                             gemm8Q4_0,
+                             gemm8Q8_0,
+                             nullptr,
+                             nullptr,
+                             nullptr,
+                             dotQ45KTokens<false, 4>,
+                             dotQ45KTokens<true, 4>,
+                             dotQ6KTokens<4>,
+                             nullptr,
+                             nullptr,
+                             nullptr,
+                             nullptr,
+                             nullptr};
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                                 __builtin_cpu_supports("f16c");
   return supported ? &k : nullptr;
@@ -68,11 +85,14 @@ const GgufKernels* vnniGgufKernels() {
                              bw ? gguf_avx512::dotQ4_0Grouped : nullptr,
                              bw ? gguf_avx512::gemm16<true, false> : nullptr,
                              bw ? gguf_avx512::gemm16<false, false> : nullptr,
-                             dotQ45KX4<false>,
-                             dotQ45KX4<true>,
-                             dotQ6KX4,
+                             dotQ45KTokens<false, 4>,
+                             dotQ45KTokens<true, 4>,
+                             dotQ6KTokens<4>,
                              bw ? gguf_avx512::gemm16<true, true> : nullptr,
-                             bw ? gguf_avx512::gemm16<false, true> : nullptr};
+                             bw ? gguf_avx512::gemm16<false, true> : nullptr,
+                             dotQ45KAny<false>,
+                             dotQ45KAny<true>,
+                             dotQ6KAny};
   return supported ? &k : nullptr;
 }
 

@@ -450,6 +450,35 @@ int main() {
       check(same, name +
                       " GGUF Q4_K / Q5_K / Q6_K rows times four tokens equal the one-token "
                       "products to the bit");
+      // 1 .. 6 tokens in one pass (sets that have it): each token's product to the bit.
+      if (k->dot_q4_k_tokens) {
+        constexpr int kMost = GgufKernels::kKTokens;
+        std::vector<float> xs6(kMost * n);
+        for (float& v : xs6) v = normal(rng);
+        Activations six;
+        six.set(xs6.data(), kMost, n, true);
+        six.quantizeK();
+        const std::vector<std::pair<GgufKernels::KTokens, size_t>> passes = {
+            {k->dot_q4_k_tokens, 0}, {k->dot_q5_k_tokens, 1}, {k->dot_q6_k_tokens, 2}};
+        bool equal = true;
+        int compared = 0;
+        for (const auto& [pass, kind] : passes) {
+          const auto& [w, x4, one] = kinds[kind];
+          for (int tokens = 1; tokens <= kMost; ++tokens) {
+            float out[kMost];
+            pass(w->data(), six.qk.data(), n, six.kscale.data(), n / 256, six.bsums.data(), n / 16,
+                 n / 256, tokens, out);
+            for (int t = 0; t < tokens; ++t, ++compared)
+              equal = equal && out[t] == one(w->data(), six.qkRow(t), six.kscaleRow(t),
+                                             six.bsumsRow(t), n / 256);
+          }
+        }
+        check(equal && compared == 3 * 21,
+              name +
+                  " GGUF Q4_K / Q5_K / Q6_K rows times 1 .. 6 tokens in one pass equal the "
+                  "one-token products to the bit (" +
+                  std::to_string(compared) + " products)");
+      }
     }
   }
   return ts::testing::finish();
