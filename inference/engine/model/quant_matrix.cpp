@@ -341,12 +341,18 @@ void QuantMatrix::multiplyRowsAsStored(float* out, int out_stride, const Activat
     return;
   }
   if (const GgufKernels::KTokens pass = kTokensPass()) {  // K types: up to six per pass
+    // A verification's five in one pass. Long passes: Q6_K six at a time, Q4_K / Q5_K four
+    // (GCC 12 spills their six tokens' accumulators: pp512 50 -> 42 tok/s with six, where
+    // Q6_K went 42 -> 50).
+    const int group = x.count <= GgufKernels::kKTokens || stored_type_ == TensorType::Q6_K
+                          ? GgufKernels::kKTokens
+                          : 4;
     const uint8_t* w = static_cast<const uint8_t*>(storage());
     const size_t row_bytes = bytes() / rows_, row_values = static_cast<size_t>(x.superblocks) * 256;
     float six[GgufKernels::kKTokens];
     for (int r = rest; r < end; ++r)
-      for (int t = 0; t < x.count; t += GgufKernels::kKTokens) {
-        const int n = std::min(GgufKernels::kKTokens, x.count - t);
+      for (int t = 0; t < x.count; t += group) {
+        const int n = std::min(group, x.count - t);
         pass(w + r * row_bytes, x.qkRow(t), row_values, x.kscaleRow(t), x.superblocks,
              x.bsumsRow(t), static_cast<size_t>(x.superblocks) * 16, cols_ / 256, n, six);
         for (int i = 0; i < n; ++i) at(t + i, r) = six[i];
