@@ -243,21 +243,11 @@ GgufKernels::KTokens QuantMatrix::kTokensPass() const {
 void QuantMatrix::dotRowX4(const Kernels& k, int r, const Activations& x, int t, float* out) const {
   const size_t row = r;
   switch (format_) {
-    case WeightFormat::Stored: {  // f32 rows: four tokens per pass over the row (f16 rows:
-                                  // multiplyRowsAsStored's dot_f16_rows)
+    case WeightFormat::Stored: {  // f32 rows: four tokens per pass over the row (f16 and
+                                  // K-type rows: multiplyRowsAsStored's passes)
       const uint8_t* w = static_cast<const uint8_t*>(storage()) + row * (bytes() / rows_);
       if (stored_type_ == TensorType::F32)
         return k.dot_f32_x4(reinterpret_cast<const float*>(w), x.f32Row(t), cols_, cols_, out);
-      if (stored_type_ == TensorType::Q4_K || stored_type_ == TensorType::Q5_K ||
-          stored_type_ == TensorType::Q6_K) {  // one unpacking of the row for the four
-        const GgufKernels& g = activeGgufKernels();
-        const auto x4 = stored_type_ == TensorType::Q4_K   ? g.dot_q4_k_x4
-                        : stored_type_ == TensorType::Q5_K ? g.dot_q5_k_x4
-                                                           : g.dot_q6_k_x4;
-        const size_t row_values = static_cast<size_t>(x.superblocks) * 256;
-        return x4(w, x.qkRow(t), row_values, x.kscaleRow(t), x.superblocks, x.bsumsRow(t),
-                  static_cast<size_t>(x.superblocks) * 16, cols_ / 256, out);
-      }
       for (int i = 0; i < 4; ++i) out[i] = dotStored(r, x, t + i);
       return;
     }

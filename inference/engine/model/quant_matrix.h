@@ -140,8 +140,7 @@ class QuantMatrix {
   WeightFormat format_ = WeightFormat::F32;
   float dotRow(const Kernels& k, int row, const Activations& x, int t) const;
   void dotRowX4(const Kernels& k, int row, const Activations& x, int t, float* out) const;
-  // Stored Q4_K / Q5_K / Q6_K rows' kernel for up to six tokens per pass; null otherwise or
-  // where the kernel set has none.
+  // Stored Q4_K / Q5_K / Q6_K rows' kernel for up to six tokens per pass; null otherwise.
   GgufKernels::KTokens kTokensPass() const;
   float* combinedScales(int row, const Activations& x, int t, int tokens) const;
   size_t paddedCols() const { return paddedToBlock(cols_); }

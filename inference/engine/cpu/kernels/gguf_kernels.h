@@ -60,28 +60,22 @@ struct GgufKernels {
   using Slabs = void (*)(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
                          int blocks, float* out, size_t out_stride);
   Slabs gemm16_q4_0, gemm16_q8_0;
-  // dot_q4_k / dot_q5_k for four tokens (token t's Q8_K values at x + t * x_stride, its
-  // scales at x_d + t * s_stride, its block sums at bsums + t * b_stride) into out[4]: each
-  // super-block unpacked once for the four, every result dot_q4_k's / dot_q5_k's to the bit.
-  using KPass = void (*)(const uint8_t* w, const int8_t* x, size_t x_stride, const float* x_d,
-                         size_t s_stride, const int16_t* bsums, size_t b_stride, int superblocks,
-                         float* out);
-  KPass dot_q4_k_x4, dot_q5_k_x4, dot_q6_k_x4;  // Q6_K: dot_q6_k's, the same way
+  // dot_q4_k / dot_q5_k / dot_q6_k for 1 .. kKTokens tokens (token t's Q8_K values at x +
+  // t * x_stride, its scales at x_d + t * s_stride, its block sums at bsums + t * b_stride)
+  // into out[tokens]: each super-block unpacked once for as many tokens as the set's
+  // registers hold (AVX2 four, VNNI six; a verification's five in one pass), every result
+  // the one-token kernel's to the bit.
+  static constexpr int kKTokens = 6;
+  using KTokens = void (*)(const uint8_t* w, const int8_t* x, size_t x_stride, const float* x_d,
+                           size_t s_stride, const int16_t* bsums, size_t b_stride, int superblocks,
+                           int tokens, float* out);
+  KTokens dot_q4_k_tokens, dot_q5_k_tokens, dot_q6_k_tokens;
   // gemm16_q4_0 / gemm16_q8_0 reading rows repacked into panels of sixteen
   // (QuantMatrix::inPanels), for any number of positions, decode's one included: a block of
   // the sixteen rows is four (Q4_0) or eight (Q8_0) 64-byte loads and its scales one more,
   // instead of sixteen scattered loads, a transposition and sixteen scale inserts. The same
   // results to the bit. Null as above.
   Slabs panels_q4_0, panels_q8_0;
-  // dot_q4_k_x4 / dot_q5_k_x4 / dot_q6_k_x4 for 1 .. kKTokens tokens into out[tokens] (a
-  // verification's five in one pass: the super-block unpacked once for them, where four and
-  // one unpacked it twice), every result the one-token kernel's to the bit. Null in sets
-  // whose registers cannot hold six tokens' accumulators.
-  static constexpr int kKTokens = 6;
-  using KTokens = void (*)(const uint8_t* w, const int8_t* x, size_t x_stride, const float* x_d,
-                           size_t s_stride, const int16_t* bsums, size_t b_stride, int superblocks,
-                           int tokens, float* out);
-  KTokens dot_q4_k_tokens, dot_q5_k_tokens, dot_q6_k_tokens;
 };
 
 const GgufKernels& portableGgufKernels();

@@ -107,11 +107,13 @@ void gemm8(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
                                      x_offset + t * s_stride, blocks);
 }
 
-// Four tokens, one product each (the reference for the kernels that share the unpacking).
+// Any number of tokens, one product each (the reference for the kernels that share the
+// unpacking).
 template <float (*kDot)(const uint8_t*, const int8_t*, const float*, const int16_t*, int)>
-void dotX4(const uint8_t* w, const int8_t* x, size_t x_stride, const float* x_d, size_t s_stride,
-           const int16_t* bsums, size_t b_stride, int superblocks, float* out) {
-  for (int t = 0; t < 4; ++t)
+void dotTokens(const uint8_t* w, const int8_t* x, size_t x_stride, const float* x_d,
+               size_t s_stride, const int16_t* bsums, size_t b_stride, int superblocks, int tokens,
+               float* out) {
+  for (int t = 0; t < tokens; ++t)
     out[t] = kDot(w, x + t * x_stride, x_d + t * s_stride, bsums + t * b_stride, superblocks);
 }
 
@@ -130,12 +132,9 @@ const GgufKernels& portableGgufKernels() {
                              nullptr,
                              nullptr,
                              nullptr,
-                             dotX4<dotQ45K<BlockQ4K, false>>,
-                             dotX4<dotQ45K<BlockQ5K, true>>,
-                             dotX4<dotQ6K>,
-                             nullptr,
-                             nullptr,
-                             nullptr,
+                             dotTokens<dotQ45K<BlockQ4K, false>>,
+                             dotTokens<dotQ45K<BlockQ5K, true>>,
+                             dotTokens<dotQ6K>,
                              nullptr,
                              nullptr};
   return k;

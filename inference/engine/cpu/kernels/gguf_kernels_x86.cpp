@@ -41,58 +41,28 @@ void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, 
 }  // namespace gguf_avx512
 
 const GgufKernels* avx2GgufKernels() {
-  using namespace gguf_avx2;
-  static const GgufKernels k{"avx2",
-                             dotQ4_0,
-                             dotQ8_0,
-                             dotQ45K<false>,
-                             dotQ45K<true>,
-                             dotQ6K,
-                             dotBf16,
-                             gemm8Q4_0,
-                             gemm8Q8_0,
-                             nullptr,
-                             nullptr,
-                             nullptr,
-                             dotQ45KTokens<false, 4>,
-                             dotQ45KTokens<true, 4>,
-                             dotQ6KTokens<4>,
-                             nullptr,
-                             nullptr,
-                             nullptr,
-                             nullptr,
-                             nullptr};
+  static const GgufKernels k = gguf_avx2::kernelTable<4>("avx2");
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                                 __builtin_cpu_supports("f16c");
   return supported ? &k : nullptr;
 }
 
 const GgufKernels* vnniGgufKernels() {
-  using namespace gguf_vnni;
   static const bool supported = avx2GgufKernels() && __builtin_cpu_supports("avx512vl") &&
                                 __builtin_cpu_supports("avx512vnni");
-  // the 512-bit kernels need AVX-512 BW (byte and word operations on 512 bits)
-  static const bool bw = __builtin_cpu_supports("avx512bw");
-  static const GgufKernels k{"avx512-vnni",
-                             dotQ4_0,
-                             dotQ8_0,
-                             dotQ45K<false>,
-                             dotQ45K<true>,
-                             dotQ6K,
-                             dotBf16,
-                             gemm8Q4_0,
-                             gemm8Q8_0,
-                             bw ? gguf_avx512::dotQ4_0Grouped : nullptr,
-                             bw ? gguf_avx512::gemm16<true, false> : nullptr,
-                             bw ? gguf_avx512::gemm16<false, false> : nullptr,
-                             dotQ45KTokens<false, 4>,
-                             dotQ45KTokens<true, 4>,
-                             dotQ6KTokens<4>,
-                             bw ? gguf_avx512::gemm16<true, true> : nullptr,
-                             bw ? gguf_avx512::gemm16<false, true> : nullptr,
-                             dotQ45KAny<false>,
-                             dotQ45KAny<true>,
-                             dotQ6KAny};
+  static const GgufKernels k = [] {
+    // 32 registers: six tokens' K-type accumulators beside the unpacked super-block
+    GgufKernels table = gguf_vnni::kernelTable<6>("avx512-vnni");
+    // the 512-bit kernels need AVX-512 BW (byte and word operations on 512 bits)
+    if (__builtin_cpu_supports("avx512bw")) {
+      table.dot_q4_0_grouped = gguf_avx512::dotQ4_0Grouped;
+      table.gemm16_q4_0 = gguf_avx512::gemm16<true, false>;
+      table.gemm16_q8_0 = gguf_avx512::gemm16<false, false>;
+      table.panels_q4_0 = gguf_avx512::gemm16<true, true>;
+      table.panels_q8_0 = gguf_avx512::gemm16<false, true>;
+    }
+    return table;
+  }();
   return supported ? &k : nullptr;
 }
 

@@ -427,58 +427,41 @@ int main() {
                 std::to_string(g4k) + " / " + std::to_string(r4k) + ", " + std::to_string(g5k) +
                 " / " + std::to_string(r5k) + ", " + std::to_string(g6k) + " / " +
                 std::to_string(r6k) + ")");
-      // Four tokens through one unpacking of the row: each token's product to the bit.
-      std::vector<float> xs4(4 * n);
-      for (float& v : xs4) v = normal(rng);
-      Activations four;
-      four.set(xs4.data(), 4, n, true);
-      four.quantizeK();
-      bool same = true;
+      // 1 .. 6 tokens in one call (four tokens through one unpacking of the row, and six
+      // where the set holds them): each token's product to the bit.
+      constexpr int kMost = GgufKernels::kKTokens;
+      std::vector<float> xs6(kMost * n);
+      for (float& v : xs6) v = normal(rng);
+      Activations six;
+      six.set(xs6.data(), kMost, n, true);
+      six.quantizeK();
       using One = float (*)(const uint8_t*, const int8_t*, const float*, const int16_t*, int);
-      const std::vector<std::tuple<const std::vector<uint8_t>*, GgufKernels::KPass, One>> kinds = {
-          {&q4k, k->dot_q4_k_x4, k->dot_q4_k},
-          {&q5k, k->dot_q5_k_x4, k->dot_q5_k},
-          {&q6k, k->dot_q6_k_x4, k->dot_q6_k}};
-      for (const auto& [w, x4, one] : kinds) {
-        float out[4];
-        x4(w->data(), four.qk.data(), n, four.kscale.data(), n / 256, four.bsums.data(), n / 16,
-           n / 256, out);
-        for (int t = 0; t < 4; ++t)
-          same = same && out[t] == one(w->data(), four.qkRow(t), four.kscaleRow(t),
-                                       four.bsumsRow(t), n / 256);
-      }
-      check(same, name +
-                      " GGUF Q4_K / Q5_K / Q6_K rows times four tokens equal the one-token "
-                      "products to the bit");
-      // 1 .. 6 tokens in one pass (sets that have it): each token's product to the bit.
-      if (k->dot_q4_k_tokens) {
-        constexpr int kMost = GgufKernels::kKTokens;
-        std::vector<float> xs6(kMost * n);
-        for (float& v : xs6) v = normal(rng);
-        Activations six;
-        six.set(xs6.data(), kMost, n, true);
-        six.quantizeK();
-        const std::vector<std::pair<GgufKernels::KTokens, size_t>> passes = {
-            {k->dot_q4_k_tokens, 0}, {k->dot_q5_k_tokens, 1}, {k->dot_q6_k_tokens, 2}};
-        bool equal = true;
-        int compared = 0;
-        for (const auto& [pass, kind] : passes) {
-          const auto& [w, x4, one] = kinds[kind];
-          for (int tokens = 1; tokens <= kMost; ++tokens) {
-            float out[kMost];
-            pass(w->data(), six.qk.data(), n, six.kscale.data(), n / 256, six.bsums.data(), n / 16,
-                 n / 256, tokens, out);
-            for (int t = 0; t < tokens; ++t, ++compared)
-              equal = equal && out[t] == one(w->data(), six.qkRow(t), six.kscaleRow(t),
-                                             six.bsumsRow(t), n / 256);
+      const std::vector<std::tuple<const std::vector<uint8_t>*, GgufKernels::KTokens, One>> kinds =
+          {{&q4k, k->dot_q4_k_tokens, k->dot_q4_k},
+           {&q5k, k->dot_q5_k_tokens, k->dot_q5_k},
+           {&q6k, k->dot_q6_k_tokens, k->dot_q6_k}};
+      bool four = true, equal = true;
+      int compared = 0;
+      for (const auto& [w, pass, one] : kinds)
+        for (int tokens = 1; tokens <= kMost; ++tokens) {
+          float out[kMost];
+          pass(w->data(), six.qk.data(), n, six.kscale.data(), n / 256, six.bsums.data(), n / 16,
+               n / 256, tokens, out);
+          for (int t = 0; t < tokens; ++t, ++compared) {
+            const bool same =
+                out[t] == one(w->data(), six.qkRow(t), six.kscaleRow(t), six.bsumsRow(t), n / 256);
+            equal = equal && same;
+            if (tokens == 4) four = four && same;
           }
         }
-        check(equal && compared == 3 * 21,
-              name +
-                  " GGUF Q4_K / Q5_K / Q6_K rows times 1 .. 6 tokens in one pass equal the "
-                  "one-token products to the bit (" +
-                  std::to_string(compared) + " products)");
-      }
+      check(four, name +
+                      " GGUF Q4_K / Q5_K / Q6_K rows times four tokens equal the one-token "
+                      "products to the bit");
+      check(equal && compared == 3 * 21,
+            name +
+                " GGUF Q4_K / Q5_K / Q6_K rows times 1 .. 6 tokens in one call equal the "
+                "one-token products to the bit (" +
+                std::to_string(compared) + " products)");
     }
   }
   return ts::testing::finish();
