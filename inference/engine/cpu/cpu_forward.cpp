@@ -74,10 +74,11 @@ void CpuSession::multiply(const QuantMatrix& w, float* out, const Activations& a
 }
 
 void CpuSession::multiply(std::initializer_list<Product> products, const Activations& act) {
-  // Work in units of kPanelRows rows of one matrix (a panelled matrix's products take whole
-  // slabs); a matrix's last unit may be shorter.
-  constexpr int kUnit = QuantMatrix::kPanelRows;
-  const auto units = [](const QuantMatrix& w) { return (w.rows() + kUnit - 1) / kUnit; };
+  // Work in units of each matrix's splitRows() (a panelled matrix's products take whole
+  // slabs or super-panels); a matrix's last unit may be shorter.
+  const auto units = [](const QuantMatrix& w) {
+    return (w.rows() + w.splitRows() - 1) / w.splitRows();
+  };
   int total = 0, rows = 0;
   for (const Product& p : products) total += units(*p.w), rows += p.w->rows();
   const size_t work = static_cast<size_t>(rows) * products.begin()->w->cols() * act.count;
@@ -86,9 +87,10 @@ void CpuSession::multiply(std::initializer_list<Product> products, const Activat
     int first = 0;  // stacked index of the current matrix's unit 0
     for (const Product& p : products) {
       const int n = units(*p.w), from = std::max(begin, first), to = std::min(end, first + n);
+      const int unit = p.w->splitRows();
       if (from < to)
-        p.w->multiplyRows(p.out, p.w->rows(), act, (from - first) * kUnit,
-                          std::min((to - first) * kUnit, p.w->rows()));
+        p.w->multiplyRows(p.out, p.w->rows(), act, (from - first) * unit,
+                          std::min((to - first) * unit, p.w->rows()));
       first += n;
     }
   });

@@ -80,7 +80,15 @@ class QuantMatrix {
   // of kPanelRows rows whose blocks the 16-row kernels load as they lie. The same bytes
   // count and the same results to the bit; products of a panelled matrix cover whole slabs.
   static constexpr int kPanelRows = 16;
-  // Whether inPanels would repack: stored Q4_0 / Q8_0, rows a multiple of kPanelRows.
+  // Stored F16 rows go into super-panels of up to 64 rows instead, rows in lanes, column
+  // by column (GgufKernels::panels_f16): one f32 chain per product, in column order, for
+  // any number of positions. Their products cover whole super-panels.
+  static constexpr int kF16PanelRows = 64;
+  // The rows threads split products in: whole super-panels (panelled F16), else kPanelRows.
+  int splitRows() const {
+    return panelled_ && stored_type_ == TensorType::F16 ? kF16PanelRows : kPanelRows;
+  }
+  // Whether inPanels would repack: stored Q4_0 / Q8_0 / F16, rows a multiple of kPanelRows.
   bool panelsFit() const;
   // A copy in panels (its own buffer); the matrix itself when !panelsFit().
   QuantMatrix inPanels() const;
@@ -104,7 +112,7 @@ class QuantMatrix {
   // [begin, end) (threads split a product by rows). x must be quantized when
   // needsQuantizedInput(). With one vector this is the decode matvec; with many, the
   // prefill matmul, which reuses each weight row (in L1) for every token. A panelled
-  // matrix's begin is a multiple of kPanelRows (CpuSession splits rows in such units).
+  // matrix's begin is a multiple of splitRows() (CpuSession splits rows in such units).
   void multiplyRows(float* out, int out_stride, const Activations& x, int begin, int end) const;
   // x [count, cols] in every form this matrix's products read (set, then quantizeK,
   // groupForQ4_0, tileForPasses, roundToHalf as needed).
@@ -160,12 +168,14 @@ class QuantMatrix {
                           int end) const;
   // Rows [begin, end) of a panelled matrix, every position (quant_matrix_panels.cpp).
   void multiplyPanels(float* out, int out_stride, const Activations& x, int begin, int end) const;
+  void multiplyF16Panels(float* out, int out_stride, const Activations& x, int begin,
+                         int end) const;
   // Rows [begin, end) with token t into out[0 .. end - begin).
   void dotStoredRows(const Activations& x, int t, int begin, int end, float* out) const;
 
   int rows_ = 0, cols_ = 0, group_ = 128;
   TensorType stored_type_ = TensorType::F32;
-  bool panelled_ = false;              // Stored Q4_0 / Q8_0: stored_ holds panels
+  bool panelled_ = false;              // Stored Q4_0 / Q8_0 / F16: stored_ holds panels
   const uint8_t* stored_ = nullptr;    // Stored: [rows, rowBytes]
   std::shared_ptr<const void> owner_;  // keeps stored_ alive
   std::vector<float> row_scales_;

@@ -30,7 +30,7 @@ bool QuantMatrix::needsGroupedInput() const {
 
 int QuantMatrix::tiledFrom() const {
   const GgufKernels& g = activeGgufKernels();
-  if (panelled_) return g.panels_q4_0 ? 1 : kNeverTiled;
+  if (panelled_) return g.panels_q4_0 && stored_type_ != TensorType::F16 ? 1 : kNeverTiled;
   const bool rows16 = format_ == WeightFormat::Stored &&
                       (stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0) &&
                       g.gemm16_q4_0;

@@ -26,8 +26,11 @@ double measureDecodeCompute(const Model& model, int threads) {
   int max_rows = 0;
   for (const QuantMatrix* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) {
     const size_t row_bytes = std::max<size_t>(1, w->bytes() / w->rows());
-    const int rows = static_cast<int>(
-        std::clamp<size_t>(kSliceBytes / row_bytes, 1, w->rows() / std::max(1, threads)));
+    // whole units of the threads' split (panelled products start at a panel's first row)
+    const size_t unit = w->splitRows();
+    const int rows =
+        static_cast<int>(std::clamp<size_t>(std::max(unit, kSliceBytes / row_bytes / unit * unit),
+                                            1, w->rows() / std::max(1, threads)));
     std::vector<float> x(w->cols());
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 201) / 100.f - 1;
     const size_t slice = static_cast<size_t>(rows) * row_bytes * std::max(1, threads);

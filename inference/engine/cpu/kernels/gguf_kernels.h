@@ -76,6 +76,16 @@ struct GgufKernels {
   // instead of sixteen scattered loads, a transposition and sixteen scale inserts. The same
   // results to the bit. Null as above.
   Slabs panels_q4_0, panels_q8_0;
+  // F16 rows in super-panels (QuantMatrix::inPanels: up to four slabs of sixteen rows
+  // interleaved column by column, rows in the lanes of a register), `rows` rows (a multiple
+  // of 16) from a super-panel's start, times `tokens` f32 activation rows (token t at x +
+  // t * x_stride) into out[t * out_stride + i]. Each product is one f32 chain of fused
+  // multiply-adds in column order from 0 (fma(w[i][k], x[t][k], acc)), whatever the
+  // number of tokens: decode and a verification's five agree to the bit, and every
+  // column's 64 weights serve six tokens per load. Null as above.
+  using F16Panels = void (*)(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride,
+                             int tokens, float* out, size_t out_stride);
+  F16Panels panels_f16;
 };
 
 const GgufKernels& portableGgufKernels();

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "inference/engine/core/tensor_types.h"
 #include "inference/engine/cpu/kernels/kernels.h"
@@ -278,6 +279,70 @@ TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activa
         _mm512_storeu_ps(out + (t0 + t) * out_stride + r, _mm512_add_ps(even, odd));
       }
     }
+  }
+}
+
+// F16 super-panels (GgufKernels::panels_f16): kSlabs slabs of sixteen rows, column k's
+// kSlabs x 16 halves at w + k * 16 * kSlabs, times kTokens tokens. The accumulators are
+// rows in lanes (kSlabs x kTokens registers), so a column costs kSlabs conversions, kTokens
+// broadcasts and kSlabs x kTokens FMAs, and the super-panel is one sequential stream: the
+// pass of five runs at 2.1-2.6x the rate of four rows at a time in dotFloat's order
+// (measured with both threads streaming from memory: 150-180 against 70-120 GMAC/s).
+template <int kSlabs, int kTokens>
+TS_TARGET void f16PanelTokens(const uint16_t* w, int cols, const float* x, size_t x_stride,
+                              float* out, size_t out_stride) {
+  // 8 KiB on at the full width (a pass of five on the 7B shape: 71 ms with 4 KiB, 68 with
+  // 8, 12 or 16; decode the same with each; without, decode took 71 ms where it takes 60)
+  constexpr size_t kAhead = 4096;
+  __m512 acc[kSlabs][kTokens];
+#pragma GCC unroll 4
+  for (int s = 0; s < kSlabs; ++s)
+#pragma GCC unroll 6
+    for (int t = 0; t < kTokens; ++t) acc[s][t] = _mm512_setzero_ps();
+  for (int k = 0; k < cols; ++k) {
+    const uint16_t* column = w + static_cast<size_t>(k) * 16 * kSlabs;
+    _mm_prefetch(reinterpret_cast<const char*>(column + kAhead), _MM_HINT_T0);
+    if constexpr (kSlabs > 2)
+      _mm_prefetch(reinterpret_cast<const char*>(column + kAhead + 32), _MM_HINT_T0);
+    __m512 wk[kSlabs];
+#pragma GCC unroll 4
+    for (int s = 0; s < kSlabs; ++s)
+      wk[s] =
+          _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(column + 16 * s)));
+#pragma GCC unroll 6
+    for (int t = 0; t < kTokens; ++t) {
+      const __m512 xk = _mm512_set1_ps(x[t * x_stride + k]);
+#pragma GCC unroll 4
+      for (int s = 0; s < kSlabs; ++s) acc[s][t] = _mm512_fmadd_ps(wk[s], xk, acc[s][t]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int s = 0; s < kSlabs; ++s)
+#pragma GCC unroll 6
+    for (int t = 0; t < kTokens; ++t) _mm512_storeu_ps(out + t * out_stride + 16 * s, acc[s][t]);
+}
+
+// fn(std::integral_constant<int, n>) for 1 <= n <= kMost.
+template <int kMost, class Fn>
+inline void upTo(int n, Fn fn) {
+  if constexpr (kMost > 1)
+    if (n < kMost) return upTo<kMost - 1>(n, fn);
+  fn(std::integral_constant<int, kMost>{});
+}
+
+TS_TARGET void panelsF16(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride,
+                         int tokens, float* out, size_t out_stride) {
+  constexpr int kWidest = 4;  // slabs per super-panel (QuantMatrix::kF16PanelRows / 16)
+  constexpr int kMost = 6;    // 4 x 6 accumulators, 4 weights and a broadcast: 29 registers
+  for (int r = 0; r < rows; r += 16 * kWidest) {
+    const uint16_t* panel = w + static_cast<size_t>(r) * cols;
+    upTo<kWidest>(std::min(kWidest, (rows - r) / 16), [&](auto slabs) {
+      for (int t = 0; t < tokens; t += kMost)
+        upTo<kMost>(std::min(kMost, tokens - t), [&](auto count) {
+          f16PanelTokens<slabs(), count()>(panel, cols, x + t * x_stride, x_stride,
+                                           out + t * out_stride + r, out_stride);
+        });
+    });
   }
 }
 

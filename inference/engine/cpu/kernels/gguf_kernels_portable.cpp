@@ -136,6 +136,7 @@ const GgufKernels& portableGgufKernels() {
                              dotTokens<dotQ45K<BlockQ5K, true>>,
                              dotTokens<dotQ6K>,
                              nullptr,
+                             nullptr,
                              nullptr};
   return k;
 }

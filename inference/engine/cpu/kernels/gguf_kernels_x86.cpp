@@ -38,6 +38,8 @@ float dotQ4_0Grouped(const uint8_t* w, const int8_t* x, const float* x_d, const 
 template <bool kQ4, bool kPanel>
 void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
             float* out, size_t out_stride);
+void panelsF16(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride, int tokens,
+               float* out, size_t out_stride);
 }  // namespace gguf_avx512
 
 const GgufKernels* avx2GgufKernels() {
@@ -60,6 +62,7 @@ const GgufKernels* vnniGgufKernels() {
       table.gemm16_q8_0 = gguf_avx512::gemm16<false, false>;
       table.panels_q4_0 = gguf_avx512::gemm16<true, true>;
       table.panels_q8_0 = gguf_avx512::gemm16<false, true>;
+      table.panels_f16 = gguf_avx512::panelsF16;
     }
     return table;
   }();

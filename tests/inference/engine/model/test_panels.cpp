@@ -4,6 +4,12 @@
 // the same logits as the same model kept in the file's layout. Run once with the fastest
 // kernels and once with the portable ones (no panel kernels: each slab is multiplied in
 // the stored layout again).
+// Stored F16 matrices go into super-panels of 64 rows: the bytes come back as stored, and
+// every product is one f32 chain of fused multiply-adds in column order (checked against
+// that chain computed here, to the bit, for any number of positions), so a loaded F16
+// model decodes and verifies to the same logits; those are within rounding of the file's
+// layout's (dotFloat's order of additions).
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -44,6 +50,28 @@ std::vector<float> product(const QuantMatrix& m, const std::vector<float>& xs, i
   std::vector<float> out(static_cast<size_t>(tokens) * m.rows(), -1.f);
   m.multiplyRows(out.data(), m.rows(), a, begin, end);
   return out;
+}
+
+// `panels` (stored.inPanels()) holds the same bytes in another order: the file's rows come
+// back from it, its values are the stored ones, and the cache gets the stored rows.
+void checkRepacked(const QuantMatrix& stored, const QuantMatrix& panels, const std::string& what) {
+  const std::vector<uint8_t> bytes = stored.storedRows();
+  check(panels.panelled() && panels.bytes() == stored.bytes() && panels.storedRows() == bytes &&
+            std::memcmp(panels.storage(), bytes.data(), bytes.size()) != 0,
+        what + "repacked in the same number of bytes, and storedRows gives the file's back");
+  bool values = true;
+  const int cols = stored.cols();
+  std::vector<float> a(cols), b(cols);
+  for (int r = 0; r < stored.rows(); ++r) {
+    stored.rowF32(r, a.data());
+    panels.rowF32(r, b.data());
+    values = values && a == b && panels.at(r, cols - 1) == stored.at(r, cols - 1);
+  }
+  check(values, what + "every row's values (rowF32, at) are the stored ones");
+  ts::engine::ByteWriter w1, w2;
+  stored.appendTo(w1);
+  panels.appendTo(w2);
+  check(w1.bytes == w2.bytes, what + "written to the cache exactly as the stored rows");
 }
 
 std::vector<float> run(const std::shared_ptr<const Model>& model, bool pass) {
@@ -93,24 +121,12 @@ int main() {
       const QuantMatrix stored = QuantMatrix::stored(type, bytes.data(), rows, cols, nullptr);
       const QuantMatrix panels = stored.inPanels();
       const std::string what = name + ", " + std::to_string(blocks) + " blocks: ";
-      check(panels.panelled() && panels.bytes() == stored.bytes() && panels.storedRows() == bytes &&
-                std::memcmp(panels.storage(), bytes.data(), bytes.size()) != 0,
-            what + "repacked in the same number of bytes, and storedRows gives the file's back");
-      bool values = true;
-      std::vector<float> a(cols), b(cols);
-      for (int r = 0; r < rows; ++r) {
-        stored.rowF32(r, a.data());
-        panels.rowF32(r, b.data());
-        values = values && a == b && panels.at(r, cols - 1) == stored.at(r, cols - 1);
-      }
+      checkRepacked(stored, panels, what);
       const QuantMatrix runtime =
           panels.converted(type == TensorType::Q4_0 ? WeightFormat::Int4 : WeightFormat::Q8_0);
+      bool values = true;
       for (int r = 0; r < rows; r += 7) values = values && runtime.at(r, 5) == stored.at(r, 5);
-      check(values, what + "every row's values (rowF32, at, converted) are the stored ones");
-      ts::engine::ByteWriter w1, w2;
-      stored.appendTo(w1);
-      panels.appendTo(w2);
-      check(w1.bytes == w2.bytes, what + "written to the cache exactly as the stored rows");
+      check(values, what + "converted to the runtime format, the stored values");
       bool same = true;
       for (int tokens : {1, 5, 37}) {  // decode, a verify pass, a pass across two chunks
         std::vector<float> xs(static_cast<size_t>(tokens) * cols);
@@ -123,6 +139,40 @@ int main() {
                       "products of 1, 5 and 37 positions, rows [0, 48) and [16, 48), equal "
                       "the stored rows' to the bit");
     }
+  }
+  for (int cols : {100, 256}) {  // F16: 112 rows, a last super-panel of three slabs
+    const int rows = 112;
+    std::vector<uint16_t> halves(static_cast<size_t>(rows) * cols);
+    for (auto& h : halves) h = f32ToF16(normal(rng) * 0.1f);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(halves.data());
+    const QuantMatrix stored = QuantMatrix::stored(TensorType::F16, bytes, rows, cols, nullptr);
+    const QuantMatrix panels = stored.inPanels();
+    const std::string what = "F16, " + std::to_string(cols) + " columns: ";
+    checkRepacked(stored, panels, what);
+    bool chains = true, close = true;
+    for (int tokens : {1, 5, 7, 37}) {  // decode, a verification, past groups of six
+      std::vector<float> xs(static_cast<size_t>(tokens) * cols);
+      for (float& v : xs) v = normal(rng);
+      for (int begin : {0, 64}) {
+        const auto got = product(panels, xs, tokens, begin, rows);
+        const auto as_stored = product(stored, xs, tokens, begin, rows);
+        for (int t = 0; t < tokens; ++t)
+          for (int r = begin; r < rows; ++r) {
+            float chain = 0;  // the activations as F16 rows read them: rounded to f16
+            for (int k = 0; k < cols; ++k)
+              chain = std::fma(f16ToF32(halves[static_cast<size_t>(r) * cols + k]),
+                               f16ToF32(f32ToF16(xs[static_cast<size_t>(t) * cols + k])), chain);
+            const float g = got[static_cast<size_t>(t) * rows + r],
+                        s = as_stored[static_cast<size_t>(t) * rows + r];
+            chains = chains && g == chain;
+            close = close && std::fabs(g - s) <= 1e-5f * (1 + std::fabs(s));
+          }
+      }
+    }
+    check(chains, what +
+                      "products of 1, 5, 7 and 37 positions, rows [0, 112) and [64, 112), are "
+                      "each one f32 chain of FMAs in column order, to the bit");
+    check(close, what + "and within 1e-5 of the stored rows' products");
   }
   {
     const std::vector<uint8_t> bytes = randomRows(TensorType::Q4_0, 40, 4);
@@ -148,7 +198,7 @@ int main() {
   c.rms_eps = 1e-6f;
   const auto model = randomModel(c, WeightFormat::F32, 11);
   ts::testing::TempDir dir("tokenscope-panels");
-  for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0}) {
+  for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0, TensorType::F16}) {
     const std::string name = typeName(type), path = dir / (name + ".gguf");
     check(writeGguf(*model, path, type).ok(), name + ": GGUF written");
     LoadOptions options;
@@ -167,10 +217,22 @@ int main() {
                       : "as stored (these kernels read no panels)"));
     const auto plain = asStored(m);
     const auto decoded = run(loaded.value(), false), passed = run(loaded.value(), true);
-    check(decoded == run(plain, false) && passed == run(plain, true) && decoded == passed,
+    if (type != TensorType::F16) {
+      check(decoded == run(plain, false) && passed == run(plain, true) && decoded == passed,
+            name +
+                ": 6 positions decoded one at a time and in one pass give the stored layout's "
+                "logits to the bit");
+      continue;
+    }
+    const auto stored_logits = run(plain, false);
+    float worst = 0;
+    for (size_t i = 0; i < decoded.size(); ++i)
+      worst = std::max(worst, std::fabs(decoded[i] - stored_logits[i]));
+    check(decoded == passed && worst < 1e-3f,
           name +
-              ": 6 positions decoded one at a time and in one pass give the stored layout's "
-              "logits to the bit");
+              ": 6 positions decoded one at a time and in one pass give the same logits "
+              "to the bit, within 1e-3 of the stored layout's (largest difference " +
+              std::to_string(worst) + ")");
   }
   return ts::testing::finish();
 }
