@@ -170,22 +170,33 @@ void QuantMatrix::multiplyPanels(float* out, int out_stride, const Activations& 
   }
 }
 
-// Rows [begin, end) (begin a super-panel's first row) of panelled F16 rows: panels_f16, or
-// where the CPU has none, the same f32 chains one product at a time (the same results).
+// Rows [begin, end) of panelled F16 rows: whole super-panels by panels_f16, the rows of a
+// range that cuts a super-panel (never from CpuSession, which splits in whole ones) and
+// every row where the CPU has no such kernel by the same f32 chains one product at a time:
+// the same results either way.
 void QuantMatrix::multiplyF16Panels(float* out, int out_stride, const Activations& x, int begin,
                                     int end) const {
   const auto* panels = reinterpret_cast<const uint16_t*>(stored_);
-  if (const auto kernel = activeGgufKernels().panels_f16)
-    return kernel(panels + static_cast<size_t>(begin) * cols_, end - begin, cols_, x.halfRow(0),
-                  x.n, x.count, out + begin, out_stride);
-  for (int r = begin; r < end; ++r)
-    for (int t = 0; t < x.count; ++t) {
-      const float* xt = x.halfRow(t);
-      float acc = 0;
-      for (int k = 0; k < cols_; ++k)
-        acc = std::fma(f16ToF32(panels[f16PanelIndex(rows_, cols_, r, k)]), xt[k], acc);
-      out[static_cast<size_t>(t) * out_stride + r] = acc;
-    }
+  const auto chains = [&](int from, int to) {
+    for (int r = from; r < to; ++r)
+      for (int t = 0; t < x.count; ++t) {
+        const float* xt = x.halfRow(t);
+        float acc = 0;
+        for (int k = 0; k < cols_; ++k)
+          acc = std::fma(f16ToF32(panels[f16PanelIndex(rows_, cols_, r, k)]), xt[k], acc);
+        out[static_cast<size_t>(t) * out_stride + r] = acc;
+      }
+  };
+  const auto kernel = activeGgufKernels().panels_f16;
+  // [first, last): the whole super-panels in the range (the matrix's last one may be narrow)
+  const int first = std::min(end, (begin + kF16PanelRows - 1) / kF16PanelRows * kF16PanelRows);
+  const int last = end == rows_ ? end : std::max(first, end / kF16PanelRows * kF16PanelRows);
+  if (!kernel) return chains(begin, end);
+  chains(begin, first);
+  if (first < last)
+    kernel(panels + static_cast<size_t>(first) * cols_, last - first, cols_, x.halfRow(0), x.n,
+           x.count, out + first, out_stride);
+  chains(last, end);
 }
 
 }  // namespace ts::engine

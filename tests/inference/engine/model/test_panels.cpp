@@ -153,7 +153,7 @@ int main() {
     for (int tokens : {1, 5, 7, 37}) {  // decode, a verification, past groups of six
       std::vector<float> xs(static_cast<size_t>(tokens) * cols);
       for (float& v : xs) v = normal(rng);
-      for (int begin : {0, 64}) {
+      for (int begin : {0, 64, 16}) {  // 16: a range that cuts a super-panel
         const auto got = product(panels, xs, tokens, begin, rows);
         const auto as_stored = product(stored, xs, tokens, begin, rows);
         for (int t = 0; t < tokens; ++t)
@@ -170,8 +170,8 @@ int main() {
       }
     }
     check(chains, what +
-                      "products of 1, 5, 7 and 37 positions, rows [0, 112) and [64, 112), are "
-                      "each one f32 chain of FMAs in column order, to the bit");
+                      "products of 1, 5, 7 and 37 positions, rows [0, 112), [64, 112) and [16, "
+                      "112), are each one f32 chain of FMAs in column order, to the bit");
     check(close, what + "and within 1e-5 of the stored rows' products");
   }
   {
