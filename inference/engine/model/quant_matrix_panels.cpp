@@ -63,11 +63,16 @@ void unpackRow(const PanelShape& p, int blocks, const uint8_t* slab, int lane, u
   }
 }
 
-// F16: where row r's column k lies in a matrix of `rows` x `cols` in super-panels.
-size_t f16PanelIndex(int rows, int cols, int r, int k) {
-  const int first = r / QuantMatrix::kF16PanelRows * QuantMatrix::kF16PanelRows;
-  const int width = std::min(QuantMatrix::kF16PanelRows, rows - first);
-  return static_cast<size_t>(first) * cols + static_cast<size_t>(k) * width + (r - first);
+// F16: row r of a matrix of `rows` x `cols` in super-panels, as its column 0's index and
+// the distance between its columns (its super-panel's width).
+struct F16PanelRow {
+  size_t first;
+  int stride;
+};
+F16PanelRow f16PanelRow(int rows, int cols, int r) {
+  const int panel = r / QuantMatrix::kF16PanelRows * QuantMatrix::kF16PanelRows;
+  const int width = std::min(QuantMatrix::kF16PanelRows, rows - panel);
+  return {static_cast<size_t>(panel) * cols + (r - panel), width};
 }
 
 // F16 rows (rows x cols halves) -> super-panels, 128 columns at a time per super-panel:
@@ -99,22 +104,17 @@ bool QuantMatrix::panelsFit() const {
 
 QuantMatrix QuantMatrix::inPanels() const {
   if (!panelsFit()) return *this;
+  auto panels = std::make_shared<WeightBuffer<uint8_t>>(bytes());
   if (stored_type_ == TensorType::F16) {
-    auto panels = std::make_shared<WeightBuffer<uint8_t>>(bytes());
     packF16(reinterpret_cast<const uint16_t*>(stored_), rows_, cols_,
             reinterpret_cast<uint16_t*>(panels->data()));
-    QuantMatrix m = *this;
-    m.stored_ = panels->data();
-    m.owner_ = std::move(panels);
-    m.panelled_ = true;
-    return m;
+  } else {
+    const PanelShape p = panelShape(stored_type_, cols_);
+    const size_t slab_bytes = kPanelRows * p.row_bytes;
+    for (int r = 0; r < rows_; r += kPanelRows)
+      packSlab(p, cols_ / 32, stored_ + r * p.row_bytes,
+               panels->data() + r / kPanelRows * slab_bytes);
   }
-  const PanelShape p = panelShape(stored_type_, cols_);
-  auto panels = std::make_shared<WeightBuffer<uint8_t>>(bytes());
-  const size_t slab_bytes = kPanelRows * p.row_bytes;
-  for (int r = 0; r < rows_; r += kPanelRows)
-    packSlab(p, cols_ / 32, stored_ + r * p.row_bytes,
-             panels->data() + r / kPanelRows * slab_bytes);
   QuantMatrix m = *this;
   m.stored_ = panels->data();
   m.owner_ = std::move(panels);
@@ -129,9 +129,10 @@ void QuantMatrix::storedRow(int r, uint8_t* out) const {
     return;
   }
   if (stored_type_ == TensorType::F16) {
-    const auto* panels = reinterpret_cast<const uint16_t*>(stored_);
+    const F16PanelRow at = f16PanelRow(rows_, cols_, r);
+    const uint16_t* column0 = reinterpret_cast<const uint16_t*>(stored_) + at.first;
     auto* row = reinterpret_cast<uint16_t*>(out);
-    for (int k = 0; k < cols_; ++k) row[k] = panels[f16PanelIndex(rows_, cols_, r, k)];
+    for (int k = 0; k < cols_; ++k) row[k] = column0[static_cast<size_t>(k) * at.stride];
     return;
   }
   const uint8_t* slab = stored_ + static_cast<size_t>(r / kPanelRows) * kPanelRows * row_bytes;
@@ -149,8 +150,8 @@ std::vector<uint8_t> QuantMatrix::storedRows() const {
 // or, where the CPU has none, each slab back in the stored layout and the row kernels.
 void QuantMatrix::multiplyPanels(float* out, int out_stride, const Activations& x, int begin,
                                  int end) const {
-  const GgufKernels& g = activeGgufKernels();
   if (stored_type_ == TensorType::F16) return multiplyF16Panels(out, out_stride, x, begin, end);
+  const GgufKernels& g = activeGgufKernels();
   const bool q4 = stored_type_ == TensorType::Q4_0;
   const size_t row_bytes = rowBytes(stored_type_, cols_);
   const int blocks = cols_ / 32;
@@ -178,14 +179,17 @@ void QuantMatrix::multiplyF16Panels(float* out, int out_stride, const Activation
                                     int end) const {
   const auto* panels = reinterpret_cast<const uint16_t*>(stored_);
   const auto chains = [&](int from, int to) {
-    for (int r = from; r < to; ++r)
+    for (int r = from; r < to; ++r) {
+      const F16PanelRow at = f16PanelRow(rows_, cols_, r);
       for (int t = 0; t < x.count; ++t) {
         const float* xt = x.halfRow(t);
         float acc = 0;
         for (int k = 0; k < cols_; ++k)
-          acc = std::fma(f16ToF32(panels[f16PanelIndex(rows_, cols_, r, k)]), xt[k], acc);
+          acc =
+              std::fma(f16ToF32(panels[at.first + static_cast<size_t>(k) * at.stride]), xt[k], acc);
         out[static_cast<size_t>(t) * out_stride + r] = acc;
       }
+    }
   };
   const auto kernel = activeGgufKernels().panels_f16;
   // [first, last): the whole super-panels in the range (the matrix's last one may be narrow)
