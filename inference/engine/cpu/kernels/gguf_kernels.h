@@ -53,10 +53,10 @@ struct GgufKernels {
   // threads, goes faster). Bit-identical to dot_q4_0. Null in sets without AVX-512 BW.
   float (*dot_q4_0_grouped)(const uint8_t* w, const int8_t* x, const float* x_d,
                             const float* x_offset, int blocks);
-  // gemm8_q4_0 / gemm8_q8_0 over `rows` rows (a multiple of 16), sixteen at a time in the
-  // lanes of a 512-bit register, with all of x's positions, read from its tiles
-  // (Activations::tileForPasses): the same results to the bit, with half the activation
-  // broadcasts per product. Null as above.
+  // gemm8_q4_0 / gemm8_q8_0 over `rows` rows (a multiple of 16), sixteen in the lanes of a
+  // 512-bit register and two such slabs per activation broadcast, with all of x's positions,
+  // read from its tiles (Activations::tileForPasses): the same results to the bit, with a
+  // quarter of the activation broadcasts per product. Null as above.
   using Slabs = void (*)(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
                          int blocks, float* out, size_t out_stride);
   Slabs gemm16_q4_0, gemm16_q8_0;

@@ -172,17 +172,6 @@ TS_TARGET inline __m512 rowScales16(const uint8_t* w, size_t row_bytes, int b) {
   return _mm512_cvtph_ps(_mm256_set_m128i(high, low));
 }
 
-// acc + the unsigned bytes of g times the four signed bytes at x in every dword: one
-// vpdpbusd with the activations broadcast from memory ({1to16}), which GCC 12 does not
-// fold from _mm512_set1_epi32 (it issued a separate vpbroadcastd per product).
-// (This file builds with GCC or Clang only: the x86-64 GNU syntax.)
-TS_TARGET inline __m512i dotBroadcast(__m512i acc, __m512i g, const int8_t* x) {
-  __asm__("vpdpbusd %[x]%{1to16%}, %[g], %[acc]"
-          : [acc] "+v"(acc)
-          : [g] "v"(g), [x] "m"(*reinterpret_cast<const int32_t*>(x)));
-  return acc;
-}
-
 // Block b of a slab of sixteen rows into gemm16's registers: its eight weight registers
 // (group[k]: elements 4k .. 4k + 3 of row i in dword i, vpdpbusd's unsigned side) and the
 // rows' scales d. Rows as stored: pack16 and rowScales16. A panel (QuantMatrix::inPanels:
@@ -220,66 +209,96 @@ TS_TARGET inline void slabBlock(const uint8_t* slab, size_t row_bytes, int b, __
   }
 }
 
-}  // namespace
+// Four activation bytes at x in every dword of a register: one load that broadcasts, shared by
+// the products of every slab of the tile. (vpdpbusd's own {1to16} operand would load them again
+// for each slab, and on Zen 5 the loads, at two a cycle, then bound the pass as much as the
+// products do.)
+TS_TARGET inline __m512i broadcast4(const int8_t* x) {
+  __m512i v;
+  __asm__("vpbroadcastd %[x], %[v]" : [v] "=v"(v) : [x] "m"(*reinterpret_cast<const int32_t*>(x)));
+  return v;
+}
 
-// gemm8's arithmetic (gguf_kernels.h) with sixteen rows: each of the block's eight weight
-// registers takes 64 products per broadcast activation group instead of 32, so the pass
-// does half the broadcasts, conversions and partial-sum updates per product. The weights
-// are vpdpbusd's unsigned side: Q4_0's nibbles as they are, Q8_0's signed bytes as w + 128
-// (a flip of each byte's top bit), less 128 x the position's block sum, which is exact. The
-// activations come in Activations' tiles: one sequential stream per chunk of positions.
+// gemm8's arithmetic (gguf_kernels.h) with sixteen rows in a register's lanes, kSlabs slabs of
+// sixteen at a time: each of a block's eight broadcast activation groups takes 64 x kSlabs
+// products, so the pass does fewer broadcasts, conversions and partial-sum updates per product.
+// With two slabs a block of a position is 16 vpdpbusd and 4 f32 multiply-adds for 12 loads:
+// the products (on the two pipes they share with the FMAs) bound it, 5.3 cycles per slab, block
+// and position with the weights in L2 where one slab took 6.1 (one EPYC Zen 5 thread). The
+// weights are vpdpbusd's unsigned side: Q4_0's nibbles as they are, Q8_0's signed bytes as
+// w + 128 (a flip of each byte's top bit), less 128 x the position's block sum, which is exact.
+// The activations come in Activations' tiles: one sequential stream per chunk of positions.
 // Slab r starts at w + r * row_bytes in both layouts (a panel holds its sixteen rows' bytes).
-// GgufKernels::gemm16_q4_0 / gemm16_q8_0 (kPanel false) and panels_q4_0 / panels_q8_0.
-template <bool kQ4, bool kPanel>
-TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
-                      int blocks, float* out, size_t out_stride) {
+template <bool kQ4, bool kPanel, int kSlabs>
+TS_TARGET void slabsPass(const uint8_t* w, size_t row_bytes, const Activations& x, int blocks,
+                         float* out, size_t out_stride) {
   const int8_t* q_tiles = x.q_tiles.data();
   const float *tile_scale = x.tile_scale16.data(), *tile_offset = x.tile_offset16.data();
   const int32_t* tile_bias = x.tile_bias.data();
   const int tile_blocks = x.blocks, tokens = x.count;
-  constexpr int kChunk = Activations::kTileChunk;
-  alignas(64) float sums[kChunk][8][16];  // [token][position b % 8][row]
-  for (int r = 0; r < rows; r += 16) {
-    const uint8_t* slab = w + r * row_bytes;
-    for (int t0 = 0; t0 < tokens; t0 += kChunk) {
-      const int count = std::min(kChunk, tokens - t0);
-      const size_t base = static_cast<size_t>(t0) * tile_blocks;  // the chunk's first cell
-      for (int t = 0; t < count; ++t)
-        for (int j = 0; j < 8; ++j) _mm512_store_ps(sums[t][j], _mm512_setzero_ps());
-      for (int b = 0; b < blocks; ++b) {
-        __m512i group[8];
-        __m512 d;
-        slabBlock<kQ4, kPanel>(slab, row_bytes, b, group, d);
-        const size_t first = base + static_cast<size_t>(b) * count;
-        const int8_t* xb = q_tiles + first * 32;
-        for (int t = 0; t < count; ++t, xb += 32) {
-          const size_t cell = first + t;
-          __m512i a0 = _mm512_setzero_si512(), a1 = a0;
+  constexpr int kChunk = Activations::kTileChunk, kRows = 16 * kSlabs;
+  alignas(64) float sums[kChunk][8][kRows];  // [token][position b % 8][row]
+  for (int t0 = 0; t0 < tokens; t0 += kChunk) {
+    const int count = std::min(kChunk, tokens - t0);
+    const size_t base = static_cast<size_t>(t0) * tile_blocks;  // the chunk's first cell
+    for (int t = 0; t < count; ++t)
+      for (int j = 0; j < 8; ++j)
+        for (int s = 0; s < kSlabs; ++s) _mm512_store_ps(sums[t][j] + 16 * s, _mm512_setzero_ps());
+    for (int b = 0; b < blocks; ++b) {
+      __m512i group[kSlabs][8];
+      __m512 d[kSlabs];
+      for (int s = 0; s < kSlabs; ++s)
+        slabBlock<kQ4, kPanel>(w + 16 * s * row_bytes, row_bytes, b, group[s], d[s]);
+      const size_t first = base + static_cast<size_t>(b) * count;
+      const int8_t* xb = q_tiles + first * 32;
+      for (int t = 0; t < count; ++t, xb += 32) {
+        const size_t cell = first + t;
+        __m512i a0[kSlabs], a1[kSlabs];
+        for (int s = 0; s < kSlabs; ++s) a0[s] = a1[s] = _mm512_setzero_si512();
 #pragma GCC unroll 4
-          for (int k = 0; k < 8; k += 2) {
-            a0 = dotBroadcast(a0, group[k], xb + 4 * k);
-            a1 = dotBroadcast(a1, group[k + 1], xb + 4 * k + 4);
+        for (int k = 0; k < 8; k += 2) {
+          const __m512i x0 = broadcast4(xb + 4 * k), x1 = broadcast4(xb + 4 * k + 4);
+          for (int s = 0; s < kSlabs; ++s) {
+            a0[s] = _mm512_dpbusd_epi32(a0[s], group[s][k], x0);
+            a1[s] = _mm512_dpbusd_epi32(a1[s], group[s][k + 1], x1);
           }
-          __m512i dot = _mm512_add_epi32(a0, a1);
+        }
+        const __m512 scale = _mm512_set1_ps(tile_scale[cell]);
+        for (int s = 0; s < kSlabs; ++s) {
+          __m512i dot = _mm512_add_epi32(a0[s], a1[s]);
           if constexpr (!kQ4) dot = _mm512_sub_epi32(dot, _mm512_set1_epi32(tile_bias[cell]));
           const __m512 dots = _mm512_cvtepi32_ps(dot);
           // d_w * (x_d * dot - zero point) for Q4_0, d_w * (x_d * dot) for Q8_0
-          const __m512 value = kQ4 ? _mm512_fmsub_ps(dots, _mm512_set1_ps(tile_scale[cell]),
-                                                     _mm512_set1_ps(tile_offset[cell]))
-                                   : _mm512_mul_ps(dots, _mm512_set1_ps(tile_scale[cell]));
-          float* sum = sums[t][b % 8];
-          _mm512_store_ps(sum, _mm512_fmadd_ps(d, value, _mm512_load_ps(sum)));
+          const __m512 value = kQ4 ? _mm512_fmsub_ps(dots, scale, _mm512_set1_ps(tile_offset[cell]))
+                                   : _mm512_mul_ps(dots, scale);
+          float* sum = sums[t][b % 8] + 16 * s;
+          _mm512_store_ps(sum, _mm512_fmadd_ps(d[s], value, _mm512_load_ps(sum)));
         }
       }
-      for (int t = 0; t < count; ++t) {  // ((S0 + S4) + (S2 + S6)) + ((S1 + S5) + (S3 + S7))
+    }
+    for (int t = 0; t < count; ++t)  // ((S0 + S4) + (S2 + S6)) + ((S1 + S5) + (S3 + S7))
+      for (int h = 0; h < kRows; h += 16) {
         __m512 s[8];
-        for (int j = 0; j < 8; ++j) s[j] = _mm512_load_ps(sums[t][j]);
+        for (int j = 0; j < 8; ++j) s[j] = _mm512_load_ps(sums[t][j] + h);
         const __m512 even = _mm512_add_ps(_mm512_add_ps(s[0], s[4]), _mm512_add_ps(s[2], s[6])),
                      odd = _mm512_add_ps(_mm512_add_ps(s[1], s[5]), _mm512_add_ps(s[3], s[7]));
-        _mm512_storeu_ps(out + (t0 + t) * out_stride + r, _mm512_add_ps(even, odd));
+        _mm512_storeu_ps(out + (t0 + t) * out_stride + h, _mm512_add_ps(even, odd));
       }
-    }
   }
+}
+
+}  // namespace
+
+// GgufKernels::gemm16_q4_0 / gemm16_q8_0 (kPanel false) and panels_q4_0 / panels_q8_0: two
+// slabs at a time, the last one alone when the rows are an odd number of slabs.
+template <bool kQ4, bool kPanel>
+TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
+                      int blocks, float* out, size_t out_stride) {
+  int r = 0;
+  for (; r + 32 <= rows; r += 32)
+    slabsPass<kQ4, kPanel, 2>(w + r * row_bytes, row_bytes, x, blocks, out + r, out_stride);
+  if (r < rows)
+    slabsPass<kQ4, kPanel, 1>(w + r * row_bytes, row_bytes, x, blocks, out + r, out_stride);
 }
 
 // F16 super-panels (GgufKernels::panels_f16): kSlabs slabs of sixteen rows, column k's
