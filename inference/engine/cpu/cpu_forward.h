@@ -61,7 +61,7 @@ class CpuSession : public DecodeSession {
   // act_ = x [count, width] in every form the model's matrices read.
   void prepareInput(const float* x, int count, int width);
   // Activations, [count, width] for a pass of `count` positions.
-  std::vector<float> x_, xb_, xb2_, q_, k_, v_, hb_, hb2_, logits_;
+  LargeBuffer<float> x_, xb_, xb2_, q_, k_, v_, hb_, hb2_, logits_;
   Activations act_;
   KvCache cache_;
   std::unique_ptr<ThreadPool> pool_;  // null for one thread

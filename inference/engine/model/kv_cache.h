@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "inference/engine/core/large_buffer.h"
+
 #include "inference/engine/core/result.h"
 #include "inference/engine/cpu/kernels/kernels.h"
 
@@ -61,10 +63,10 @@ class KvCache {
  private:
   // kKvBlock positions of every layer: rows [layer][position in block][KV head].
   struct Block {
-    std::vector<float> kf, vf;            // f32
-    std::vector<uint16_t> kh, vh;         // f16
-    std::vector<int8_t> kq, vq;           // int8
-    std::vector<float> k_scale, v_scale;  // int8: one per row
+    LargeBuffer<float> kf, vf;            // f32
+    LargeBuffer<uint16_t> kh, vh;         // f16
+    LargeBuffer<int8_t> kq, vq;           // int8
+    LargeBuffer<float> k_scale, v_scale;  // int8: one per row
     size_t bytes() const;
   };
   size_t row(int layer, int pos, int head) const {  // within pos's block

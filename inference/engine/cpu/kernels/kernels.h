@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "inference/engine/core/large_buffer.h"
+
 namespace ts::engine {
 
 constexpr int kQuantBlock = 32;  // elements per activation block (one f32 scale each)
@@ -19,28 +21,29 @@ inline int paddedToBlock(int n) {
   return (n + kRowAlign - 1) / kRowAlign * kRowAlign;
 }
 
-// `count` activation vectors of `n` values, in the forms the kernels read.
+// `count` activation vectors of `n` values, in the forms the kernels read (LargeBuffer: a
+// prompt's first pass does not fault page by page).
 struct Activations {
   int count = 0, n = 0, blocks = 0;  // blocks = paddedToBlock(n) / 32 (even)
-  std::vector<float> f32;            // [count, n]
-  std::vector<int8_t> q;             // [count, blocks * 32], zero past n; empty unless quantized
-  std::vector<float> scale;          // [count, blocks]: value = scale * q
-  std::vector<float> offset;         // [count, blocks]: 8 * scale * sum(q): int4's zero point
-  std::vector<float> scale16;        // [count, blocks]: scale rounded to f16, as GGUF's Q8_0
-  std::vector<float> offset16;       // [count, blocks]: 8 * scale16 * sum(q): Q4_0's zero point
-  std::vector<int32_t> q_sums;       // [count, blocks]: sum(q)
-  std::vector<float> halves;         // [count, n]: f32 rounded to f16 (roundToHalf), for F16 rows
-  std::vector<uint16_t> half_bits;   // [count, n]: the same values as f16
+  LargeBuffer<float> f32;            // [count, n]
+  LargeBuffer<int8_t> q;             // [count, blocks * 32], zero past n; empty unless quantized
+  LargeBuffer<float> scale;          // [count, blocks]: value = scale * q
+  LargeBuffer<float> offset;         // [count, blocks]: 8 * scale * sum(q): int4's zero point
+  LargeBuffer<float> scale16;        // [count, blocks]: scale rounded to f16, as GGUF's Q8_0
+  LargeBuffer<float> offset16;       // [count, blocks]: 8 * scale16 * sum(q): Q4_0's zero point
+  LargeBuffer<int32_t> q_sums;       // [count, blocks]: sum(q)
+  LargeBuffer<float> halves;         // [count, n]: f32 rounded to f16 (roundToHalf), for F16 rows
+  LargeBuffer<uint16_t> half_bits;   // [count, n]: the same values as f16
   // The Q8_K form (quantizeK; gguf_kernels.h): blocks of 256, n a multiple of 256.
   int superblocks = 0;
-  std::vector<int8_t> qk;      // [count, superblocks * 256]
-  std::vector<float> kscale;   // [count, superblocks]: value = kscale * qk
-  std::vector<int16_t> bsums;  // [count, superblocks * 16]: sums of each 16 qk values
+  LargeBuffer<int8_t> qk;      // [count, superblocks * 256]
+  LargeBuffer<float> kscale;   // [count, superblocks]: value = kscale * qk
+  LargeBuffer<int16_t> bsums;  // [count, superblocks * 16]: sums of each 16 qk values
   // q regrouped for GgufKernels::dot_q4_0_grouped (groupForQ4_0): in each run of 8 blocks,
   // each 4 of them as elements 0..15 of the four, then elements 16..31 of the four (a Q4_0
   // block's low nibbles, then its high ones, four blocks to a 512-bit register); the blocks
   // after the last whole 8 of n / 32 as in q. [count, blocks * 32]; empty unless asked for.
-  std::vector<int8_t> q_grouped;
+  LargeBuffer<int8_t> q_grouped;
   // q and its block values in the order the 16-row pass kernels read them (tileForPasses;
   // GgufKernels::gemm16_q4_0): positions in chunks of kTileChunk; within chunk c, block b
   // holds its positions' 32 bytes one after another, so that a pass over sixteen rows reads
@@ -48,9 +51,9 @@ struct Activations {
   // holds scale16, offset16 and 128 x the sum of the block's q (Q8_0's bias). Empty unless
   // asked for; set() clears them.
   static constexpr int kTileChunk = 32;
-  std::vector<int8_t> q_tiles;                     // [cells, 32]
-  std::vector<float> tile_scale16, tile_offset16;  // [cells]
-  std::vector<int32_t> tile_bias;                  // [cells]
+  LargeBuffer<int8_t> q_tiles;                     // [cells, 32]
+  LargeBuffer<float> tile_scale16, tile_offset16;  // [cells]
+  LargeBuffer<int32_t> tile_bias;                  // [cells]
 
   // Copies x [count, n]; quantize: also fill q / scale / offset (needed by int8 / int4).
   void set(const float* x, int count, int n, bool quantize);
