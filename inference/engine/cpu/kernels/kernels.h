@@ -65,6 +65,13 @@ struct Activations {
   void groupForQ4_0();
   // Fills the tiles from q (set clears them as well).
   void tileForPasses();
+  // set and tileForPasses in parts, so that threads can share a pass's rows: shape sizes
+  // every form for count x n (q zeroed); setRows copies and quantizes rows [first, last) of
+  // x; shapeTiles sizes the tiles, tileRows fills rows [first, last) of them.
+  void shape(int count, int n, bool quantize);
+  void setRows(const float* x, int first, int last);
+  void shapeTiles();
+  void tileRows(int first, int last);
   // Fills `halves` and `half_bits`: the products with stored F16 rows read the activations rounded
   // to f16, as llama.cpp's CPU backend converts them.
   void roundToHalf();

@@ -149,24 +149,35 @@ void toF16(const float* x, uint16_t* out, size_t n) {
 }  // namespace
 
 void Activations::set(const float* x, int count_, int n_, bool quantize) {
+  shape(count_, n_, quantize);
+  setRows(x, 0, count);
+}
+
+void Activations::shape(int count_, int n_, bool quantize) {
   count = count_;
   n = n_;
   blocks = paddedToBlock(n) / kQuantBlock;  // even: int4 rows hold blocks in pairs
-  f32.assign(x, x + static_cast<size_t>(count) * n);
+  f32.resize(static_cast<size_t>(count) * n);
   q_grouped.clear();
   q_tiles.clear();
   if (!quantize) {
     q.clear();
     return;
   }
-  q.assign(static_cast<size_t>(count) * blocks * kQuantBlock, 0);
+  q.assign(static_cast<size_t>(count) * blocks * kQuantBlock, 0);  // zero past n
   scale.resize(static_cast<size_t>(count) * blocks);
   offset.resize(scale.size());
   scale16.resize(scale.size());
   offset16.resize(scale.size());
   q_sums.resize(scale.size());
+}
+
+void Activations::setRows(const float* x, int first, int last) {
+  std::copy(x + static_cast<size_t>(first) * n, x + static_cast<size_t>(last) * n,
+            f32.data() + static_cast<size_t>(first) * n);
+  if (q.empty()) return;
   const Kernels& k = activeKernels();
-  for (int t = 0; t < count; ++t) {
+  for (int t = first; t < last; ++t) {
     const float* row = f32Row(t);
     int8_t* qrow = q.data() + static_cast<size_t>(t) * blocks * kQuantBlock;
     for (int b = 0; b < blocks; ++b) {
@@ -187,18 +198,26 @@ void Activations::set(const float* x, int count_, int n_, bool quantize) {
 }
 
 void Activations::tileForPasses() {
+  shapeTiles();
+  tileRows(0, count);
+}
+
+void Activations::shapeTiles() {
   const size_t cells = static_cast<size_t>(count) * blocks;
   q_tiles.resize(cells * kQuantBlock);
   tile_scale16.resize(cells);
   tile_offset16.resize(cells);
   tile_bias.resize(cells);
-  for (int t = 0; t < count; ++t) {
-    const int chunk = t / kTileChunk, first = chunk * kTileChunk,
-              positions = std::min(kTileChunk, count - first);
-    const size_t base = static_cast<size_t>(first) * blocks;
+}
+
+void Activations::tileRows(int first, int last) {
+  for (int t = first; t < last; ++t) {
+    const int chunk = t / kTileChunk, first_in_chunk = chunk * kTileChunk,
+              positions = std::min(kTileChunk, count - first_in_chunk);
+    const size_t base = static_cast<size_t>(first_in_chunk) * blocks;
     for (int b = 0; b < blocks; ++b) {
       const size_t from = static_cast<size_t>(t) * blocks + b,
-                   cell = base + static_cast<size_t>(b) * positions + (t - first);
+                   cell = base + static_cast<size_t>(b) * positions + (t - first_in_chunk);
       std::memcpy(q_tiles.data() + cell * kQuantBlock, q.data() + from * kQuantBlock, kQuantBlock);
       tile_scale16[cell] = scale16[from];
       tile_offset16[cell] = offset16[from];

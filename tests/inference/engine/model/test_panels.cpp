@@ -215,6 +215,18 @@ int main() {
           name + ": loaded " +
               (expect ? "in panels (300 classifier rows as stored)"
                       : "as stored (these kernels read no panels)"));
+    // A long prompt (1,024 positions: enough work that the threads share the preparation of
+    // each product's input, CpuSession::prepareInput, and the norms) gives the logits of every
+    // position on two threads exactly as on one.
+    const auto long_pass = [&](int threads) {
+      std::vector<int> prompt(1024);
+      for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int>(i * 37 % c.vocab);
+      CpuSession session(loaded.value(), 1024, KvFormat::F32, threads);
+      auto logits = session.forwardBatch(prompt, 0, true);
+      return std::vector<float>(logits.begin(), logits.end());
+    };
+    check(long_pass(2) == long_pass(1),
+          name + ": a 1,024-position pass gives the same logits on 2 threads as on 1");
     const auto plain = asStored(m);
     const auto decoded = run(loaded.value(), false), passed = run(loaded.value(), true);
     if (type != TensorType::F16) {
