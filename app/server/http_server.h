@@ -14,6 +14,11 @@
 // - A short keep-alive wait: when stopping, a worker that holds an idle keep-alive
 //   connection finishes only when that wait ends, and the whole stop waits for it
 //   (httplib's default of 5 s made every stop after a request take 5 s).
+// - A port in use is refused. httplib sets SO_REUSEPORT on Linux, so a second server (a
+//   second TokenScope serving, or one test's server beside another's) bound the same port
+//   and the kernel shared the connections between the two: a client asked one model and got
+//   the other's answer (seen as a test that read another server's /v1/models). SO_REUSEADDR
+//   alone still rebinds at once after a stop (a port in TIME_WAIT).
 #pragma once
 #include <httplib.h>
 #include <sys/socket.h>
@@ -29,6 +34,10 @@ class HttpServer : public httplib::Server {
   HttpServer() {
     set_tcp_nodelay(true);
     set_keep_alive_timeout(kKeepAliveSeconds);
+    set_socket_options([](socket_t sock) {
+      int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    });
   }
   ~HttpServer() override { stopListening(); }
   void widenBacklog(int backlog = SOMAXCONN) { ::listen(svr_sock_, backlog); }

@@ -387,6 +387,23 @@ class TestLocalServer : public QObject {
     }  // the destructor stops it
   }
 
+  // A port a server listens on is refused to a second one (Serve in a second TokenScope
+  // moves on to the next port instead of sharing 8080's connections with the first), and is
+  // free again as soon as the first stops.
+  void aPortInUseIsRefused() {
+    server::LocalServer first(model_, cpuSessions(1), options());
+    const int port = first.bind("127.0.0.1", 0);
+    QVERIFY(port > 0);
+    QVERIFY(first.start());
+    {
+      server::LocalServer second(model_, cpuSessions(1), options());
+      QCOMPARE(second.bind("127.0.0.1", port), -1);
+    }
+    first.stop();
+    server::LocalServer again(model_, cpuSessions(1), options());
+    QCOMPARE(again.bind("127.0.0.1", port), port);
+  }
+
   void theServeCommandStartsAndStops() {
     QProcess p;
     p.start(TOKENSCOPE_CLI,
