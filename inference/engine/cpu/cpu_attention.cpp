@@ -14,8 +14,10 @@ namespace {
 // A block of keys lies in one allocation block of the cache (KvCache::rows: one stride).
 static_assert(kKvBlock % kKeyTile == 0);
 
-// Passes of at least this many queries read each block converted to f32 once.
-constexpr int kConvertQueries = 4;
+// Passes of at least this many queries read each block converted to f32 once (a
+// verification of five is faster reading the f16 rows as they are: 1.7 against 2.2 ms of
+// attention in a 7B-shape pass on 2 threads).
+constexpr int kConvertQueries = 8;
 
 // n rows of `rows` into out [n][head_dim] as f32 (the same values), unless already f32.
 KvCache::Rows asF32(const KvCache::Rows& rows, int n, int head_dim, std::vector<float>& out) {
@@ -33,6 +35,18 @@ KvCache::Rows asF32(const KvCache::Rows& rows, int n, int head_dim, std::vector<
   }
   return {Kernels::Rows::F32, out.data(), static_cast<size_t>(head_dim), rows.scale,
           rows.scale_stride};
+}
+
+// Asks for the n rows of a block (contiguous: KvCache keeps a head's rows of a block together)
+// to be brought into L2 while the block before them is computed: with a few queries the
+// pass is otherwise bound by the cache's memory latency, one block after another.
+void prefetchRows(const KvCache::Rows& rows, int n, int head_dim) {
+  const size_t value_bytes = rows.type == Kernels::Rows::F32   ? 4
+                             : rows.type == Kernels::Rows::F16 ? 2
+                                                               : 1;
+  const auto* at = static_cast<const char*>(rows.data);
+  const size_t bytes = ((n - 1) * rows.stride + head_dim) * value_bytes;
+  for (size_t line = 0; line < bytes; line += 64) __builtin_prefetch(at + line, 0, 2);
 }
 
 }  // namespace
@@ -55,6 +69,15 @@ void attendTiled(const KvCache& cache, int layer, int kv_head, int head_dim, flo
     const int n = std::min(kKeyTile, last + 1 - from);
     KvCache::Rows key_rows = cache.rows(layer, from, kv_head, false),
                   value_rows = cache.rows(layer, from, kv_head, true);
+    if (from == 0) {
+      prefetchRows(key_rows, n, head_dim);
+      prefetchRows(value_rows, n, head_dim);
+    }
+    if (const int next = from + kKeyTile; next <= last) {
+      const int m = std::min(kKeyTile, last + 1 - next);
+      prefetchRows(cache.rows(layer, next, kv_head, false), m, head_dim);
+      prefetchRows(cache.rows(layer, next, kv_head, true), m, head_dim);
+    }
     if (count >= kConvertQueries) {
       key_rows = asF32(key_rows, n, head_dim, keys);
       value_rows = asF32(value_rows, n, head_dim, values);
@@ -74,9 +97,10 @@ void attendTiled(const KvCache& cache, int layer, int kv_head, int head_dim, flo
       }
       const float grown = std::max(maxima[i], block_max);
       const float rescale = std::exp(maxima[i] - grown);  // 0 before the first block
+      for (int t = 0; t < valid; ++t) s[t] -= grown;
+      k.exp(s, s, valid);
       float sum = 0.f;
       for (int t = 0; t < valid; ++t) {
-        s[t] = std::exp(s[t] - grown);
         sum += s[t];
         if (value_rows.scale) s[t] *= value_rows.scale[t * value_rows.scale_stride];
       }

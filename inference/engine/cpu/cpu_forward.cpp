@@ -184,8 +184,9 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
     norm_all(w.ffn_norm);
     prepareInput(xb_.data(), n, c.dim);
     multiply({{&w.w_gate, hb_.data()}, {&w.w_up, hb2_.data()}}, act_);
+    const Kernels& kernels = activeKernels();
     eachPosition(n, F, [&](int i) {  // silu(gate) * up
-      swiglu(hb_.data() + i * F, hb2_.data() + i * F, F);
+      kernels.swiglu(hb_.data() + i * F, hb2_.data() + i * F, F);
     });
     prepareInput(hb_.data(), n, c.ffn_dim);
     multiply(w.w_down, xb2_.data(), act_);

@@ -13,7 +13,8 @@ void rmsnorm(float* out, const float* x, const float* w, int n, float eps);
 // the form GGUF llama/baichuan files and llama2.c checkpoints are stored for.
 void rope(float* x, int n_heads, int head_dim, int rope_dim, int pos, float theta);
 void softmax(float* x, int n);
-// silu(gate) * up, element-wise into gate.
+// silu(gate) * up, element-wise into gate, with std::exp: the reference for Kernels::swiglu
+// (which CpuSession runs) and for the CUDA plugin.
 void swiglu(float* gate, const float* up, size_t n);
 
 // One query head attending causally to positions 0 ..= at of `layer`: out[head_dim] =

@@ -80,17 +80,18 @@ void KvCache::clear(int from, int to) {
       pos += kKvBlock - 1;
       continue;
     }
-    for (int layer = 0; layer < layers_; ++layer) {
-      const size_t first = row(layer, pos, 0), last = first + kv_heads_;  // [first, last) rows
-      const auto zero = [&](auto& values, size_t per_row) {
-        if (!values.empty())
-          std::fill(values.begin() + first * per_row, values.begin() + last * per_row, 0);
-      };
-      for (auto* v : {&b->kf, &b->vf}) zero(*v, head_dim_);
-      for (auto* v : {&b->kh, &b->vh}) zero(*v, head_dim_);
-      for (auto* v : {&b->kq, &b->vq}) zero(*v, head_dim_);
-      for (auto* v : {&b->k_scale, &b->v_scale}) zero(*v, 1);
-    }
+    for (int layer = 0; layer < layers_; ++layer)
+      for (int head = 0; head < kv_heads_; ++head) {
+        const size_t r = row(layer, pos, head);
+        const auto zero = [&](auto& values, size_t per_row) {
+          if (!values.empty())
+            std::fill(values.begin() + r * per_row, values.begin() + (r + 1) * per_row, 0);
+        };
+        for (auto* v : {&b->kf, &b->vf}) zero(*v, head_dim_);
+        for (auto* v : {&b->kh, &b->vh}) zero(*v, head_dim_);
+        for (auto* v : {&b->kq, &b->vq}) zero(*v, head_dim_);
+        for (auto* v : {&b->k_scale, &b->v_scale}) zero(*v, 1);
+      }
   }
 }
 
@@ -186,8 +187,7 @@ void KvCache::addValue(int layer, int pos, int head, float weight, float* out) c
 
 KvCache::Rows KvCache::rows(int layer, int from, int head, bool values) const {
   const Block& b = block(from);
-  const size_t r = row(layer, from, head), at = r * head_dim_,
-               stride = static_cast<size_t>(kv_heads_) * head_dim_;
+  const size_t r = row(layer, from, head), at = r * head_dim_, stride = head_dim_;
   switch (format_) {
     case KvFormat::F32:
       return {Kernels::Rows::F32, (values ? b.vf : b.kf).data() + at, stride, nullptr, 0};
@@ -195,7 +195,7 @@ KvCache::Rows KvCache::rows(int layer, int from, int head, bool values) const {
       return {Kernels::Rows::F16, (values ? b.vh : b.kh).data() + at, stride, nullptr, 0};
     case KvFormat::Int8:
       return {Kernels::Rows::I8, (values ? b.vq : b.kq).data() + at, stride,
-              (values ? b.v_scale : b.k_scale).data() + r, static_cast<size_t>(kv_heads_)};
+              (values ? b.v_scale : b.k_scale).data() + r, 1};
   }
   return {};
 }

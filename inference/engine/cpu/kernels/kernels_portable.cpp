@@ -331,12 +331,25 @@ void attentionValues(Kernels::Rows type, const void* rows, size_t row_stride, in
   });
 }
 
+namespace {
+
+void swigluExact(float* gate, const float* up, size_t n) {  // cpu_ops.h's swiglu
+  for (size_t i = 0; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+void expExact(const float* x, float* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) out[i] = std::exp(x[i]);
+}
+
+}  // namespace
+
 const Kernels& portableKernels() {
-  static const Kernels k{"portable",       dotF32,   dotF16,  dotQ8,           dotQ4,
-                         dotF32X4,         dotQ8X4,  dotQ4X4, sumF32,          axpyF32,
-                         axpyF16,          dotI8F32, axpyI8,  dotF16F16,       quantizeFullBlockQ8,
-                         quantizeBlockQ8K, toF16,    fromF16, attentionScores, attentionValues,
-                         dotF16Rows};
+  static const Kernels k{
+      "portable",       dotF32,      dotF16,  dotQ8,           dotQ4,
+      dotF32X4,         dotQ8X4,     dotQ4X4, sumF32,          axpyF32,
+      axpyF16,          dotI8F32,    axpyI8,  dotF16F16,       quantizeFullBlockQ8,
+      quantizeBlockQ8K, toF16,       fromF16, attentionScores, attentionValues,
+      dotF16Rows,       swigluExact, expExact};
   return k;
 }
 
