@@ -7,9 +7,17 @@
 namespace ts::engine {
 
 void rmsnorm(float* out, const float* x, const float* w, int n, float eps) {
-  float ss = 0.f;
-  for (int i = 0; i < n; ++i) ss += x[i] * x[i];
-  const float scale = 1.0f / std::sqrt(ss / n + eps);
+  // The squares summed in double as llama.cpp's CPU backend does, in eight interleaved sums
+  // (one f32 chain of 4,096 dependent additions took 3 cycles a value: 1.5% of a
+  // verification of five, on one thread), added in a fixed order.
+  double part[8] = {};
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) part[j] += static_cast<double>(x[i + j] * x[i + j]);
+  for (; i < n; ++i) part[i % 8] += static_cast<double>(x[i] * x[i]);
+  const double ss =
+      ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+  const float scale = 1.0f / std::sqrt(static_cast<float>(ss / n) + eps);
   for (int i = 0; i < n; ++i) out[i] = w[i] * (x[i] * scale);
 }
 

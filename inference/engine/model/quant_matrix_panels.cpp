@@ -155,7 +155,7 @@ void QuantMatrix::multiplyPanels(float* out, int out_stride, const Activations& 
   const bool q4 = stored_type_ == TensorType::Q4_0;
   const size_t row_bytes = rowBytes(stored_type_, cols_);
   const int blocks = cols_ / 32;
-  if (const auto panels = q4 ? g.panels_q4_0 : g.panels_q8_0; panels && !x.q_tiles.empty())
+  if (const auto panels = q4 ? g.panels_q4_0 : g.panels_q8_0; panels && x.tiled)
     return panels(stored_ + begin * row_bytes, row_bytes, end - begin, x, blocks, out + begin,
                   out_stride);
   const auto dot = q4 ? g.dot_q4_0 : g.dot_q8_0;

@@ -75,7 +75,7 @@ int QuantMatrix::multiplyStoredTiles(float* out, int out_stride, const Activatio
   const auto gemm16 = stored_type_ == TensorType::Q4_0 ? g.gemm16_q4_0 : g.gemm16_q8_0;
   // the same results with fewer operations per product where the tiles were made
   // (needsTiledInput: enough positions to amortize unpacking sixteen rows)
-  if (const int rows = (end - begin) / 16 * 16; gemm16 && !x.q_tiles.empty() && rows > 0) {
+  if (const int rows = (end - begin) / 16 * 16; gemm16 && x.tiled && rows > 0) {
     gemm16(stored_ + begin * row_bytes, row_bytes, rows, x, cols_ / 32, out + begin, out_stride);
     begin += rows;
   }
@@ -122,7 +122,7 @@ void QuantMatrix::dotStoredRows(const Activations& x, int t, int begin, int end,
     case TensorType::Q4_0:
     case TensorType::Q8_0: {
       const bool grouped = stored_type_ == TensorType::Q4_0 && g.dot_q4_0_grouped &&
-                           !x.q_grouped.empty();  // the same results, faster
+                           x.grouped;  // the same results, faster
       const auto dot = grouped                            ? g.dot_q4_0_grouped
                        : stored_type_ == TensorType::Q4_0 ? g.dot_q4_0
                                                           : g.dot_q8_0;

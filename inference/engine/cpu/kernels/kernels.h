@@ -42,18 +42,22 @@ struct Activations {
   // q regrouped for GgufKernels::dot_q4_0_grouped (groupForQ4_0): in each run of 8 blocks,
   // each 4 of them as elements 0..15 of the four, then elements 16..31 of the four (a Q4_0
   // block's low nibbles, then its high ones, four blocks to a 512-bit register); the blocks
-  // after the last whole 8 of n / 32 as in q. [count, blocks * 32]; empty unless asked for.
+  // after the last whole 8 of n / 32 as in q. [count, blocks * 32]; current when `grouped`.
   LargeBuffer<int8_t> q_grouped;
   // q and its block values in the order the 16-row pass kernels read them (tileForPasses;
   // GgufKernels::gemm16_q4_0): positions in chunks of kTileChunk; within chunk c, block b
   // holds its positions' 32 bytes one after another, so that a pass over sixteen rows reads
   // one sequential stream. Cell (c, b, t) = c * kTileChunk * blocks + b * (positions in c) + t
-  // holds scale16, offset16 and 128 x the sum of the block's q (Q8_0's bias). Empty unless
-  // asked for; set() clears them.
+  // holds scale16, offset16 and 128 x the sum of the block's q (Q8_0's bias). Current when
+  // `tiled`.
   static constexpr int kTileChunk = 32;
   LargeBuffer<int8_t> q_tiles;                     // [cells, 32]
   LargeBuffer<float> tile_scale16, tile_offset16;  // [cells]
   LargeBuffer<int32_t> tile_bias;                  // [cells]
+  // Whether q_grouped and the tiles hold the current values: shape() and set() clear the
+  // flags but keep the buffers, which a pass's next product refills without zeroing them
+  // first (zeroing them was 1.4% of a 128-position pass, on one thread).
+  bool grouped = false, tiled = false;
 
   // Copies x [count, n]; quantize: also fill q / scale / offset (needed by int8 / int4).
   void set(const float* x, int count, int n, bool quantize);
@@ -61,12 +65,13 @@ struct Activations {
   // the signed value of largest magnitude, round half to even). Leaves it empty when n is
   // not a multiple of 256.
   void quantizeK();
-  // Fills q_grouped from q (set clears it: it never outlives the values it was made from).
+  // Fills q_grouped from q (set clears `grouped`: it never outlives the values it was made
+  // from).
   void groupForQ4_0();
-  // Fills the tiles from q (set clears them as well).
+  // Fills the tiles from q (set clears `tiled` as well).
   void tileForPasses();
   // set and tileForPasses in parts, so that threads can share a pass's rows: shape sizes
-  // every form for count x n (q zeroed); setRows copies and quantizes rows [first, last) of
+  // every form for count x n; setRows copies and quantizes rows [first, last) of
   // x; shapeTiles sizes the tiles, tileRows fills rows [first, last) of them.
   void shape(int count, int n, bool quantize);
   void setRows(const float* x, int first, int last);
@@ -174,6 +179,20 @@ struct Kernels {
   // out[i] = e^x[i] (out may be x), with swiglu's e^x: attention's softmax weights.
   void (*exp)(const float* x, float* out, size_t n);
 };
+
+// f(rows as const float*, const uint16_t* or const int8_t*) by the rows' type: the attention
+// kernels' one body for every row type.
+template <class F>
+void withRows(Kernels::Rows type, const void* rows, const F& f) {
+  switch (type) {
+    case Kernels::Rows::F32:
+      return f(static_cast<const float*>(rows));
+    case Kernels::Rows::F16:
+      return f(static_cast<const uint16_t*>(rows));
+    case Kernels::Rows::I8:
+      return f(static_cast<const int8_t*>(rows));
+  }
+}
 
 const Kernels& portableKernels();
 const Kernels* avx2Kernels();  // null when the CPU (or the compiler's target) lacks AVX2/FMA/F16C

@@ -6,6 +6,8 @@
 // Same arithmetic as kernels_portable.cpp; only the order of f32 additions differs.
 #include "inference/engine/cpu/kernels/kernels.h"
 
+#include "inference/engine/cpu/kernels/attention_avx512.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #include <immintrin.h>
@@ -341,6 +343,21 @@ const Kernels* avx512Kernels() {
       if (n % 8 == 0)
         return avx512::dotF16Rows(w, row_stride, rows, x, x_stride, n, tokens, out, out_stride);
       base_f16_rows(w, row_stride, rows, x, x_stride, n, tokens, out, out_stride);
+    };
+    // attention in 512-bit registers where head_dim is whole registers (attention_avx512.h)
+    static const auto base_scores = base->attention_scores;
+    static const auto base_values = base->attention_values;
+    set.attention_scores = [](Kernels::Rows type, const void* rows, size_t row_stride, int keys,
+                              const float* q, size_t q_stride, int queries, int head_dim, float* s,
+                              size_t s_stride) {
+      (head_dim % 16 == 0 ? avx512::attentionScores16 : base_scores)(
+          type, rows, row_stride, keys, q, q_stride, queries, head_dim, s, s_stride);
+    };
+    set.attention_values = [](Kernels::Rows type, const void* rows, size_t row_stride, int keys,
+                              const float* p, size_t p_stride, int queries, int head_dim,
+                              float* acc, size_t acc_stride) {
+      (head_dim % 16 == 0 ? avx512::attentionValues16 : base_values)(
+          type, rows, row_stride, keys, p, p_stride, queries, head_dim, acc, acc_stride);
     };
     return &set;
   }();

@@ -158,13 +158,12 @@ void Activations::shape(int count_, int n_, bool quantize) {
   n = n_;
   blocks = paddedToBlock(n) / kQuantBlock;  // even: int4 rows hold blocks in pairs
   f32.resize(static_cast<size_t>(count) * n);
-  q_grouped.clear();
-  q_tiles.clear();
+  grouped = tiled = false;
   if (!quantize) {
     q.clear();
     return;
   }
-  q.assign(static_cast<size_t>(count) * blocks * kQuantBlock, 0);  // zero past n
+  q.resize(static_cast<size_t>(count) * blocks * kQuantBlock);  // setRows writes every byte
   scale.resize(static_cast<size_t>(count) * blocks);
   offset.resize(scale.size());
   scale16.resize(scale.size());
@@ -183,10 +182,13 @@ void Activations::setRows(const float* x, int first, int last) {
     for (int b = 0; b < blocks; ++b) {
       const int begin = b * kQuantBlock, valid = std::min(n - begin, kQuantBlock);
       int32_t qsum = 0;
-      const float amax =
-          valid == kQuantBlock
-              ? k.quantize_block_q8(row + begin, qrow + begin, &qsum)
-              : quantizeBlockQ8(row + begin, std::max(valid, 0), qrow + begin, &qsum);
+      float amax;
+      if (valid == kQuantBlock) {
+        amax = k.quantize_block_q8(row + begin, qrow + begin, &qsum);
+      } else {  // the last block: zeros past n (and a padding block all zeros)
+        amax = quantizeBlockQ8(row + begin, std::max(valid, 0), qrow + begin, &qsum);
+        std::fill(qrow + begin + std::max(valid, 0), qrow + begin + kQuantBlock, 0);
+      }
       const size_t at = static_cast<size_t>(t) * blocks + b;
       scale[at] = amax / 127.f;
       offset[at] = 8.f * scale[at] * static_cast<float>(qsum);
@@ -204,6 +206,7 @@ void Activations::tileForPasses() {
 
 void Activations::shapeTiles() {
   const size_t cells = static_cast<size_t>(count) * blocks;
+  tiled = true;
   q_tiles.resize(cells * kQuantBlock);
   tile_scale16.resize(cells);
   tile_offset16.resize(cells);
@@ -227,6 +230,7 @@ void Activations::tileRows(int first, int last) {
 }
 
 void Activations::groupForQ4_0() {
+  grouped = true;
   q_grouped.resize(q.size());
   const int grouped = n / kQuantBlock / 8 * 8;  // blocks in whole runs of 8
   for (int t = 0; t < count; ++t) {
@@ -300,19 +304,6 @@ void valuesOf(const W* rows, size_t row_stride, int keys, const float* p, size_t
       for (int d = 0; d < head_dim; ++d)
         acc[i * acc_stride + d] = std::fma(p[i * p_stride + t], rowValue(rows + t * row_stride, d),
                                            acc[i * acc_stride + d]);
-}
-
-// f(rows as their element type)
-template <typename F>
-void withRows(Kernels::Rows type, const void* rows, const F& f) {
-  switch (type) {
-    case Kernels::Rows::F32:
-      return f(static_cast<const float*>(rows));
-    case Kernels::Rows::F16:
-      return f(static_cast<const uint16_t*>(rows));
-    case Kernels::Rows::I8:
-      return f(static_cast<const int8_t*>(rows));
-  }
 }
 
 void attentionScores(Kernels::Rows type, const void* rows, size_t row_stride, int keys,

@@ -76,49 +76,66 @@ int main() {
   // Every kernel set: each query's scores and weighted values are the same alone or with
   // others (groups and a remainder), and from f16 rows or the same values as f32 (passes
   // convert a block once, decode reads the cache as stored); and close to portable's.
-  for (const Kernels* set : {&portableKernels(), avx2Kernels(), avx512Kernels()}) {
-    if (!set) continue;
-    constexpr int kQueries = 7, kKeys = 27, kTile = 32, kDim = 76;  // 76: a tail past 8s
-    using Rows = Kernels::Rows;
-    std::vector<float> queries(kQueries * kDim), weights(kQueries * kTile), f32(kKeys * kDim);
-    std::vector<uint16_t> f16(kKeys * kDim);
-    for (float& x : queries) x = normal(rng);
-    for (float& x : weights) x = std::abs(normal(rng));
-    for (float& x : f32) x = normal(rng);
-    set->to_f16(f32.data(), f16.data(), f32.size());
-    set->from_f16(f16.data(), f32.data(), f16.size());  // f32 rows: the f16 values
-    const auto scores = [&](const Kernels& k, Rows type, int first, int count) {
-      std::vector<float> s(kQueries * kTile);
-      const void* rows = type == Rows::F16 ? static_cast<const void*>(f16.data()) : f32.data();
-      for (int i = first; i < kQueries; i += count)
-        k.attention_scores(type, rows, kDim, kKeys, queries.data() + i * kDim, kDim,
-                           std::min(count, kQueries - i), kDim, s.data() + i * kTile, kTile);
-      return s;
-    };
-    const auto values = [&](const Kernels& k, Rows type, int count) {
-      std::vector<float> acc(kQueries * kDim, 0.5f);
-      const void* rows = type == Rows::F16 ? static_cast<const void*>(f16.data()) : f32.data();
-      for (int i = 0; i < kQueries; i += count)
-        k.attention_values(type, rows, kDim, kKeys, weights.data() + i * kTile, kTile,
-                           std::min(count, kQueries - i), kDim, acc.data() + i * kDim, kDim);
-      return acc;
-    };
-    const auto together = scores(*set, Rows::F16, 0, kQueries);
-    const auto acc = values(*set, Rows::F16, kQueries);
-    const auto reference = scores(portableKernels(), Rows::F32, 0, kQueries);
-    const auto acc_reference = values(portableKernels(), Rows::F32, kQueries);
-    double worst = 0;
-    for (size_t i = 0; i < together.size(); ++i)
-      if (i % kTile < kKeys)
-        worst = std::max(worst, static_cast<double>(std::abs(together[i] - reference[i])));
-    for (size_t i = 0; i < acc.size(); ++i)
-      worst = std::max(worst, static_cast<double>(std::abs(acc[i] - acc_reference[i])));
-    check(together == scores(*set, Rows::F16, 0, 1) && together == scores(*set, Rows::F32, 0, 3) &&
-              acc == values(*set, Rows::F16, 1) && acc == values(*set, Rows::F32, 3) &&
-              worst < 1e-4,
-          std::string(set->name) +
-              ": attention scores and values of 7 queries x 27 rows are the same alone, in "
-              "threes and together, from f16 rows and from f32, and within 1e-4 of portable's");
-  }
+  // Head sizes: 76 (a tail past 8s), 80 (the 512-bit kernels' 64 + 16) and 128 (the 7B's).
+  for (const Kernels* set : {&portableKernels(), avx2Kernels(), avx512Kernels()})
+    for (const int kDim : {76, 80, 128}) {
+      if (!set) continue;
+      constexpr int kQueries = 7, kKeys = 27, kTile = 32;
+      using Rows = Kernels::Rows;
+      std::vector<float> queries(kQueries * kDim), weights(kQueries * kTile), f32(kKeys * kDim),
+          i8_values(kKeys * kDim);
+      std::vector<uint16_t> f16(kKeys * kDim);
+      std::vector<int8_t> i8(kKeys * kDim);
+      for (float& x : queries) x = normal(rng);
+      for (float& x : weights) x = std::abs(normal(rng));
+      for (float& x : f32) x = normal(rng);
+      for (size_t i = 0; i < i8.size(); ++i) {
+        i8[i] = static_cast<int8_t>(std::lround(std::clamp(f32[i] * 40.f, -127.f, 127.f)));
+        i8_values[i] = i8[i];
+      }
+      set->to_f16(f32.data(), f16.data(), f32.size());
+      set->from_f16(f16.data(), f32.data(), f16.size());  // f32 rows: the f16 values
+      const auto rowsOf = [&](Rows type, bool ints) -> const void* {
+        if (type == Rows::I8) return i8.data();
+        if (type == Rows::F16) return f16.data();
+        return ints ? i8_values.data() : f32.data();
+      };
+      const auto scores = [&](const Kernels& k, Rows type, int first, int count,
+                              bool ints = false) {
+        std::vector<float> s(kQueries * kTile);
+        for (int i = first; i < kQueries; i += count)
+          k.attention_scores(type, rowsOf(type, ints), kDim, kKeys, queries.data() + i * kDim, kDim,
+                             std::min(count, kQueries - i), kDim, s.data() + i * kTile, kTile);
+        return s;
+      };
+      const auto values = [&](const Kernels& k, Rows type, int count, bool ints = false) {
+        std::vector<float> acc(kQueries * kDim, 0.5f);
+        for (int i = 0; i < kQueries; i += count)
+          k.attention_values(type, rowsOf(type, ints), kDim, kKeys, weights.data() + i * kTile,
+                             kTile, std::min(count, kQueries - i), kDim, acc.data() + i * kDim,
+                             kDim);
+        return acc;
+      };
+      const auto together = scores(*set, Rows::F16, 0, kQueries);
+      const auto acc = values(*set, Rows::F16, kQueries);
+      const auto reference = scores(portableKernels(), Rows::F32, 0, kQueries);
+      const auto acc_reference = values(portableKernels(), Rows::F32, kQueries);
+      double worst = 0;
+      for (size_t i = 0; i < together.size(); ++i)
+        if (i % kTile < kKeys)
+          worst = std::max(worst, static_cast<double>(std::abs(together[i] - reference[i])));
+      for (size_t i = 0; i < acc.size(); ++i)
+        worst = std::max(worst, static_cast<double>(std::abs(acc[i] - acc_reference[i])));
+      const bool ints_same =
+          scores(*set, Rows::I8, 0, kQueries) == scores(*set, Rows::F32, 0, 1, true) &&
+          values(*set, Rows::I8, 3) == values(*set, Rows::F32, kQueries, true);
+      check(together == scores(*set, Rows::F16, 0, 1) &&
+                together == scores(*set, Rows::F32, 0, 3) && acc == values(*set, Rows::F16, 1) &&
+                acc == values(*set, Rows::F32, 3) && ints_same && worst < 1e-4,
+            std::string(set->name) + ", head_dim " + std::to_string(kDim) +
+                ": attention scores and values of 7 queries x 27 rows are the same alone, in "
+                "threes and together, from f16 rows and from f32 (int8 rows and from f32), and "
+                "within 1e-4 of portable's");
+    }
   return ts::testing::finish();
 }
