@@ -339,14 +339,20 @@ void QuantMatrix::multiplyRowsAsStored(float* out, int out_stride, const Activat
                           : 4;
     const uint8_t* w = static_cast<const uint8_t*>(storage());
     const size_t row_bytes = bytes() / rows_, row_values = static_cast<size_t>(x.superblocks) * 256;
+    // Positions in chunks of eight groups, all the rows for one chunk before the next: a
+    // chunk's activations stay in L2 (32 x 11,008 bytes), where every row over all of a
+    // 512-position pass's streamed them from L3 (pp512 fell to 0.7x pp128). The rows are
+    // read once per chunk instead, which these compute-bound passes do not notice.
+    const int chunk = 8 * group;
     float six[GgufKernels::kKTokens];
-    for (int r = rest; r < end; ++r)
-      for (int t = 0; t < x.count; t += group) {
-        const int n = std::min(group, x.count - t);
-        pass(w + r * row_bytes, x.qkRow(t), row_values, x.kscaleRow(t), x.superblocks,
-             x.bsumsRow(t), static_cast<size_t>(x.superblocks) * 16, cols_ / 256, n, six);
-        for (int i = 0; i < n; ++i) at(t + i, r) = six[i];
-      }
+    for (int t0 = 0; t0 < x.count; t0 += chunk)
+      for (int r = rest; r < end; ++r)
+        for (int t = t0; t < std::min(x.count, t0 + chunk); t += group) {
+          const int n = std::min(group, x.count - t);
+          pass(w + r * row_bytes, x.qkRow(t), row_values, x.kscaleRow(t), x.superblocks,
+               x.bsumsRow(t), static_cast<size_t>(x.superblocks) * 16, cols_ / 256, n, six);
+          for (int i = 0; i < n; ++i) at(t + i, r) = six[i];
+        }
     return;
   }
   for (int r = rest; r < end; ++r) {

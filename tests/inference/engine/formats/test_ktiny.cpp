@@ -107,6 +107,25 @@ void checkFile(const fs::path& dir, const std::string& type) {
         std::vector<float>(all.begin(), all.end()) == sequential,
         type + ": a pass of 5 positions gives bit-identical logits to decoding them one at a time");
   }
+
+  // A prompt's shape: a pass of 70 positions (past one chunk of positions of the K types'
+  // passes, 32 or 48) gives the logits of decoding them one at a time, to the bit.
+  {
+    const int n = 70, vocab = model.value()->config.vocab;
+    std::vector<int> ids(n);
+    for (int i = 0; i < n; ++i) ids[i] = (i * 7919 + 3) % vocab;
+    CpuSession one(model.value(), n, KvFormat::F32, 2), pass(model.value(), n, KvFormat::F32, 2);
+    std::vector<float> sequential;
+    for (int i = 0; i < n; ++i) {
+      auto l = one.forward(ids[i], i);
+      sequential.insert(sequential.end(), l.begin(), l.end());
+    }
+    auto all = pass.forwardBatch(ids, 0, true);
+    check(std::vector<float>(all.begin(), all.end()) == sequential,
+          type +
+              ": a pass of 70 positions gives bit-identical logits to decoding them one at a "
+              "time");
+  }
 }
 
 }  // namespace
