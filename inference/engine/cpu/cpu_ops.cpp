@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "inference/engine/cpu/kernels/kernels.h"
+
 namespace ts::engine {
 
 void rmsnorm(float* out, const float* x, const float* w, int n, float eps) {
@@ -54,10 +56,7 @@ void softmax(float* x, int n) {
 }
 
 void swiglu(float* gate, const float* up, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    const float g = gate[i];
-    gate[i] = g / (1.0f + std::exp(-g)) * up[i];
-  }
+  portableKernels().swiglu(gate, up, n);  // the std::exp form, defined once there
 }
 
 void attendHead(const KvCache& cache, int layer, const float* q, int at, int kv_head, int head_dim,

@@ -152,7 +152,8 @@ struct Kernels {
   // (q + i * q_stride).
   // - scores: s[i * s_stride + t] = q_i . row_t, as eight fma chains (lane l over d = l,
   //   l + 8, ... below head_dim rounded down to 8) summed ((l0 + l1) + (l2 + l3)) + ((l4 +
-  //   l5) + (l6 + l7)), plus one chain over the remaining d;
+  //   l5) + (l6 + l7)), plus one chain over the remaining d (the AVX-512 set, for head_dim
+  //   a multiple of 16: sixteen chains, lanes l and l + 8 added, then the same tree);
   // - values: acc[i * acc_stride + d] += p[i * p_stride + t] * row_t[d] for t = 0, 1, ... in
   //   order, one fused multiply-add each.
   // A query's results do not depend on the other queries of the call nor on the row type

@@ -232,13 +232,13 @@ void Activations::tileRows(int first, int last) {
 void Activations::groupForQ4_0() {
   grouped = true;
   q_grouped.resize(q.size());
-  const int grouped = n / kQuantBlock / 8 * 8;  // blocks in whole runs of 8
+  const int whole = n / kQuantBlock / 8 * 8;  // blocks in whole runs of 8
   for (int t = 0; t < count; ++t) {
     const int8_t* from = qRow(t);
     int8_t* to = q_grouped.data() + static_cast<size_t>(t) * blocks * kQuantBlock;
-    std::memcpy(to + grouped * kQuantBlock, from + grouped * kQuantBlock,
-                static_cast<size_t>(blocks - grouped) * kQuantBlock);  // as in q
-    for (int b = 0; b < grouped; ++b) {
+    std::memcpy(to + whole * kQuantBlock, from + whole * kQuantBlock,
+                static_cast<size_t>(blocks - whole) * kQuantBlock);  // as in q
+    for (int b = 0; b < whole; ++b) {
       // block b's halves go to quad (b / 4): its low half at [quad, 0, b % 4], high at [quad, 1]
       int8_t* quad = to + (b / 4) * 128 + (b % 4) * 16;
       std::memcpy(quad, from + b * kQuantBlock, 16);
@@ -324,7 +324,7 @@ void attentionValues(Kernels::Rows type, const void* rows, size_t row_stride, in
 
 namespace {
 
-void swigluExact(float* gate, const float* up, size_t n) {  // cpu_ops.h's swiglu
+void swigluExact(float* gate, const float* up, size_t n) {  // cpu_ops.h's swiglu calls it
   for (size_t i = 0; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }
 
