@@ -403,10 +403,10 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
     });
     if (!done) return fail(kLoadCancelled);
   } else if (activeGgufKernels().panels_q4_0) {
-    // Q4_0 / Q8_0 rows into panels for this CPU's 16-row kernels, F16 rows into super-panels
-    // (rows in lanes); the mapped pages they came from are released, so the process holds
-    // them once (a classifier that shares the embedding's bytes stays as stored: lookups
-    // read those)
+    // Q4_0 / Q8_0 / K-type rows into panels for this CPU's 16-row kernels, F16 rows into
+    // super-panels (rows in lanes); the mapped pages they came from are released, so the process
+    // holds them once (a classifier that shares the embedding's bytes stays as stored: lookups read
+    // those)
     const bool done = eachMatrix(matrices, phase(options.progress, 0.9, 0.97), [&](QuantMatrix& q) {
       if (!q.panelsFit() || (&q == &m.classifier && q.storage() == m.token_embd.storage())) return;
       const QuantMatrix source = q;

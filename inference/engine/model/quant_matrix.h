@@ -79,6 +79,9 @@ class QuantMatrix {
   // Panels (quant_matrix_panels.cpp): stored Q4_0 / Q8_0 rows repacked at load into slabs
   // of kPanelRows rows whose blocks the 16-row kernels load as they lie. The same bytes
   // count and the same results to the bit; products of a panelled matrix cover whole slabs.
+  // Stored Q4_K / Q5_K / Q6_K rows go into slabs of kPanelRows too (GgufKernels::
+  // panels_q4_k): the same bytes count, products within rounding of the rows' as stored and
+  // the same for any number of positions.
   static constexpr int kPanelRows = 16;
   // Stored F16 rows go into super-panels of up to 64 rows instead, rows in lanes, column
   // by column (GgufKernels::panels_f16): one f32 chain per product, in column order, for
@@ -88,7 +91,8 @@ class QuantMatrix {
   int splitRows() const {
     return panelled_ && stored_type_ == TensorType::F16 ? kF16PanelRows : kPanelRows;
   }
-  // Whether inPanels would repack: stored Q4_0 / Q8_0 / F16, rows a multiple of kPanelRows.
+  // Whether inPanels would repack: stored Q4_0 / Q8_0 / F16 / Q4_K / Q5_K / Q6_K, rows a
+  // multiple of kPanelRows.
   bool panelsFit() const;
   // A copy in panels (its own buffer); the matrix itself when !panelsFit().
   QuantMatrix inPanels() const;

@@ -5,6 +5,10 @@
 //   [16 f16 scales, row order][for k: row 0's bytes 4k .. 4k + 3, row 1's, ..., row 15's]
 // k < 4 for Q4_0 (each byte two nibbles: elements j and j + 16), k < 8 for Q8_0, whose
 // signed bytes are kept + 128 (the kernels' unsigned side).
+// Stored Q4_K / Q5_K / Q6_K rows go into slabs of sixteen too; within a slab, super-block b
+// (16 x the block size B): word w < B / 4 (bytes 4w .. 4w + 3 of the block) of row 0, of row
+// 1, ..., of row 15, then the rows' last B % 4 bytes (Q6_K's d) in row order
+// (GgufKernels::panels_q4_k).
 // Stored F16 rows go into super-panels of kF16PanelRows (64) rows instead, the last one
 // narrower when the rows are not a multiple of 64: for each column k, the super-panel's
 // rows' halves in row order (rows in the lanes of GgufKernels::panels_f16's registers).
@@ -63,6 +67,27 @@ void unpackRow(const PanelShape& p, int blocks, const uint8_t* slab, int lane, u
   }
 }
 
+bool isKPanelType(TensorType type) {
+  return type == TensorType::Q4_K || type == TensorType::Q5_K || type == TensorType::Q6_K;
+}
+
+// Row `lane` of a K-type slab: its stored bytes (superblocks blocks at `row`) into the slab,
+// or (to_panel false) back.
+void moveKRow(TensorType type, int superblocks, uint8_t* row, uint8_t* slab, int lane,
+              bool to_panel) {
+  const size_t block = layoutOf(type).block_bytes, words = block / 4, tail = block % 4;
+  for (int b = 0; b < superblocks; ++b, row += block, slab += 16 * block) {
+    for (size_t w = 0; w < words; ++w) {
+      uint8_t* panel = slab + 64 * w + 4 * lane;
+      to_panel ? std::memcpy(panel, row + 4 * w, 4) : std::memcpy(row + 4 * w, panel, 4);
+    }
+    uint8_t* panel = slab + 64 * words + tail * lane;
+    if (tail)
+      to_panel ? std::memcpy(panel, row + 4 * words, tail)
+               : std::memcpy(row + 4 * words, panel, tail);
+  }
+}
+
 // F16: row r of a matrix of `rows` x `cols` in super-panels, as its column 0's index and
 // the distance between its columns (its super-panel's width).
 struct F16PanelRow {
@@ -99,7 +124,7 @@ void packF16(const uint16_t* rows_in, int rows, int cols, uint16_t* out) {
 bool QuantMatrix::panelsFit() const {
   if (format_ != WeightFormat::Stored || panelled_ || rows_ % kPanelRows != 0) return false;
   return stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0 ||
-         stored_type_ == TensorType::F16;
+         stored_type_ == TensorType::F16 || isKPanelType(stored_type_);
 }
 
 QuantMatrix QuantMatrix::inPanels() const {
@@ -108,6 +133,11 @@ QuantMatrix QuantMatrix::inPanels() const {
   if (stored_type_ == TensorType::F16) {
     packF16(reinterpret_cast<const uint16_t*>(stored_), rows_, cols_,
             reinterpret_cast<uint16_t*>(panels->data()));
+  } else if (isKPanelType(stored_type_)) {
+    const size_t row_bytes = rowBytes(stored_type_, cols_);
+    for (int r = 0; r < rows_; ++r)
+      moveKRow(stored_type_, cols_ / kSuperBlock, const_cast<uint8_t*>(stored_ + r * row_bytes),
+               panels->data() + r / kPanelRows * kPanelRows * row_bytes, r % kPanelRows, true);
   } else {
     const PanelShape p = panelShape(stored_type_, cols_);
     const size_t slab_bytes = kPanelRows * p.row_bytes;
@@ -136,6 +166,9 @@ void QuantMatrix::storedRow(int r, uint8_t* out) const {
     return;
   }
   const uint8_t* slab = stored_ + static_cast<size_t>(r / kPanelRows) * kPanelRows * row_bytes;
+  if (isKPanelType(stored_type_))
+    return moveKRow(stored_type_, cols_ / kSuperBlock, out, const_cast<uint8_t*>(slab),
+                    r % kPanelRows, false);
   unpackRow(panelShape(stored_type_, cols_), cols_ / 32, slab, r % kPanelRows, out);
 }
 
@@ -152,22 +185,39 @@ void QuantMatrix::multiplyPanels(float* out, int out_stride, const Activations& 
                                  int end) const {
   if (stored_type_ == TensorType::F16) return multiplyF16Panels(out, out_stride, x, begin, end);
   const GgufKernels& g = activeGgufKernels();
-  const bool q4 = stored_type_ == TensorType::Q4_0;
   const size_t row_bytes = rowBytes(stored_type_, cols_);
-  const int blocks = cols_ / 32;
-  if (const auto panels = q4 ? g.panels_q4_0 : g.panels_q8_0; panels && x.tiled)
-    return panels(stored_ + begin * row_bytes, row_bytes, end - begin, x, blocks, out + begin,
+  GgufKernels::Slabs panels = nullptr;
+  bool ready = x.tiled;  // the activations in the form the kernel reads
+  switch (stored_type_) {
+    case TensorType::Q4_0:
+      panels = g.panels_q4_0;
+      break;
+    case TensorType::Q8_0:
+      panels = g.panels_q8_0;
+      break;
+    case TensorType::Q4_K:
+    case TensorType::Q5_K:
+    case TensorType::Q6_K:
+      panels = stored_type_ == TensorType::Q4_K   ? g.panels_q4_k
+               : stored_type_ == TensorType::Q5_K ? g.panels_q5_k
+                                                  : g.panels_q6_k;
+      ready = x.superblocks == cols_ / kSuperBlock;
+      break;
+    default:
+      break;
+  }
+  if (panels && ready)
+    return panels(stored_ + begin * row_bytes, row_bytes, end - begin, x,
+                  isKPanelType(stored_type_) ? cols_ / kSuperBlock : cols_ / 32, out + begin,
                   out_stride);
-  const auto dot = q4 ? g.dot_q4_0 : g.dot_q8_0;
+  // no kernel for panels: each slab back in the stored layout, multiplied as stored
   thread_local std::vector<uint8_t> rows;
   rows.resize(kPanelRows * row_bytes);
   for (int first = begin; first < end; first += kPanelRows) {
     const int n = std::min(kPanelRows, end - first);
     for (int i = 0; i < n; ++i) storedRow(first + i, rows.data() + i * row_bytes);
-    for (int t = 0; t < x.count; ++t)
-      for (int i = 0; i < n; ++i)
-        out[static_cast<size_t>(t) * out_stride + first + i] =
-            dot(rows.data() + i * row_bytes, x.qRow(t), x.scale16Row(t), x.offset16Row(t), blocks);
+    stored(stored_type_, rows.data(), n, cols_, nullptr)
+        .multiplyRowsAsStored(out + first, out_stride, x, 0, n);
   }
 }
 

@@ -86,6 +86,14 @@ struct GgufKernels {
   using F16Panels = void (*)(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride,
                              int tokens, float* out, size_t out_stride);
   F16Panels panels_f16;
+  // Q4_K / Q5_K / Q6_K rows in panels of sixteen (QuantMatrix::inPanels: each super-block
+  // of a slab its sixteen rows' words interleaved, word w of row i at 64 w + 4 i), `rows`
+  // rows (a multiple of 16) times all of x's positions in the Q8_K form (blocks: super-
+  // blocks per row). Sixteen rows in the lanes of a register, four elements per product,
+  // each row's integer sum over a super-block exact: decode (which reads the panels too)
+  // and every pass give the same results to the bit, within rounding of dot_q4_k's (whose
+  // f32 steps follow llama.cpp's lanes). Null as above.
+  Slabs panels_q4_k, panels_q5_k, panels_q6_k;
 };
 
 const GgufKernels& portableGgufKernels();

@@ -137,6 +137,9 @@ const GgufKernels& portableGgufKernels() {
                              dotTokens<dotQ6K>,
                              nullptr,
                              nullptr,
+                             nullptr,
+                             nullptr,
+                             nullptr,
                              nullptr};
   return k;
 }

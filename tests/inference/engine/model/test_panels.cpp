@@ -4,6 +4,10 @@
 // the same logits as the same model kept in the file's layout. Run once with the fastest
 // kernels and once with the portable ones (no panel kernels: each slab is multiplied in
 // the stored layout again).
+// Stored Q4_K / Q5_K / Q6_K matrices go into panels of sixteen rows too: the bytes come back
+// as stored, products are within 1e-4 of the stored rows' and the same to the bit for any
+// number of positions and any range of whole slabs (decode and speculative verification
+// agree; ktiny's files check whole models against their reference).
 // Stored F16 matrices go into super-panels of 64 rows: the bytes come back as stored, and
 // every product is one f32 chain of fused multiply-adds in column order (checked against
 // that chain computed here, to the bit, for any number of positions), so a loaded F16
@@ -40,6 +44,20 @@ std::vector<uint8_t> randomRows(TensorType type, int rows, int blocks) {
       const uint16_t half = f32ToF16(0.01f * (1 + (r + b) % 7));
       std::memcpy(&bytes[(r * blocks + b) * block], &half, 2);
     }
+  return bytes;
+}
+
+// rows x superblocks random Q4_K / Q5_K / Q6_K blocks with small f16 scales.
+std::vector<uint8_t> randomKRows(TensorType type, int rows, int superblocks) {
+  const size_t block = layoutOf(type).block_bytes;
+  std::vector<uint8_t> bytes(rows * superblocks * block);
+  for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+  for (size_t b = 0; b < bytes.size() / block; ++b) {
+    uint8_t* at = &bytes[b * block];
+    const uint16_t d = f32ToF16(0.001f * (1 + b % 5)), dmin = f32ToF16(0.002f * (1 + b % 3));
+    std::memcpy(type == TensorType::Q6_K ? at + 208 : at, &d, 2);
+    if (type != TensorType::Q6_K) std::memcpy(at + 2, &dmin, 2);
+  }
   return bytes;
 }
 
@@ -138,6 +156,46 @@ int main() {
       check(same, what +
                       "products of 1, 5 and 37 positions, rows [0, 48) and [16, 48), equal "
                       "the stored rows' to the bit");
+    }
+  }
+  for (TensorType type : {TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K}) {
+    // K types: their own arithmetic (each row's sum over a super-block one exact integer),
+    // within rounding of the stored rows' products and the same for any number of positions
+    const std::string name = typeName(type);
+    for (int superblocks : {1, 3}) {
+      const int rows = 48, cols = superblocks * 256;
+      const std::vector<uint8_t> bytes = randomKRows(type, rows, superblocks);
+      const QuantMatrix stored = QuantMatrix::stored(type, bytes.data(), rows, cols, nullptr);
+      const QuantMatrix panels = stored.inPanels();
+      const std::string what = name + ", " + std::to_string(superblocks) + " super-blocks: ";
+      checkRepacked(stored, panels, what);
+      std::vector<float> xs(static_cast<size_t>(37) * cols);
+      for (float& v : xs) v = normal(rng);
+      const auto pass = product(panels, xs, 37, 0, rows),
+                 as_stored = product(stored, xs, 37, 0, rows);
+      const auto part = product(panels, xs, 37, 16, rows), five = product(panels, xs, 5, 0, rows);
+      bool close = true, same = true;
+      float worst = 0;
+      for (int t = 0; t < 37; ++t) {
+        const auto one =
+            product(panels, std::vector<float>(xs.begin() + t * cols, xs.begin() + (t + 1) * cols),
+                    1, 0, rows);
+        for (int r = 0; r < rows; ++r) {
+          const size_t i = static_cast<size_t>(t) * rows + r;
+          const float diff = std::fabs(pass[i] - as_stored[i]);
+          worst = std::max(worst, diff);
+          close = close && diff <= 1e-4f * (1 + std::fabs(as_stored[i]));
+          same = same && one[r] == pass[i] && (r < 16 || part[i] == pass[i]) &&
+                 (t >= 5 || five[i] == pass[i]);
+        }
+      }
+      check(close, what +
+                       "a pass of 37 positions within 1e-4 of the stored rows' products "
+                       "(largest difference " +
+                       std::to_string(worst) + ")");
+      check(same, what +
+                      "each position alone, in a pass of 5, of 37 and over rows [16, 48): "
+                      "the same results to the bit");
     }
   }
   for (int cols : {100, 256}) {  // F16: 112 rows, a last super-panel of three slabs
