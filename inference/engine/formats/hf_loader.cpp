@@ -291,8 +291,8 @@ Result<ModelConfig> configFromHfFolder(const std::string& folder, bool* tied) {
   return configFromHfJson(config_json.value(), tied);
 }
 
-Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder,
-                                            const LoadProgress& progress) {
+Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder, const LoadProgress& progress,
+                                            std::vector<std::shared_ptr<MappedFile>>* files) {
   const fs::path dir(folder);
   bool tied = false;
   auto config = configFromHfFolder(folder, &tied);
@@ -303,6 +303,7 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder,
   auto shards = openShards(dir);
   if (!shards) return fail(shards.error());
   const Shards& s = shards.value();
+  if (files) *files = s.files;
   const uint64_t D = c.dim, F = c.ffn_dim, V = c.vocab, Q = c.n_heads * c.head_dim,
                  KV = c.n_kv_heads * c.head_dim;
   // Every matrix and the embedding table as stored in the mapped shards; q and k rows

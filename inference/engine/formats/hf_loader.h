@@ -15,14 +15,18 @@
 #include <string>
 #include <vector>
 
+#include "inference/engine/formats/mapped_file.h"
 #include "inference/engine/formats/model_loader.h"
 #include "inference/engine/model/model.h"
 
 namespace ts::engine {
 
-// `progress` is told the share of layers read (false: fail with kLoadCancelled).
-Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder,
-                                            const LoadProgress& progress = {});
+// `progress` is told the share of layers read (false: fail with kLoadCancelled). `files`,
+// when given, gets the mapped shards the matrices read (so that a caller that repacks them
+// can release their pages).
+Result<std::shared_ptr<Model>> loadHfFolder(
+    const std::string& folder, const LoadProgress& progress = {},
+    std::vector<std::shared_ptr<MappedFile>>* files = nullptr);
 
 // The safetensors files of a folder: the shards model.safetensors.index.json names, or
 // model.safetensors (an error says what was expected: PyTorch .bin weights, nothing).

@@ -365,8 +365,9 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
   const LoadProgress reading = phase(options.progress, 0, convert ? 0.5 : 0.9);
   Result<std::shared_ptr<Model>> model = fail("");
   std::shared_ptr<MappedFile> mapped;
+  std::vector<std::shared_ptr<MappedFile>> shards;  // a Hugging Face folder's
   if (!folder.empty()) {
-    model = loadHfFolder(folder, reading);
+    model = loadHfFolder(folder, reading, &shards);
   } else {
     auto file = MappedFile::open(path, MappedFile::Access::Whole);
     if (!file) return fail(file.error());
@@ -403,16 +404,18 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
     });
     if (!done) return fail(kLoadCancelled);
   } else if (activeGgufKernels().panels_q4_0) {
-    // Q4_0 / Q8_0 / K-type rows into panels for this CPU's 16-row kernels, F16 rows into
-    // super-panels (rows in lanes); the mapped pages they came from are released, so the process
-    // holds them once (a classifier that shares the embedding's bytes stays as stored: lookups read
-    // those)
+    // Q4_0 / Q8_0 / K-type rows into panels for this CPU's 16-row kernels, F16 / BF16 rows
+    // into super-panels (rows in lanes); the mapped pages they came from (a GGUF file, a
+    // folder's shards) are released, so the process holds them once (a classifier that shares
+    // the embedding's bytes stays as stored: lookups read those)
+    if (mapped) shards.push_back(mapped);  // the files whose pages matrices may read
     const bool done = eachMatrix(matrices, phase(options.progress, 0.9, 0.97), [&](QuantMatrix& q) {
       if (!q.panelsFit() || (&q == &m.classifier && q.storage() == m.token_embd.storage())) return;
       const QuantMatrix source = q;
       q = source.inPanels();
-      if (mapped && source.owner().get() == mapped.get())
-        mapped->release({static_cast<const uint8_t*>(source.storage()), source.bytes()});
+      for (const auto& file : shards)
+        if (source.owner().get() == file.get())
+          file->release({static_cast<const uint8_t*>(source.storage()), source.bytes()});
     });
     if (!done) return fail(kLoadCancelled);
   }

@@ -83,16 +83,19 @@ class QuantMatrix {
   // panels_q4_k): the same bytes count, products within rounding of the rows' as stored and
   // the same for any number of positions.
   static constexpr int kPanelRows = 16;
-  // Stored F16 rows go into super-panels of up to 64 rows instead, rows in lanes, column
-  // by column (GgufKernels::panels_f16): one f32 chain per product, in column order, for
-  // any number of positions. Their products cover whole super-panels.
+  // Stored F16 and BF16 rows go into super-panels of up to 64 rows instead, rows in lanes,
+  // column by column (GgufKernels::panels_f16, panels_bf16): one f32 chain per product, in column
+  // order, for any number of positions. Their products cover whole super-panels.
   static constexpr int kF16PanelRows = 64;
-  // The rows threads split products in: whole super-panels (panelled F16), else kPanelRows.
+  // The rows threads split products in: whole super-panels (panelled F16 / BF16), else
+  // kPanelRows.
   int splitRows() const {
-    return panelled_ && stored_type_ == TensorType::F16 ? kF16PanelRows : kPanelRows;
+    return panelled_ && (stored_type_ == TensorType::F16 || stored_type_ == TensorType::BF16)
+               ? kF16PanelRows
+               : kPanelRows;
   }
-  // Whether inPanels would repack: stored Q4_0 / Q8_0 / F16 / Q4_K / Q5_K / Q6_K, rows a
-  // multiple of kPanelRows.
+  // Whether inPanels would repack: stored Q4_0 / Q8_0 / F16 / BF16 / Q4_K / Q5_K / Q6_K,
+  // rows a multiple of kPanelRows.
   bool panelsFit() const;
   // A copy in panels (its own buffer); the matrix itself when !panelsFit().
   QuantMatrix inPanels() const;
@@ -179,7 +182,7 @@ class QuantMatrix {
 
   int rows_ = 0, cols_ = 0, group_ = 128;
   TensorType stored_type_ = TensorType::F32;
-  bool panelled_ = false;              // Stored Q4_0 / Q8_0 / F16: stored_ holds panels
+  bool panelled_ = false;              // Stored: stored_ holds panels (panelsFit types)
   const uint8_t* stored_ = nullptr;    // Stored: [rows, rowBytes]
   std::shared_ptr<const void> owner_;  // keeps stored_ alive
   std::vector<float> row_scales_;

@@ -9,7 +9,7 @@
 // (16 x the block size B): word w < B / 4 (bytes 4w .. 4w + 3 of the block) of row 0, of row
 // 1, ..., of row 15, then the rows' last B % 4 bytes (Q6_K's d) in row order
 // (GgufKernels::panels_q4_k).
-// Stored F16 rows go into super-panels of kF16PanelRows (64) rows instead, the last one
+// Stored F16 and BF16 rows go into super-panels of kF16PanelRows (64) rows instead, the last one
 // narrower when the rows are not a multiple of 64: for each column k, the super-panel's
 // rows' halves in row order (rows in the lanes of GgufKernels::panels_f16's registers).
 #include <algorithm>
@@ -65,6 +65,11 @@ void unpackRow(const PanelShape& p, int blocks, const uint8_t* slab, int lane, u
       std::memcpy(row + 2 + 4 * k, &word, 4);
     }
   }
+}
+
+// F16 and BF16 rows: super-panels of 2-byte values.
+bool isHalfPanelType(TensorType type) {
+  return type == TensorType::F16 || type == TensorType::BF16;
 }
 
 bool isKPanelType(TensorType type) {
@@ -124,13 +129,13 @@ void packF16(const uint16_t* rows_in, int rows, int cols, uint16_t* out) {
 bool QuantMatrix::panelsFit() const {
   if (format_ != WeightFormat::Stored || panelled_ || rows_ % kPanelRows != 0) return false;
   return stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0 ||
-         stored_type_ == TensorType::F16 || isKPanelType(stored_type_);
+         isHalfPanelType(stored_type_) || isKPanelType(stored_type_);
 }
 
 QuantMatrix QuantMatrix::inPanels() const {
   if (!panelsFit()) return *this;
   auto panels = std::make_shared<WeightBuffer<uint8_t>>(bytes());
-  if (stored_type_ == TensorType::F16) {
+  if (isHalfPanelType(stored_type_)) {
     packF16(reinterpret_cast<const uint16_t*>(stored_), rows_, cols_,
             reinterpret_cast<uint16_t*>(panels->data()));
   } else if (isKPanelType(stored_type_)) {
@@ -158,7 +163,7 @@ void QuantMatrix::storedRow(int r, uint8_t* out) const {
     std::memcpy(out, stored_ + static_cast<size_t>(r) * row_bytes, row_bytes);
     return;
   }
-  if (stored_type_ == TensorType::F16) {
+  if (isHalfPanelType(stored_type_)) {
     const F16PanelRow at = f16PanelRow(rows_, cols_, r);
     const uint16_t* column0 = reinterpret_cast<const uint16_t*>(stored_) + at.first;
     auto* row = reinterpret_cast<uint16_t*>(out);
@@ -183,7 +188,7 @@ std::vector<uint8_t> QuantMatrix::storedRows() const {
 // or, where the CPU has none, each slab back in the stored layout and the row kernels.
 void QuantMatrix::multiplyPanels(float* out, int out_stride, const Activations& x, int begin,
                                  int end) const {
-  if (stored_type_ == TensorType::F16) return multiplyF16Panels(out, out_stride, x, begin, end);
+  if (isHalfPanelType(stored_type_)) return multiplyF16Panels(out, out_stride, x, begin, end);
   const GgufKernels& g = activeGgufKernels();
   const size_t row_bytes = rowBytes(stored_type_, cols_);
   GgufKernels::Slabs panels = nullptr;
@@ -221,35 +226,39 @@ void QuantMatrix::multiplyPanels(float* out, int out_stride, const Activations& 
   }
 }
 
-// Rows [begin, end) of panelled F16 rows: whole super-panels by panels_f16, the rows of a
-// range that cuts a super-panel (never from CpuSession, which splits in whole ones) and
-// every row where the CPU has no such kernel by the same f32 chains one product at a time:
-// the same results either way.
+// Rows [begin, end) of panelled F16 / BF16 rows: whole super-panels by panels_f16 /
+// panels_bf16, the rows of a range that cuts a super-panel (never from CpuSession, which
+// splits in whole ones) and every row where the CPU has no such kernel by the same f32 chains
+// one product at a time: the same results either way. F16 rows read the activations rounded
+// to f16 (Activations::halves), BF16 rows the f32 ones.
 void QuantMatrix::multiplyF16Panels(float* out, int out_stride, const Activations& x, int begin,
                                     int end) const {
   const auto* panels = reinterpret_cast<const uint16_t*>(stored_);
+  const bool bf16 = stored_type_ == TensorType::BF16;
+  const float* xs = bf16 ? x.f32Row(0) : x.halfRow(0);
   const auto chains = [&](int from, int to) {
     for (int r = from; r < to; ++r) {
       const F16PanelRow at = f16PanelRow(rows_, cols_, r);
       for (int t = 0; t < x.count; ++t) {
-        const float* xt = x.halfRow(t);
+        const float* xt = xs + static_cast<size_t>(t) * x.n;
         float acc = 0;
-        for (int k = 0; k < cols_; ++k)
-          acc =
-              std::fma(f16ToF32(panels[at.first + static_cast<size_t>(k) * at.stride]), xt[k], acc);
+        for (int k = 0; k < cols_; ++k) {
+          const uint16_t w = panels[at.first + static_cast<size_t>(k) * at.stride];
+          acc = std::fma(bf16 ? bf16ToF32(w) : f16ToF32(w), xt[k], acc);
+        }
         out[static_cast<size_t>(t) * out_stride + r] = acc;
       }
     }
   };
-  const auto kernel = activeGgufKernels().panels_f16;
+  const auto kernel = bf16 ? activeGgufKernels().panels_bf16 : activeGgufKernels().panels_f16;
   // [first, last): the whole super-panels in the range (the matrix's last one may be narrow)
   const int first = std::min(end, (begin + kF16PanelRows - 1) / kF16PanelRows * kF16PanelRows);
   const int last = end == rows_ ? end : std::max(first, end / kF16PanelRows * kF16PanelRows);
   if (!kernel) return chains(begin, end);
   chains(begin, first);
   if (first < last)
-    kernel(panels + static_cast<size_t>(first) * cols_, last - first, cols_, x.halfRow(0), x.n,
-           x.count, out + first, out_stride);
+    kernel(panels + static_cast<size_t>(first) * cols_, last - first, cols_, xs, x.n, x.count,
+           out + first, out_stride);
   chains(last, end);
 }
 

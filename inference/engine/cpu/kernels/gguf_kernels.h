@@ -86,6 +86,9 @@ struct GgufKernels {
   using F16Panels = void (*)(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride,
                              int tokens, float* out, size_t out_stride);
   F16Panels panels_f16;
+  // The same for BF16 rows (Hugging Face weights as stored) in super-panels, each weight
+  // widened exactly to f32; the activations as they are (f32). Null as above.
+  F16Panels panels_bf16;
   // Q4_K / Q5_K / Q6_K rows in panels of sixteen (QuantMatrix::inPanels: each super-block
   // of a slab its sixteen rows' words interleaved, word w of row i at 64 w + 4 i), `rows`
   // rows (a multiple of 16) times all of x's positions in the Q8_K form (blocks: super-

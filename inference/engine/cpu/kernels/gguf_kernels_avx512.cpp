@@ -316,7 +316,16 @@ TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activa
 // broadcasts and kSlabs x kTokens FMAs, and the super-panel is one sequential stream: the
 // pass of five runs at 2.1-2.6x the rate of four rows at a time in dotFloat's order
 // (measured with both threads streaming from memory: 150-180 against 70-120 GMAC/s).
-template <int kSlabs, int kTokens>
+// Sixteen halves at p as f32: F16 (kBf16 false) by conversion, BF16 (the top half of an f32)
+// by widening and a shift.
+template <bool kBf16>
+TS_TARGET inline __m512 widen16(const uint16_t* p) {
+  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  if constexpr (kBf16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  return _mm512_cvtph_ps(h);
+}
+
+template <bool kBf16, int kSlabs, int kTokens>
 TS_TARGET void f16PanelTokens(const uint16_t* w, int cols, const float* x, size_t x_stride,
                               float* out, size_t out_stride) {
   // 8 KiB on at the full width (a pass of five on the 7B shape: 71 ms with 4 KiB, 68 with
@@ -334,9 +343,7 @@ TS_TARGET void f16PanelTokens(const uint16_t* w, int cols, const float* x, size_
       _mm_prefetch(reinterpret_cast<const char*>(column + kAhead + 32), _MM_HINT_T0);
     __m512 wk[kSlabs];
 #pragma GCC unroll 4
-    for (int s = 0; s < kSlabs; ++s)
-      wk[s] =
-          _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(column + 16 * s)));
+    for (int s = 0; s < kSlabs; ++s) wk[s] = widen16<kBf16>(column + 16 * s);
 #pragma GCC unroll 6
     for (int t = 0; t < kTokens; ++t) {
       const __m512 xk = _mm512_set1_ps(x[t * x_stride + k]);
@@ -358,8 +365,9 @@ inline void upTo(int n, Fn fn) {
   fn(std::integral_constant<int, kMost>{});
 }
 
-TS_TARGET void panelsF16(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride,
-                         int tokens, float* out, size_t out_stride) {
+template <bool kBf16>
+TS_TARGET void panelsHalves(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride,
+                            int tokens, float* out, size_t out_stride) {
   constexpr int kWidest = 4;  // slabs per super-panel (QuantMatrix::kF16PanelRows / 16)
   constexpr int kMost = 6;    // 4 x 6 accumulators, 4 weights and a broadcast: 29 registers
   for (int r = 0; r < rows; r += 16 * kWidest) {
@@ -367,11 +375,21 @@ TS_TARGET void panelsF16(const uint16_t* w, int rows, int cols, const float* x, 
     upTo<kWidest>(std::min(kWidest, (rows - r) / 16), [&](auto slabs) {
       for (int t = 0; t < tokens; t += kMost)
         upTo<kMost>(std::min(kMost, tokens - t), [&](auto count) {
-          f16PanelTokens<slabs(), count()>(panel, cols, x + t * x_stride, x_stride,
-                                           out + t * out_stride + r, out_stride);
+          f16PanelTokens<kBf16, slabs(), count()>(panel, cols, x + t * x_stride, x_stride,
+                                                  out + t * out_stride + r, out_stride);
         });
     });
   }
+}
+
+// GgufKernels::panels_f16 / panels_bf16.
+TS_TARGET void panelsF16(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride,
+                         int tokens, float* out, size_t out_stride) {
+  panelsHalves<false>(w, rows, cols, x, x_stride, tokens, out, out_stride);
+}
+TS_TARGET void panelsBf16(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride,
+                          int tokens, float* out, size_t out_stride) {
+  panelsHalves<true>(w, rows, cols, x, x_stride, tokens, out, out_stride);
 }
 
 template void gemm16<true, false>(const uint8_t*, size_t, int, const Activations&, int, float*,

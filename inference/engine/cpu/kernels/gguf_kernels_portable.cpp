@@ -140,6 +140,7 @@ const GgufKernels& portableGgufKernels() {
                              nullptr,
                              nullptr,
                              nullptr,
+                             nullptr,
                              nullptr};
   return k;
 }

@@ -40,6 +40,8 @@ void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, 
             float* out, size_t out_stride);
 void panelsF16(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride, int tokens,
                float* out, size_t out_stride);
+void panelsBf16(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride, int tokens,
+                float* out, size_t out_stride);
 // gguf_kernels_kpanels.cpp
 void panelsQ4K(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int superblocks,
                float* out, size_t out_stride);
@@ -70,6 +72,7 @@ const GgufKernels* vnniGgufKernels() {
       table.panels_q4_0 = gguf_avx512::gemm16<true, true>;
       table.panels_q8_0 = gguf_avx512::gemm16<false, true>;
       table.panels_f16 = gguf_avx512::panelsF16;
+      table.panels_bf16 = gguf_avx512::panelsBf16;
       table.panels_q4_k = gguf_avx512::panelsQ4K;
       table.panels_q5_k = gguf_avx512::panelsQ5K;
       table.panels_q6_k = gguf_avx512::panelsQ6K;

@@ -198,40 +198,51 @@ int main() {
                       "the same results to the bit");
     }
   }
-  for (int cols : {100, 256}) {  // F16: 112 rows, a last super-panel of three slabs
-    const int rows = 112;
-    std::vector<uint16_t> halves(static_cast<size_t>(rows) * cols);
-    for (auto& h : halves) h = f32ToF16(normal(rng) * 0.1f);
-    const auto* bytes = reinterpret_cast<const uint8_t*>(halves.data());
-    const QuantMatrix stored = QuantMatrix::stored(TensorType::F16, bytes, rows, cols, nullptr);
-    const QuantMatrix panels = stored.inPanels();
-    const std::string what = "F16, " + std::to_string(cols) + " columns: ";
-    checkRepacked(stored, panels, what);
-    bool chains = true, close = true;
-    for (int tokens : {1, 5, 7, 37}) {  // decode, a verification, past groups of six
-      std::vector<float> xs(static_cast<size_t>(tokens) * cols);
-      for (float& v : xs) v = normal(rng);
-      for (int begin : {0, 64, 16}) {  // 16: a range that cuts a super-panel
-        const auto got = product(panels, xs, tokens, begin, rows);
-        const auto as_stored = product(stored, xs, tokens, begin, rows);
-        for (int t = 0; t < tokens; ++t)
-          for (int r = begin; r < rows; ++r) {
-            float chain = 0;  // the activations as F16 rows read them: rounded to f16
-            for (int k = 0; k < cols; ++k)
-              chain = std::fma(f16ToF32(halves[static_cast<size_t>(r) * cols + k]),
-                               f16ToF32(f32ToF16(xs[static_cast<size_t>(t) * cols + k])), chain);
-            const float g = got[static_cast<size_t>(t) * rows + r],
-                        s = as_stored[static_cast<size_t>(t) * rows + r];
-            chains = chains && g == chain;
-            close = close && std::fabs(g - s) <= 1e-5f * (1 + std::fabs(s));
-          }
+  for (const bool bf16 : {false, true})
+    for (int cols : {100, 256}) {  // F16 / BF16: 112 rows, a last super-panel of three slabs
+      const int rows = 112;
+      const TensorType type = bf16 ? TensorType::BF16 : TensorType::F16;
+      const auto toHalf = [&](float v) {  // BF16: the top half of the f32 (truncated)
+        uint32_t bits;
+        std::memcpy(&bits, &v, 4);
+        return bf16 ? static_cast<uint16_t>(bits >> 16) : f32ToF16(v);
+      };
+      const auto fromHalf = [&](uint16_t h) { return bf16 ? bf16ToF32(h) : f16ToF32(h); };
+      std::vector<uint16_t> halves(static_cast<size_t>(rows) * cols);
+      for (auto& h : halves) h = toHalf(normal(rng) * 0.1f);
+      const auto* bytes = reinterpret_cast<const uint8_t*>(halves.data());
+      const QuantMatrix stored = QuantMatrix::stored(type, bytes, rows, cols, nullptr);
+      const QuantMatrix panels = stored.inPanels();
+      const std::string what = typeName(type) + ", " + std::to_string(cols) + " columns: ";
+      checkRepacked(stored, panels, what);
+      bool chains = true, close = true;
+      for (int tokens : {1, 5, 7, 37}) {  // decode, a verification, past groups of six
+        std::vector<float> xs(static_cast<size_t>(tokens) * cols);
+        for (float& v : xs) v = normal(rng);
+        for (int begin : {0, 64, 16}) {  // 16: a range that cuts a super-panel
+          const auto got = product(panels, xs, tokens, begin, rows);
+          const auto as_stored = product(stored, xs, tokens, begin, rows);
+          for (int t = 0; t < tokens; ++t)
+            for (int r = begin; r < rows; ++r) {
+              float chain = 0;  // the activations as F16 rows read them: rounded to f16 (BF16
+                                // rows: as they are)
+              for (int k = 0; k < cols; ++k) {
+                const float xk = xs[static_cast<size_t>(t) * cols + k];
+                chain = std::fma(fromHalf(halves[static_cast<size_t>(r) * cols + k]),
+                                 bf16 ? xk : f16ToF32(f32ToF16(xk)), chain);
+              }
+              const float g = got[static_cast<size_t>(t) * rows + r],
+                          s = as_stored[static_cast<size_t>(t) * rows + r];
+              chains = chains && g == chain;
+              close = close && std::fabs(g - s) <= 1e-5f * (1 + std::fabs(s));
+            }
+        }
       }
+      check(chains, what +
+                        "products of 1, 5, 7 and 37 positions, rows [0, 112), [64, 112) and [16, "
+                        "112), are each one f32 chain of FMAs in column order, to the bit");
+      check(close, what + "and within 1e-5 of the stored rows' products");
     }
-    check(chains, what +
-                      "products of 1, 5, 7 and 37 positions, rows [0, 112), [64, 112) and [16, "
-                      "112), are each one f32 chain of FMAs in column order, to the bit");
-    check(close, what + "and within 1e-5 of the stored rows' products");
-  }
   {
     const std::vector<uint8_t> bytes = randomRows(TensorType::Q4_0, 40, 4);
     const QuantMatrix odd = QuantMatrix::stored(TensorType::Q4_0, bytes.data(), 40, 128, nullptr);
@@ -239,7 +250,8 @@ int main() {
           "40 rows (not whole slabs of 16) stay as stored");
   }
 
-  // A model read from GGUF: the matrices whose rows fill slabs are panelled when the
+  // A model read from GGUF (or a BF16 safetensors folder): the matrices whose rows fill slabs
+  // are panelled when the
   // kernels read panels; a pass and one-at-a-time decoding, on 2 threads (products split
   // in slabs), give the logits of the same file kept as stored, to the bit.
   ModelConfig c;
@@ -256,9 +268,15 @@ int main() {
   c.rms_eps = 1e-6f;
   const auto model = randomModel(c, WeightFormat::F32, 11);
   ts::testing::TempDir dir("tokenscope-panels");
-  for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0, TensorType::F16}) {
-    const std::string name = typeName(type), path = dir / (name + ".gguf");
-    check(writeGguf(*model, path, type).ok(), name + ": GGUF written");
+  // BF16: a Hugging Face folder (two shards), whose mapped rows are panelled the same way
+  for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0, TensorType::F16, TensorType::BF16}) {
+    const bool hf = type == TensorType::BF16;
+    const std::string name = typeName(type), path = dir / (name + (hf ? "-hf" : ".gguf"));
+    HfWriteOptions bf16;
+    bf16.dtype = "BF16";
+    bf16.shards = 2;
+    check((hf ? writeHfFolder(*model, path, bf16) : writeGguf(*model, path, type)).ok(),
+          name + (hf ? ": safetensors folder written" : ": GGUF written"));
     LoadOptions options;
     options.cache = false;
     auto loaded = loadModel(path, options);
@@ -287,7 +305,7 @@ int main() {
           name + ": a 1,024-position pass gives the same logits on 2 threads as on 1");
     const auto plain = asStored(m);
     const auto decoded = run(loaded.value(), false), passed = run(loaded.value(), true);
-    if (type != TensorType::F16) {
+    if (type != TensorType::F16 && type != TensorType::BF16) {
       check(decoded == run(plain, false) && passed == run(plain, true) && decoded == passed,
             name +
                 ": 6 positions decoded one at a time and in one pass give the stored layout's "
