@@ -6,9 +6,10 @@
 // k < 4 for Q4_0 (each byte two nibbles: elements j and j + 16), k < 8 for Q8_0, whose
 // signed bytes are kept + 128 (the kernels' unsigned side).
 // Stored Q4_K / Q5_K / Q6_K rows go into slabs of sixteen too; within a slab, super-block b
-// (16 x the block size B): word w < B / 4 (bytes 4w .. 4w + 3 of the block) of row 0, of row
-// 1, ..., of row 15, then the rows' last B % 4 bytes (Q6_K's d) in row order
-// (GgufKernels::panels_q4_k).
+// (16 x the block size B): word w (bytes 4w .. 4w + 3 of the block) of row 0, of row 1, ...,
+// of row 15, for every word of Q4_K / Q5_K and Q6_K's first 48 (ql, qh); then Q6_K's 16
+// signed scales as eight pairs of sixteen rows (pair i: row 0's scales 2i and 2i + 1, row
+// 1's, ...), then its d in row order (GgufKernels::panels_q4_k).
 // Stored F16 and BF16 rows go into super-panels of kF16PanelRows (64) rows instead, the last one
 // narrower when the rows are not a multiple of 64: for each column k, the super-panel's
 // rows' halves in row order (rows in the lanes of GgufKernels::panels_f16's registers).
@@ -80,16 +81,18 @@ bool isKPanelType(TensorType type) {
 // or (to_panel false) back.
 void moveKRow(TensorType type, int superblocks, uint8_t* row, uint8_t* slab, int lane,
               bool to_panel) {
-  const size_t block = layoutOf(type).block_bytes, words = block / 4, tail = block % 4;
+  const auto move = [&](uint8_t* panel, uint8_t* stored, size_t n) {
+    to_panel ? std::memcpy(panel, stored, n) : std::memcpy(stored, panel, n);
+  };
+  const bool q6 = type == TensorType::Q6_K;
+  const size_t block = layoutOf(type).block_bytes, words = q6 ? 48 : block / 4;
   for (int b = 0; b < superblocks; ++b, row += block, slab += 16 * block) {
-    for (size_t w = 0; w < words; ++w) {
-      uint8_t* panel = slab + 64 * w + 4 * lane;
-      to_panel ? std::memcpy(panel, row + 4 * w, 4) : std::memcpy(row + 4 * w, panel, 4);
-    }
-    uint8_t* panel = slab + 64 * words + tail * lane;
-    if (tail)
-      to_panel ? std::memcpy(panel, row + 4 * words, tail)
-               : std::memcpy(row + 4 * words, panel, tail);
+    for (size_t w = 0; w < words; ++w) move(slab + 64 * w + 4 * lane, row + 4 * w, 4);
+    if (!q6) continue;
+    // Q6_K's 16 scales in pairs (scale 2i, 2i + 1 of row `lane` at 32 i + 2 lane), then d
+    for (int j = 0; j < 16; ++j)
+      move(slab + 3072 + 32 * (j / 2) + 2 * lane + j % 2, row + 192 + j, 1);
+    move(slab + 3328 + 2 * lane, row + 208, 2);
   }
 }
 

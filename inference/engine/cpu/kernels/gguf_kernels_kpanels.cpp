@@ -37,8 +37,8 @@ namespace {
 enum class KType { Q4, Q5, Q6 };
 
 // A row's super-block in bytes, and where its words lie in a panel: word w (bytes 4w ..
-// 4w + 3) of row i at 64 w + 4 i, then Q6_K's d (its last two bytes) of row i at
-// 64 * 52 + 2 i (QuantMatrix::inPanels).
+// 4w + 3) of row i at 64 w + 4 i (Q6_K: its first 48 words; then its scales 2j, 2j + 1 of row
+// i at 3072 + 32 j + 2 i, its d at 3328 + 2 i: QuantMatrix::inPanels).
 template <KType kType>
 constexpr size_t kBlockBytes = kType == KType::Q4   ? sizeof(BlockQ4K)
                                : kType == KType::Q5 ? sizeof(BlockQ5K)
@@ -65,14 +65,15 @@ TS_TARGET inline __m512i bits(__m512i v, int shift, __m512i mask) {  // (v >> sh
 template <KType kType>
 TS_TARGET inline void prepare(const uint8_t* panel, Prepared& p) {
   if constexpr (kType == KType::Q6) {
-    for (int j = 0; j < 16; ++j)  // byte j % 4 of word 48 + j / 4, sign-extended
-      p.scale[j] =
-          _mm512_srai_epi32(_mm512_slli_epi32(word(panel, 48 + j / 4), 24 - 8 * (j % 4)), 24);
-    const __m512i low16 = _mm512_set1_epi32(0xffff);
-    for (int i = 0; i < 8; ++i)
-      p.pair[i] = _mm512_or_si512(_mm512_and_si512(p.scale[2 * i], low16),
-                                  _mm512_slli_epi32(p.scale[2 * i + 1], 16));
-    p.d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 64 * 52)));
+    // the scales in pairs (sc_2i, sc_2i+1 of row r at 32 i + 2 r), sign-extended to 16 bits
+    // (vpdpwssd's pairs as they are), each also as a dword
+    for (int i = 0; i < 8; ++i) {
+      p.pair[i] = _mm512_cvtepi8_epi16(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 3072 + 32 * i)));
+      p.scale[2 * i] = _mm512_srai_epi32(_mm512_slli_epi32(p.pair[i], 16), 16);
+      p.scale[2 * i + 1] = _mm512_srai_epi32(p.pair[i], 16);
+    }
+    p.d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 3328)));
   } else {
     const __m512i w0 = word(panel, 0);
     p.d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(w0));
