@@ -139,6 +139,50 @@ TS_TARGET inline __m512i broadcast4(const void* x) {  // as gguf_kernels_avx512.
   return v;
 }
 
+// Q6_K decode (one position): the integer sums of a super-block of kSlabs slabs into
+// isum[s], as the groups' loop below makes them (exact integers: the same values), but half a
+// super-block at a time, each word of ql and qh loaded once for the four groups that read it
+// (the groups' loop loads qh four times and ql twice, which one position cannot spread over
+// others) and the sums kept in registers.
+template <int kSlabs>
+TS_TARGET inline void q6OnePosition(const uint8_t* const* panel, const Prepared* p, const int8_t* x,
+                                    int32_t (*isum)[16]) {
+  const __m512i low4 = _mm512_set1_epi8(15), low2 = _mm512_set1_epi8(3);
+  __m512i total[kSlabs];
+  for (int s = 0; s < kSlabs; ++s) total[s] = _mm512_setzero_si512();
+  for (int h = 0; h < 2; ++h) {
+    __m512i acc[kSlabs][4][2];  // [slab][quarter j][elements 0..15, 16..31 of group 4h + j]
+    for (int s = 0; s < kSlabs; ++s)
+      for (int j = 0; j < 4; ++j) acc[s][j][0] = acc[s][j][1] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+      __m512i xj[4];
+      for (int j = 0; j < 4; ++j) xj[j] = broadcast4(x + 128 * h + 32 * j + 4 * k);
+      for (int s = 0; s < kSlabs; ++s) {
+        const __m512i ql0 = word(panel[s], 16 * h + k), ql1 = word(panel[s], 16 * h + 8 + k),
+                      qh = word(panel[s], 32 + 8 * h + k);
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {  // as groupWeights
+          const __m512i ql = j % 2 ? ql1 : ql0;
+          const __m512i lo =
+              j < 2 ? _mm512_and_si512(ql, low4) : _mm512_and_si512(_mm512_srli_epi16(ql, 4), low4);
+          const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(qh, 2 * j), low2);
+          acc[s][j][k / 4] = _mm512_dpbusd_epi32(
+              acc[s][j][k / 4], _mm512_or_si512(lo, _mm512_slli_epi16(hi, 4)), xj[j]);
+        }
+      }
+    }
+    for (int s = 0; s < kSlabs; ++s)
+      for (int j = 0; j < 4; ++j) {
+        const int g = 4 * h + j;
+        total[s] = _mm512_add_epi32(
+            total[s], _mm512_add_epi32(_mm512_mullo_epi32(acc[s][j][0], p[s].scale[2 * g]),
+                                       _mm512_mullo_epi32(acc[s][j][1], p[s].scale[2 * g + 1])));
+      }
+  }
+  for (int s = 0; s < kSlabs; ++s) _mm512_store_si512(isum[s], total[s]);
+}
+
 // Prefetch distance, running on into the same slab of the next pass past a slab's end (as
 // the Q4_0 panels').
 constexpr size_t kAhead = 4096;
@@ -170,30 +214,35 @@ TS_TARGET void kSlabsPass(const uint8_t* w, size_t row_bytes, const Activations&
           _mm_prefetch(reinterpret_cast<const char*>(ahead + line), _MM_HINT_T0);
         prepare<kType>(panel[s], p[s]);
       }
-      for (int g = 0; g < 8; ++g) {
-        __m512i wg[kSlabs][8];
-        for (int s = 0; s < kSlabs; ++s) groupWeights<kType>(panel[s], g, wg[s]);
-        for (int t = 0; t < count; ++t) {
-          const int8_t* xg = x.qkRow(t0 + t) + sb * 256 + 32 * g;
-          __m512i a0[kSlabs], a1[kSlabs];
-          for (int s = 0; s < kSlabs; ++s) a0[s] = a1[s] = _mm512_setzero_si512();
+      if (kType == KType::Q6 && count == 1) {  // decode
+        q6OnePosition<kSlabs>(panel, p, x.qkRow(t0) + sb * 256, isum[0]);
+      } else {
+        for (int g = 0; g < 8; ++g) {
+          __m512i wg[kSlabs][8];
+          for (int s = 0; s < kSlabs; ++s) groupWeights<kType>(panel[s], g, wg[s]);
+          for (int t = 0; t < count; ++t) {
+            const int8_t* xg = x.qkRow(t0 + t) + sb * 256 + 32 * g;
+            __m512i a0[kSlabs], a1[kSlabs];
+            for (int s = 0; s < kSlabs; ++s) a0[s] = a1[s] = _mm512_setzero_si512();
 #pragma GCC unroll 4
-          for (int k = 0; k < 4; ++k) {
-            const __m512i x0 = broadcast4(xg + 4 * k), x1 = broadcast4(xg + 16 + 4 * k);
-            for (int s = 0; s < kSlabs; ++s) {
-              a0[s] = _mm512_dpbusd_epi32(a0[s], wg[s][k], x0);
-              a1[s] = _mm512_dpbusd_epi32(a1[s], wg[s][k + 4], x1);
+            for (int k = 0; k < 4; ++k) {
+              const __m512i x0 = broadcast4(xg + 4 * k), x1 = broadcast4(xg + 16 + 4 * k);
+              for (int s = 0; s < kSlabs; ++s) {
+                a0[s] = _mm512_dpbusd_epi32(a0[s], wg[s][k], x0);
+                a1[s] = _mm512_dpbusd_epi32(a1[s], wg[s][k + 4], x1);
+              }
             }
-          }
-          for (int s = 0; s < kSlabs; ++s) {
-            __m512i scaled;  // Q6_K: elements 0..15 and 16..31 have scales 2g and 2g + 1
-            if constexpr (kType == KType::Q6)
-              scaled = _mm512_add_epi32(_mm512_mullo_epi32(a0[s], p[s].scale[2 * g]),
-                                        _mm512_mullo_epi32(a1[s], p[s].scale[2 * g + 1]));
-            else
-              scaled = _mm512_mullo_epi32(_mm512_add_epi32(a0[s], a1[s]), p[s].scale[g]);
-            int32_t* sum = isum[t][s];
-            _mm512_store_si512(sum, g ? _mm512_add_epi32(_mm512_load_si512(sum), scaled) : scaled);
+            for (int s = 0; s < kSlabs; ++s) {
+              __m512i scaled;  // Q6_K: elements 0..15 and 16..31 have scales 2g and 2g + 1
+              if constexpr (kType == KType::Q6)
+                scaled = _mm512_add_epi32(_mm512_mullo_epi32(a0[s], p[s].scale[2 * g]),
+                                          _mm512_mullo_epi32(a1[s], p[s].scale[2 * g + 1]));
+              else
+                scaled = _mm512_mullo_epi32(_mm512_add_epi32(a0[s], a1[s]), p[s].scale[g]);
+              int32_t* sum = isum[t][s];
+              _mm512_store_si512(sum,
+                                 g ? _mm512_add_epi32(_mm512_load_si512(sum), scaled) : scaled);
+            }
           }
         }
       }
