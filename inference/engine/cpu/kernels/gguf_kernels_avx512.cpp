@@ -18,18 +18,10 @@
 #include <type_traits>
 
 #include "inference/engine/core/tensor_types.h"
+#include "inference/engine/cpu/kernels/gguf_avx512_common.h"
 #include "inference/engine/cpu/kernels/kernels.h"
 
-// GCC 12 reports the undefined upper lanes inside its own AVX-512 intrinsics as
-// uninitialized once they are inlined here (as in kernels_avx512.cpp): false positives.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 namespace ts::engine::gguf_avx512 {
-
-#define TS_TARGET __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
 
 namespace {
 
@@ -215,16 +207,6 @@ TS_TARGET inline void slabBlock(const uint8_t* slab, size_t row_bytes, size_t sk
       for (int k = 0; k < 8; ++k) group[k] = _mm512_xor_si512(group[k], _mm512_set1_epi8(-128));
     d = rowScales16<kQ4>(slab, row_bytes, b);
   }
-}
-
-// Four activation bytes at x in every dword of a register: one load that broadcasts, shared by
-// the products of every slab of the tile. (vpdpbusd's own {1to16} operand would load them again
-// for each slab, and on Zen 5 the loads, at two a cycle, then bound the pass as much as the
-// products do.)
-TS_TARGET inline __m512i broadcast4(const int8_t* x) {
-  __m512i v;
-  __asm__("vpbroadcastd %[x], %[v]" : [v] "=v"(v) : [x] "m"(*reinterpret_cast<const int32_t*>(x)));
-  return v;
 }
 
 // gemm8's arithmetic (gguf_kernels.h) with sixteen rows in a register's lanes, kSlabs slabs of

@@ -21,16 +21,10 @@
 #include <cstring>
 
 #include "inference/engine/core/tensor_types.h"
+#include "inference/engine/cpu/kernels/gguf_avx512_common.h"
 #include "inference/engine/cpu/kernels/kernels.h"
 
-#if defined(__GNUC__) && !defined(__clang__)  // as gguf_kernels_avx512.cpp
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 namespace ts::engine::gguf_avx512 {
-
-#define TS_TARGET __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
 
 namespace {
 
@@ -131,12 +125,6 @@ TS_TARGET inline void groupWeights(const uint8_t* panel, int g, __m512i* w) {
       }
     }
   }
-}
-
-TS_TARGET inline __m512i broadcast4(const void* x) {  // as gguf_kernels_avx512.cpp's
-  __m512i v;
-  __asm__("vpbroadcastd %[x], %[v]" : [v] "=v"(v) : [x] "m"(*static_cast<const int32_t*>(x)));
-  return v;
 }
 
 // Q6_K decode (one position): the integer sums of a super-block of kSlabs slabs into
