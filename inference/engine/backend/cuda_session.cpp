@@ -48,6 +48,10 @@ TsCudaSessionOptions sessionOptions(int max_positions, KvFormat kv, const CudaOp
 }  // namespace
 
 TsCudaMatrix cudaMatrixView(const QuantMatrix& m) {
+  if (m.panelled())  // the plugin reads the arrays' layouts (plugin_abi.h), never panels
+    throw std::invalid_argument("cudaMatrixView: a " + m.formatName() +
+                                " matrix in the CPU's panels; expected its arrays "
+                                "(QuantMatrix::withoutPanels)");
   TsCudaMatrix v = shapeOnly(m.format(), m.rows(), m.cols(), m.group());
   v.data = m.storage();
   v.scales = m.scales();
@@ -85,7 +89,7 @@ void CudaModelView::setShape(const ModelConfig& c) {
 
 const QuantMatrix& CudaModelView::readable(const QuantMatrix& m) {
   const bool stored = m.format() == WeightFormat::Stored;
-  if (!stored && m.rowScales().empty()) return m;
+  if (!stored && m.rowScales().empty() && !m.panelled()) return m;
   // The plugin's nearest format at least as precise (converted() keeps Q4_0 / Q8_0 exact).
   WeightFormat format = m.format();
   if (stored) switch (m.storedType()) {
@@ -102,7 +106,9 @@ const QuantMatrix& CudaModelView::readable(const QuantMatrix& m) {
       default:
         format = WeightFormat::Q8_0;
     }
-  converted_.push_back(std::make_unique<QuantMatrix>(m.converted(format, m.group())));
+  // the arrays, not the CPU's panels (converted() leaves integer formats in those)
+  converted_.push_back(
+      std::make_unique<QuantMatrix>(m.converted(format, m.group()).withoutPanels()));
   return *converted_.back();
 }
 

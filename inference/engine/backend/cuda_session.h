@@ -21,6 +21,8 @@ struct CudaOptions {
 };
 
 // The plugin's view of one matrix (host pointers into `m`, which must outlive the call).
+// Throws std::invalid_argument for a matrix in the CPU's panels (QuantMatrix::panelled):
+// hand it withoutPanels(), as CudaModelView does.
 TsCudaMatrix cudaMatrixView(const QuantMatrix& m);
 int cudaKvFormat(KvFormat format);
 

@@ -52,6 +52,7 @@ QuantMatrix QuantMatrix::fromF32(WeightBuffer<float> w, int rows, int cols) {
 
 float QuantMatrix::at(int r, int c) const {
   const size_t i = static_cast<size_t>(r) * cols_ + c;
+  if (panelled_ && format_ != WeightFormat::Stored) return runtimePanelAt(r, c);
   switch (format_) {
     case WeightFormat::F32:
       return f32_[i];
@@ -115,9 +116,9 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
     const std::span<const uint8_t> blocks =
         panelled_ ? std::span<const uint8_t>(unpanelled) : std::span(stored_, bytes());
     if (row_scales_.empty() && stored_type_ == TensorType::Q4_0 && format == WeightFormat::Int4)
-      return fromQ4_0Blocks(blocks, rows_, cols_);
+      return fromQ4_0Blocks(blocks, rows_, cols_).inPanels();
     if (row_scales_.empty() && stored_type_ == TensorType::Q8_0 && format == WeightFormat::Q8_0)
-      return fromQ8_0Blocks(blocks, rows_, cols_);
+      return fromQ8_0Blocks(blocks, rows_, cols_).inPanels();
   }
   QuantMatrix m = shaped(format, rows_, cols_, group);
   const size_t n = static_cast<size_t>(rows_) * cols_;
@@ -198,7 +199,7 @@ QuantMatrix QuantMatrix::converted(WeightFormat format, int group) const {
       break;
     }
   }
-  return m;
+  return m.inPanels();  // the integer formats in this CPU's panels
 }
 
 float QuantMatrix::dotRow(const Kernels& k, int r, const Activations& x, int t) const {
@@ -382,6 +383,8 @@ void QuantMatrix::matvec(float* out, const float* x) const {
 }
 
 void QuantMatrix::appendTo(ByteWriter& out) const {
+  // the runtime formats as arrays, whatever this CPU reads
+  if (panelled_ && format_ != WeightFormat::Stored) return withoutPanels().appendTo(out);
   const int32_t header[4] = {static_cast<int32_t>(format_), rows_, cols_, group_};
   out.pod(header);
   if (format_ == WeightFormat::Stored) {  // type, then the rows' bytes
@@ -432,7 +435,7 @@ Result<QuantMatrix> QuantMatrix::readFrom(ByteReader& in) {
       in.array(m.q8_, is(WeightFormat::Int8, padded) + is(WeightFormat::Q8_0, padded)) &&
       in.array(m.q4_, is(WeightFormat::Int4, padded / 2));
   if (!ok) return fail("cache: a matrix's arrays do not match its shape");
-  return m;
+  return m.inPanels();
 }
 
 const void* QuantMatrix::storage() const {
@@ -443,9 +446,9 @@ const void* QuantMatrix::storage() const {
       return f16_.data();
     case WeightFormat::Int8:
     case WeightFormat::Q8_0:
-      return q8_.data();
+      return panelled_ ? static_cast<const void*>(stored_) : q8_.data();
     case WeightFormat::Int4:
-      return q4_.data();
+      return panelled_ ? static_cast<const void*>(stored_) : q4_.data();
     case WeightFormat::Stored:
       return stored_;
   }
@@ -455,6 +458,7 @@ const void* QuantMatrix::storage() const {
 size_t QuantMatrix::bytes() const {
   if (format_ == WeightFormat::Stored)
     return static_cast<size_t>(rows_) * rowBytes(stored_type_, cols_);
+  if (panelled_) return runtimePanelBytes();
   return f32_.size() * 4 + f16_.size() * 2 + q8_.size() + q4_.size() + scales_.size() * 4;
 }
 

@@ -94,12 +94,21 @@ class QuantMatrix {
                ? kF16PanelRows
                : kPanelRows;
   }
-  // Whether inPanels would repack: stored Q4_0 / Q8_0 / F16 / BF16 / Q4_K / Q5_K / Q6_K,
-  // rows a multiple of kPanelRows.
+  // The runtime formats int8, q8_0 and int4 go into slabs of kPanelRows as well
+  // (quant_matrix_runtime_panels.cpp), where this CPU has their kernels
+  // (GgufKernels::panels_int8 / panels_int4; there is no other product for them in panels):
+  // converted() and readFrom() leave them so, and decode and every pass read them.
+  // Whether inPanels would repack: stored Q4_0 / Q8_0 / F16 / BF16 / Q4_K / Q5_K / Q6_K, or
+  // int8 / q8_0 / int4 with those kernels, rows a multiple of kPanelRows.
   bool panelsFit() const;
   // A copy in panels (its own buffer); the matrix itself when !panelsFit().
   QuantMatrix inPanels() const;
   bool panelled() const { return panelled_; }
+  // A runtime format's arrays as storage() and scales() describe them (another backend
+  // reads those): a copy out of the panels, or the matrix itself when it is not in panels.
+  // The same values to the bit. Stored matrices: the matrix itself (storedRows gives their
+  // file layout).
+  QuantMatrix withoutPanels() const;
   // Row r's bytes in the stored (file) layout, whichever layout the matrix holds them in:
   // rowBytes(storedType(), cols()) bytes to `out`. Stored only.
   void storedRow(int row, uint8_t* out) const;
@@ -145,7 +154,7 @@ class QuantMatrix {
   size_t bytes() const;  // storage, scales included
   const float* f32Data() const { return f32_.data(); }
   // The stored arrays as they are (for uploading to another backend; a panelled matrix's
-  // are in panels: storedRows gives the file layout): f32 [rows, cols],
+  // are in panels: storedRows gives the file layout, withoutPanels the arrays): f32 [rows, cols],
   // f16 [rows, cols], int8 / q8_0 [rows, padded cols], int4 [rows, padded cols / 2]; the
   // scales as described below (null for f32 and f16).
   const void* storage() const;
@@ -165,6 +174,13 @@ class QuantMatrix {
   // block never reads past a row's scales (padding groups have scale 0).
   size_t scaleGroups() const { return (paddedCols() + group_ - 1) / group_; }
 
+  // The runtime formats' panels (quant_matrix_runtime_panels.cpp).
+  bool runtimePanelsFit() const;
+  QuantMatrix runtimeInPanels() const;
+  float runtimePanelAt(int row, int col) const;
+  size_t runtimePanelBytes() const;
+  void multiplyRuntimePanels(float* out, int out_stride, const Activations& x, int begin,
+                             int end) const;
   // multiplyRows of a matrix in any layout but panels.
   void multiplyRowsAsStored(float* out, int out_stride, const Activations& x, int begin,
                             int end) const;
@@ -182,8 +198,8 @@ class QuantMatrix {
 
   int rows_ = 0, cols_ = 0, group_ = 128;
   TensorType stored_type_ = TensorType::F32;
-  bool panelled_ = false;              // Stored: stored_ holds panels (panelsFit types)
-  const uint8_t* stored_ = nullptr;    // Stored: [rows, rowBytes]
+  bool panelled_ = false;              // stored_ holds panels (panelsFit types)
+  const uint8_t* stored_ = nullptr;    // Stored: [rows, rowBytes]; int8 / q8_0 / int4: panels
   std::shared_ptr<const void> owner_;  // keeps stored_ alive
   std::vector<float> row_scales_;
   WeightBuffer<float> f32_;

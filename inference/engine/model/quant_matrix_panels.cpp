@@ -130,6 +130,7 @@ void packF16(const uint16_t* rows_in, int rows, int cols, uint16_t* out) {
 }  // namespace
 
 bool QuantMatrix::panelsFit() const {
+  if (format_ != WeightFormat::Stored) return runtimePanelsFit();
   if (format_ != WeightFormat::Stored || panelled_ || rows_ % kPanelRows != 0) return false;
   return stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0 ||
          isHalfPanelType(stored_type_) || isKPanelType(stored_type_);
@@ -137,6 +138,7 @@ bool QuantMatrix::panelsFit() const {
 
 QuantMatrix QuantMatrix::inPanels() const {
   if (!panelsFit()) return *this;
+  if (format_ != WeightFormat::Stored) return runtimeInPanels();
   auto panels = std::make_shared<WeightBuffer<uint8_t>>(bytes());
   if (isHalfPanelType(stored_type_)) {
     packF16(reinterpret_cast<const uint16_t*>(stored_), rows_, cols_,
@@ -191,6 +193,7 @@ std::vector<uint8_t> QuantMatrix::storedRows() const {
 // or, where the CPU has none, each slab back in the stored layout and the row kernels.
 void QuantMatrix::multiplyPanels(float* out, int out_stride, const Activations& x, int begin,
                                  int end) const {
+  if (format_ != WeightFormat::Stored) return multiplyRuntimePanels(out, out_stride, x, begin, end);
   if (isHalfPanelType(stored_type_)) return multiplyF16Panels(out, out_stride, x, begin, end);
   const GgufKernels& g = activeGgufKernels();
   const size_t row_bytes = rowBytes(stored_type_, cols_);

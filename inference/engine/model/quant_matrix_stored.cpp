@@ -30,8 +30,10 @@ bool QuantMatrix::needsGroupedInput() const {
 
 int QuantMatrix::tiledFrom() const {
   const GgufKernels& g = activeGgufKernels();
-  if (panelled_)  // Q4_0 / Q8_0 panels read the tiles (the others: f32, Q8_K)
-    return g.panels_q4_0 && (stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0)
+  if (panelled_)  // Q4_0 / Q8_0 and the runtime formats' panels read the tiles (the others:
+                  // f32, Q8_K)
+    return format_ != WeightFormat::Stored || (g.panels_q4_0 && (stored_type_ == TensorType::Q4_0 ||
+                                                                 stored_type_ == TensorType::Q8_0))
                ? 1
                : kNeverTiled;
   const bool rows16 = format_ == WeightFormat::Stored &&

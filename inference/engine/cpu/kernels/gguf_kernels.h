@@ -97,6 +97,16 @@ struct GgufKernels {
   // and every pass give the same results to the bit, within rounding of dot_q4_k's (whose
   // f32 steps follow llama.cpp's lanes). Null as above.
   Slabs panels_q4_k, panels_q5_k, panels_q6_k;
+  // The runtime formats (QuantMatrix's int8, q8_0: panels_int8; int4: panels_int4) in their
+  // panels of sixteen rows (QuantMatrix::inPanels: for each group of per_group blocks the
+  // sixteen rows' f32 scales, then the group's blocks, each as panels_q8_0's / panels_q4_0's
+  // words), `rows` rows (a multiple of 16) times all of x's positions from its tiles, with
+  // the activations' f32 scales (Activations::tile_scale / tile_offset): per block an exact
+  // integer product, S[b % 8] += d_w * value as gemm16's. Decode reads the panels too, so
+  // decode and every pass agree to the bit. Null as above.
+  using RuntimeSlabs = void (*)(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
+                                int blocks, int per_group, float* out, size_t out_stride);
+  RuntimeSlabs panels_int8, panels_int4;
 };
 
 const GgufKernels& portableGgufKernels();

@@ -177,23 +177,41 @@ TS_TARGET inline __m512 rowScales16(const uint8_t* w, size_t row_bytes, int b) {
 // faster).
 constexpr size_t kPanelAhead = 4096;
 
-template <bool kQ4, bool kPanel>
+// Where a slab's blocks lie: as stored (sixteen rows gathered per block), GGUF panels
+// (QuantMatrix::inPanels: each block its f16 scales, then its words), or the runtime int8 /
+// q8_0 / int4 formats' panels (f32 scales once per group of per_group blocks, then the
+// group's blocks' words: QuantMatrix's runtime panels).
+enum class Layout { Rows, Panels, Runtime };
+
+template <bool kQ4, Layout kLayout>
 TS_TARGET inline void slabBlock(const uint8_t* slab, size_t row_bytes, size_t skip, int b,
-                                __m512i* group, __m512& d) {
-  if constexpr (kPanel) {
+                                int per_group, __m512i* group, __m512& d) {
+  if constexpr (kLayout != Layout::Rows) {
     constexpr size_t kBlock = kQ4 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
-    const uint8_t* at = slab + static_cast<size_t>(b) * 16 * kBlock;
-    d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)));
+    const uint8_t* at;  // the block's first word of sixteen rows (64 bytes per word)
+    size_t offset;      // the block's start within the slab
+    if constexpr (kLayout == Layout::Panels) {
+      offset = static_cast<size_t>(b) * 16 * kBlock;
+      d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(slab + offset)));
+      at = slab + offset + 32;
+    } else {  // runtime panels: each group's 16 f32 scales, then its blocks' words
+      constexpr size_t kWords = 64 * (kQ4 ? 4 : 8);
+      const size_t group_bytes = 64 + per_group * kWords;
+      const uint8_t* head = slab + static_cast<size_t>(b / per_group) * group_bytes;
+      d = _mm512_loadu_ps(head);
+      at = head + 64 + static_cast<size_t>(b % per_group) * kWords;
+      offset = static_cast<size_t>(at - slab);
+    }
     const __m512i low4 = _mm512_set1_epi8(15);
     // the next blocks' lines on their way: one stream, but the hardware's prefetch alone
     // left the 16-row passes waiting on it
-    const uint8_t* ahead = at + kPanelAhead;
-    if (static_cast<size_t>(b) * 16 * kBlock + kPanelAhead >= 16 * row_bytes) ahead += skip;
+    const uint8_t* ahead = slab + offset + kPanelAhead;
+    if (offset + kPanelAhead >= 16 * row_bytes) ahead += skip;
     for (size_t line = 0; line < 16 * kBlock; line += 64)
       _mm_prefetch(reinterpret_cast<const char*>(ahead + line), _MM_HINT_T0);
 #pragma GCC unroll 8  // group[] in registers (a loop kept it in memory)
     for (int k = 0; k < (kQ4 ? 4 : 8); ++k) {
-      const __m512i v = _mm512_loadu_si512(at + 32 + 64 * k);
+      const __m512i v = _mm512_loadu_si512(at + 64 * k);
       if constexpr (kQ4) {
         group[k] = _mm512_and_si512(v, low4);                            // elements 4k ..
         group[k + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);  // 16 + 4k ..
@@ -219,11 +237,15 @@ TS_TARGET inline void slabBlock(const uint8_t* slab, size_t row_bytes, size_t sk
 // w + 128 (a flip of each byte's top bit), less 128 x the position's block sum, which is exact.
 // The activations come in Activations' tiles: one sequential stream per chunk of positions.
 // Slab r starts at w + r * row_bytes in both layouts (a panel holds its sixteen rows' bytes).
-template <bool kQ4, bool kPanel, int kSlabs>
+template <bool kQ4, Layout kLayout, int kSlabs>
 TS_TARGET void slabsPass(const uint8_t* w, size_t row_bytes, const Activations& x, int blocks,
-                         float* out, size_t out_stride) {
+                         int per_group, float* out, size_t out_stride) {
   const int8_t* q_tiles = x.q_tiles.data();
-  const float *tile_scale = x.tile_scale16.data(), *tile_offset = x.tile_offset16.data();
+  // GGUF's blocks read the activation scales rounded to f16 (as llama.cpp), the runtime
+  // formats the f32 ones
+  constexpr bool kF32Scales = kLayout == Layout::Runtime;
+  const float* tile_scale = kF32Scales ? x.tile_scale.data() : x.tile_scale16.data();
+  const float* tile_offset = kF32Scales ? x.tile_offset.data() : x.tile_offset16.data();
   const int32_t* tile_bias = x.tile_bias.data();
   const int tile_blocks = x.blocks, tokens = x.count;
   constexpr int kChunk = Activations::kTileChunk, kRows = 16 * kSlabs;
@@ -238,8 +260,8 @@ TS_TARGET void slabsPass(const uint8_t* w, size_t row_bytes, const Activations& 
       __m512i group[kSlabs][8];
       __m512 d[kSlabs];
       for (int s = 0; s < kSlabs; ++s)
-        slabBlock<kQ4, kPanel>(w + 16 * s * row_bytes, row_bytes, (kSlabs - 1) * 16 * row_bytes, b,
-                               group[s], d[s]);
+        slabBlock<kQ4, kLayout>(w + 16 * s * row_bytes, row_bytes, (kSlabs - 1) * 16 * row_bytes, b,
+                                per_group, group[s], d[s]);
       const size_t first = base + static_cast<size_t>(b) * count;
       const int8_t* xb = q_tiles + first * 32;
       for (int t = 0; t < count; ++t, xb += 32) {
@@ -278,6 +300,18 @@ TS_TARGET void slabsPass(const uint8_t* w, size_t row_bytes, const Activations& 
   }
 }
 
+template <bool kQ4, Layout kLayout>
+TS_TARGET void slabPairs(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
+                         int blocks, int per_group, float* out, size_t out_stride) {
+  int r = 0;
+  for (; r + 32 <= rows; r += 32)
+    slabsPass<kQ4, kLayout, 2>(w + r * row_bytes, row_bytes, x, blocks, per_group, out + r,
+                               out_stride);
+  if (r < rows)
+    slabsPass<kQ4, kLayout, 1>(w + r * row_bytes, row_bytes, x, blocks, per_group, out + r,
+                               out_stride);
+}
+
 }  // namespace
 
 // GgufKernels::gemm16_q4_0 / gemm16_q8_0 (kPanel false) and panels_q4_0 / panels_q8_0: two
@@ -285,11 +319,15 @@ TS_TARGET void slabsPass(const uint8_t* w, size_t row_bytes, const Activations& 
 template <bool kQ4, bool kPanel>
 TS_TARGET void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
                       int blocks, float* out, size_t out_stride) {
-  int r = 0;
-  for (; r + 32 <= rows; r += 32)
-    slabsPass<kQ4, kPanel, 2>(w + r * row_bytes, row_bytes, x, blocks, out + r, out_stride);
-  if (r < rows)
-    slabsPass<kQ4, kPanel, 1>(w + r * row_bytes, row_bytes, x, blocks, out + r, out_stride);
+  slabPairs<kQ4, kPanel ? Layout::Panels : Layout::Rows>(w, row_bytes, rows, x, blocks, 1, out,
+                                                         out_stride);
+}
+
+// GgufKernels::panels_int8 / panels_int4: the same arithmetic on the runtime formats' panels.
+template <bool kQ4>
+TS_TARGET void panelsRuntime(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
+                             int blocks, int per_group, float* out, size_t out_stride) {
+  slabPairs<kQ4, Layout::Runtime>(w, row_bytes, rows, x, blocks, per_group, out, out_stride);
 }
 
 // F16 super-panels (GgufKernels::panels_f16): kSlabs slabs of sixteen rows, column k's
@@ -382,6 +420,10 @@ template void gemm16<true, true>(const uint8_t*, size_t, int, const Activations&
                                  size_t);
 template void gemm16<false, true>(const uint8_t*, size_t, int, const Activations&, int, float*,
                                   size_t);
+template void panelsRuntime<true>(const uint8_t*, size_t, int, const Activations&, int, int, float*,
+                                  size_t);
+template void panelsRuntime<false>(const uint8_t*, size_t, int, const Activations&, int, int,
+                                   float*, size_t);
 
 }  // namespace ts::engine::gguf_avx512
 

@@ -141,6 +141,8 @@ const GgufKernels& portableGgufKernels() {
                              nullptr,
                              nullptr,
                              nullptr,
+                             nullptr,
+                             nullptr,
                              nullptr};
   return k;
 }

@@ -38,6 +38,10 @@ float dotQ4_0Grouped(const uint8_t* w, const int8_t* x, const float* x_d, const 
 template <bool kQ4, bool kPanel>
 void gemm16(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
             float* out, size_t out_stride);
+// The runtime int8 / q8_0 (kQ4 false) or int4 panels.
+template <bool kQ4>
+void panelsRuntime(const uint8_t* w, size_t row_bytes, int rows, const Activations& x, int blocks,
+                   int per_group, float* out, size_t out_stride);
 void panelsF16(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride, int tokens,
                float* out, size_t out_stride);
 void panelsBf16(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride, int tokens,
@@ -76,6 +80,8 @@ const GgufKernels* vnniGgufKernels() {
       table.panels_q4_k = gguf_avx512::panelsQ4K;
       table.panels_q5_k = gguf_avx512::panelsQ5K;
       table.panels_q6_k = gguf_avx512::panelsQ6K;
+      table.panels_int8 = gguf_avx512::panelsRuntime<false>;
+      table.panels_int4 = gguf_avx512::panelsRuntime<true>;
     }
     return table;
   }();
