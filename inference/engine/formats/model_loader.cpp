@@ -398,24 +398,29 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
   for (auto& l : m.layers)
     for (QuantMatrix* q : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
       matrices.push_back(q);
+  // The mapped pages a matrix came from (a GGUF file, a folder's shards) are released once it
+  // is converted or repacked into its own buffer, so the process holds the weights once (a
+  // classifier that shares the embedding's bytes keeps them: lookups read those).
+  if (mapped) shards.push_back(mapped);  // the files whose pages matrices may read
+  const auto replace = [&](QuantMatrix& q, QuantMatrix replacement) {
+    const QuantMatrix source = q;
+    q = std::move(replacement);
+    if (&q == &m.classifier && source.storage() == m.token_embd.storage()) return;
+    for (const auto& file : shards)
+      if (source.owner().get() == file.get())
+        file->release({static_cast<const uint8_t*>(source.storage()), source.bytes()});
+  };
   if (convert) {  // once, at load, on every core
     const bool done = eachMatrix(matrices, phase(options.progress, 0.5, 0.97), [&](QuantMatrix& q) {
-      q = q.converted(options.weights, options.int4_group);
+      replace(q, q.converted(options.weights, options.int4_group));
     });
     if (!done) return fail(kLoadCancelled);
   } else if (activeGgufKernels().panels_q4_0) {
     // Q4_0 / Q8_0 / K-type rows into panels for this CPU's 16-row kernels, F16 / BF16 rows
-    // into super-panels (rows in lanes); the mapped pages they came from (a GGUF file, a
-    // folder's shards) are released, so the process holds them once (a classifier that shares
-    // the embedding's bytes stays as stored: lookups read those)
-    if (mapped) shards.push_back(mapped);  // the files whose pages matrices may read
+    // into super-panels (rows in lanes)
     const bool done = eachMatrix(matrices, phase(options.progress, 0.9, 0.97), [&](QuantMatrix& q) {
       if (!q.panelsFit() || (&q == &m.classifier && q.storage() == m.token_embd.storage())) return;
-      const QuantMatrix source = q;
-      q = source.inPanels();
-      for (const auto& file : shards)
-        if (source.owner().get() == file.get())
-          file->release({static_cast<const uint8_t*>(source.storage()), source.bytes()});
+      replace(q, q.inPanels());
     });
     if (!done) return fail(kLoadCancelled);
   }
