@@ -50,7 +50,8 @@ class QuantMatrix {
   // A copy of this matrix in `format` (group: inputs per int4 scale: 32, 64 or 128); the
   // matrix itself when it is in that format already. From a stored quantized type int4
   // uses groups of 32 (never a coarser grid), and stored Q4_0 -> int4, Q8_0 -> q8_0 keep
-  // the blocks exactly.
+  // the blocks exactly. Int8, q8_0 and int4 come back in this CPU's panels where it has their
+  // kernels (panelsFit; withoutPanels gives the arrays).
   QuantMatrix converted(WeightFormat format, int group = 128) const;
 
   // Whether products with this matrix read the int8 form of the activations.

@@ -131,7 +131,7 @@ void packF16(const uint16_t* rows_in, int rows, int cols, uint16_t* out) {
 
 bool QuantMatrix::panelsFit() const {
   if (format_ != WeightFormat::Stored) return runtimePanelsFit();
-  if (format_ != WeightFormat::Stored || panelled_ || rows_ % kPanelRows != 0) return false;
+  if (panelled_ || rows_ % kPanelRows != 0) return false;
   return stored_type_ == TensorType::Q4_0 || stored_type_ == TensorType::Q8_0 ||
          isHalfPanelType(stored_type_) || isKPanelType(stored_type_);
 }
