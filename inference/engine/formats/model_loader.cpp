@@ -403,12 +403,13 @@ Result<std::shared_ptr<Model>> loadUncached(const std::string& path, const LoadO
   // classifier that shares the embedding's bytes keeps them: lookups read those).
   if (mapped) shards.push_back(mapped);  // the files whose pages matrices may read
   const auto replace = [&](QuantMatrix& q, QuantMatrix replacement) {
-    const QuantMatrix source = q;
+    const auto* bytes = static_cast<const uint8_t*>(q.storage());  // the source's, kept alive
+    const std::shared_ptr<const void> owner = q.owner();           // by `owner` till the end
+    const std::span<const uint8_t> source(bytes, q.bytes());
     q = std::move(replacement);
-    if (&q == &m.classifier && source.storage() == m.token_embd.storage()) return;
+    if (&q == &m.classifier && bytes == m.token_embd.storage()) return;
     for (const auto& file : shards)
-      if (source.owner().get() == file.get())
-        file->release({static_cast<const uint8_t*>(source.storage()), source.bytes()});
+      if (owner.get() == file.get()) file->release(source);
   };
   if (convert) {  // once, at load, on every core
     const bool done = eachMatrix(matrices, phase(options.progress, 0.5, 0.97), [&](QuantMatrix& q) {

@@ -12,6 +12,7 @@
 // four words, byte j holding element j's nibble low and element j + 16's high (Q4_0's
 // order), where the arrays pair two blocks per 32 bytes.
 #include <cstring>
+#include <vector>
 
 #include "inference/engine/cpu/kernels/gguf_kernels.h"
 #include "inference/engine/model/quant_matrix.h"
@@ -52,6 +53,48 @@ size_t scalesAt(const RuntimeShape& s, int b) {
   return (b / s.per_group) * s.group_bytes;
 }
 
+// Row r's group scales (s.groups) and its blocks in the panel's byte order (s.blocks x
+// s.block_bytes) into its slab of `panels`, or (to_panel false) back: one walk both ways,
+// so packing and unpacking cannot disagree.
+void moveRow(const RuntimeShape& s, uint8_t* panels, int r, float* scales, uint8_t* blocks,
+             bool to_panel) {
+  const auto move = [&](uint8_t* panel, void* row, size_t n) {
+    to_panel ? std::memcpy(panel, row, n) : std::memcpy(row, panel, n);
+  };
+  constexpr int kRows = QuantMatrix::kPanelRows;
+  uint8_t* slab = panels + static_cast<size_t>(r / kRows) * kRows * s.row_bytes;
+  const int lane = r % kRows;
+  for (int g = 0; g < s.groups; ++g) move(slab + g * s.group_bytes + 4 * lane, scales + g, 4);
+  for (int b = 0; b < s.blocks; ++b)
+    for (size_t k = 0; k < s.block_bytes / 4; ++k)
+      move(slab + wordsAt(s, b) + 64 * k + 4 * lane, blocks + b * s.block_bytes + 4 * k, 4);
+}
+
+// Block b of a row as the arrays hold it (`row`: the row's int8 values, or its int4 bytes,
+// blocks 2p and 2p + 1 in the low and high nibbles of 32 bytes) <-> its bytes in the panel's
+// order (int8 / q8_0: the values + 128; int4: byte j holding nibbles j and j + 16): into
+// `order`, or (to_order false) back into the row (int4 bytes zeroed beforehand: nibbles are
+// ORed in).
+void blockOrder(bool q4, uint8_t* row, int b, uint8_t* order, bool to_order) {
+  if (q4) {
+    uint8_t* pair = row + b / 2 * kQuantBlock;
+    const int shift = b % 2 ? 4 : 0;
+    for (int j = 0; j < 16; ++j) {
+      if (to_order) {
+        order[j] =
+            static_cast<uint8_t>((pair[j] >> shift & 15) | (pair[j + 16] >> shift & 15) << 4);
+      } else {
+        pair[j] |= static_cast<uint8_t>((order[j] & 15) << shift);
+        pair[j + 16] |= static_cast<uint8_t>((order[j] >> 4) << shift);
+      }
+    }
+    return;
+  }
+  uint8_t* values = row + b * kQuantBlock;
+  for (int j = 0; j < kQuantBlock; ++j)  // + 128 on bytes: a flip of bit 7, its own inverse
+    (to_order ? order[j] : values[j]) = (to_order ? values[j] : order[j]) ^ 0x80;
+}
+
 }  // namespace
 
 bool QuantMatrix::runtimePanelsFit() const {
@@ -65,29 +108,16 @@ QuantMatrix QuantMatrix::runtimeInPanels() const {
   const RuntimeShape s = runtimeShape(format_, static_cast<int>(paddedCols()), group_);
   auto panels = std::make_shared<WeightBuffer<uint8_t>>(static_cast<size_t>(rows_) * s.row_bytes);
   const bool q4 = format_ == WeightFormat::Int4;
-  const size_t padded = paddedCols();
-  for (int r = 0; r < rows_; ++r) {
-    uint8_t* slab = panels->data() + static_cast<size_t>(r / kPanelRows) * kPanelRows * s.row_bytes;
-    const int lane = r % kPanelRows;
-    for (int g = 0; g < s.groups; ++g) {
-      const float scale = format_ == WeightFormat::Int8 ? scales_[r] : scales_[r * s.groups + g];
-      std::memcpy(slab + g * s.group_bytes + 4 * lane, &scale, 4);
-    }
-    for (int b = 0; b < s.blocks; ++b) {
-      uint8_t bytes[kQuantBlock];  // the row's block in the panel's order
-      if (q4) {
-        const uint8_t* pair = q4_.data() + r * padded / 2 + b / 2 * kQuantBlock;
-        const auto nibble = [&](int e) { return b % 2 ? pair[e] >> 4 : pair[e] & 15; };
-        for (int j = 0; j < 16; ++j)
-          bytes[j] = static_cast<uint8_t>(nibble(j) | nibble(j + 16) << 4);
-      } else {
-        const int8_t* values = q8_.data() + r * padded + b * kQuantBlock;
-        for (int j = 0; j < kQuantBlock; ++j) bytes[j] = static_cast<uint8_t>(values[j] ^ 0x80);
-      }
-      uint8_t* words = slab + wordsAt(s, b);
-      for (size_t k = 0; k < s.block_bytes / 4; ++k)
-        std::memcpy(words + 64 * k + 4 * lane, bytes + 4 * k, 4);
-    }
+  std::vector<uint8_t> blocks(s.blocks * s.block_bytes);
+  for (int r = 0; r < rows_; ++r) {  // the arrays only read (const_cast: one walk both ways)
+    auto* row =
+        const_cast<uint8_t*>(q4 ? q4_.data() + r * paddedCols() / 2
+                                : reinterpret_cast<const uint8_t*>(q8_.data()) + r * paddedCols());
+    for (int b = 0; b < s.blocks; ++b)
+      blockOrder(q4, row, b, blocks.data() + b * s.block_bytes, true);
+    moveRow(s, panels->data(), r,
+            const_cast<float*>(scales_.data()) + static_cast<size_t>(r) * s.groups, blocks.data(),
+            true);
   }
   QuantMatrix m = shaped(format_, rows_, cols_, group_);
   m.row_scales_ = row_scales_;
@@ -103,34 +133,19 @@ QuantMatrix QuantMatrix::withoutPanels() const {
   QuantMatrix m = shaped(format_, rows_, cols_, group_);
   m.row_scales_ = row_scales_;
   const bool q4 = format_ == WeightFormat::Int4;
-  const size_t padded = paddedCols();
   m.scales_.assign(static_cast<size_t>(rows_) * s.groups, 0.f);
   if (q4)
-    m.q4_.assign(rows_ * padded / 2, 0);
+    m.q4_.assign(rows_ * paddedCols() / 2, 0);
   else
-    m.q8_.assign(rows_ * padded, 0);
-  for (int r = 0; r < rows_; ++r) {
-    const uint8_t* slab = stored_ + static_cast<size_t>(r / kPanelRows) * kPanelRows * s.row_bytes;
-    const int lane = r % kPanelRows;
-    for (int g = 0; g < s.groups; ++g)
-      std::memcpy(&m.scales_[r * s.groups + g], slab + g * s.group_bytes + 4 * lane, 4);
-    for (int b = 0; b < s.blocks; ++b) {
-      uint8_t bytes[kQuantBlock];
-      const uint8_t* words = slab + wordsAt(s, b);
-      for (size_t k = 0; k < s.block_bytes / 4; ++k)
-        std::memcpy(bytes + 4 * k, words + 64 * k + 4 * lane, 4);
-      if (q4) {
-        uint8_t* pair = m.q4_.data() + r * padded / 2 + b / 2 * kQuantBlock;
-        const int shift = b % 2 ? 4 : 0;
-        for (int j = 0; j < 16; ++j) {
-          pair[j] |= static_cast<uint8_t>((bytes[j] & 15) << shift);
-          pair[j + 16] |= static_cast<uint8_t>((bytes[j] >> 4) << shift);
-        }
-      } else {
-        int8_t* values = m.q8_.data() + r * padded + b * kQuantBlock;
-        for (int j = 0; j < kQuantBlock; ++j) values[j] = static_cast<int8_t>(bytes[j] ^ 0x80);
-      }
-    }
+    m.q8_.assign(rows_ * paddedCols(), 0);
+  std::vector<uint8_t> blocks(s.blocks * s.block_bytes);
+  for (int r = 0; r < rows_; ++r) {  // the panels only read
+    moveRow(s, const_cast<uint8_t*>(stored_), r,
+            m.scales_.data() + static_cast<size_t>(r) * s.groups, blocks.data(), false);
+    uint8_t* row = q4 ? m.q4_.data() + r * paddedCols() / 2
+                      : reinterpret_cast<uint8_t*>(m.q8_.data()) + r * paddedCols();
+    for (int b = 0; b < s.blocks; ++b)
+      blockOrder(q4, row, b, blocks.data() + b * s.block_bytes, false);
   }
   return m;
 }

@@ -101,7 +101,7 @@ struct GgufKernels {
   // panels of sixteen rows (QuantMatrix::inPanels: for each group of per_group blocks the
   // sixteen rows' f32 scales, then the group's blocks, each as panels_q8_0's / panels_q4_0's
   // words), `rows` rows (a multiple of 16) times all of x's positions from its tiles, with
-  // the activations' f32 scales (Activations::tile_scale / tile_offset): per block an exact
+  // the activations' f32 scales (Activations::scale / offset): per block an exact
   // integer product, S[b % 8] += d_w * value as gemm16's. Decode reads the panels too, so
   // decode and every pass agree to the bit. Null as above.
   using RuntimeSlabs = void (*)(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,

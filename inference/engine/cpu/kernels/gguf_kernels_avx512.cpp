@@ -241,11 +241,11 @@ template <bool kQ4, Layout kLayout, int kSlabs>
 TS_TARGET void slabsPass(const uint8_t* w, size_t row_bytes, const Activations& x, int blocks,
                          int per_group, float* out, size_t out_stride) {
   const int8_t* q_tiles = x.q_tiles.data();
-  // GGUF's blocks read the activation scales rounded to f16 (as llama.cpp), the runtime
-  // formats the f32 ones
+  // GGUF's blocks read the activation scales rounded to f16 (as llama.cpp), from the tiles;
+  // the runtime formats the f32 ones, where Activations keep them ([position, block])
   constexpr bool kF32Scales = kLayout == Layout::Runtime;
-  const float* tile_scale = kF32Scales ? x.tile_scale.data() : x.tile_scale16.data();
-  const float* tile_offset = kF32Scales ? x.tile_offset.data() : x.tile_offset16.data();
+  const float* x_scale = kF32Scales ? x.scale.data() : x.tile_scale16.data();
+  const float* x_offset = kF32Scales ? x.offset.data() : x.tile_offset16.data();
   const int32_t* tile_bias = x.tile_bias.data();
   const int tile_blocks = x.blocks, tokens = x.count;
   constexpr int kChunk = Activations::kTileChunk, kRows = 16 * kSlabs;
@@ -265,7 +265,8 @@ TS_TARGET void slabsPass(const uint8_t* w, size_t row_bytes, const Activations& 
       const size_t first = base + static_cast<size_t>(b) * count;
       const int8_t* xb = q_tiles + first * 32;
       for (int t = 0; t < count; ++t, xb += 32) {
-        const size_t cell = first + t;
+        const size_t cell = first + t,
+                     at = kF32Scales ? static_cast<size_t>(t0 + t) * tile_blocks + b : cell;
         __m512i a0[kSlabs], a1[kSlabs];
         for (int s = 0; s < kSlabs; ++s) a0[s] = a1[s] = _mm512_setzero_si512();
 #pragma GCC unroll 4
@@ -276,13 +277,13 @@ TS_TARGET void slabsPass(const uint8_t* w, size_t row_bytes, const Activations& 
             a1[s] = _mm512_dpbusd_epi32(a1[s], group[s][k + 1], x1);
           }
         }
-        const __m512 scale = _mm512_set1_ps(tile_scale[cell]);
+        const __m512 scale = _mm512_set1_ps(x_scale[at]);
         for (int s = 0; s < kSlabs; ++s) {
           __m512i dot = _mm512_add_epi32(a0[s], a1[s]);
           if constexpr (!kQ4) dot = _mm512_sub_epi32(dot, _mm512_set1_epi32(tile_bias[cell]));
           const __m512 dots = _mm512_cvtepi32_ps(dot);
           // d_w * (x_d * dot - zero point) for Q4_0, d_w * (x_d * dot) for Q8_0
-          const __m512 value = kQ4 ? _mm512_fmsub_ps(dots, scale, _mm512_set1_ps(tile_offset[cell]))
+          const __m512 value = kQ4 ? _mm512_fmsub_ps(dots, scale, _mm512_set1_ps(x_offset[at]))
                                    : _mm512_mul_ps(dots, scale);
           float* sum = sums[t][b % 8] + 16 * s;
           _mm512_store_ps(sum, _mm512_fmadd_ps(d[s], value, _mm512_load_ps(sum)));

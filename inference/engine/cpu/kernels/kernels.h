@@ -48,12 +48,11 @@ struct Activations {
   // GgufKernels::gemm16_q4_0): positions in chunks of kTileChunk; within chunk c, block b
   // holds its positions' 32 bytes one after another, so that a pass over sixteen rows reads
   // one sequential stream. Cell (c, b, t) = c * kTileChunk * blocks + b * (positions in c) + t
-  // holds scale16, offset16 and 128 x the sum of the block's q (Q8_0's bias), and scale and
-  // offset (the runtime formats' panels). Current when `tiled`.
+  // holds scale16, offset16 and 128 x the sum of the block's q (Q8_0's bias). Current when
+  // `tiled`.
   static constexpr int kTileChunk = 32;
   LargeBuffer<int8_t> q_tiles;                     // [cells, 32]
   LargeBuffer<float> tile_scale16, tile_offset16;  // [cells]
-  LargeBuffer<float> tile_scale, tile_offset;      // [cells]
   LargeBuffer<int32_t> tile_bias;                  // [cells]
   // Whether q_grouped and the tiles hold the current values: shape() and set() clear the
   // flags but keep the buffers, which a pass's next product refills without zeroing them

@@ -210,8 +210,6 @@ void Activations::shapeTiles() {
   q_tiles.resize(cells * kQuantBlock);
   tile_scale16.resize(cells);
   tile_offset16.resize(cells);
-  tile_scale.resize(cells);
-  tile_offset.resize(cells);
   tile_bias.resize(cells);
 }
 
@@ -226,8 +224,6 @@ void Activations::tileRows(int first, int last) {
       std::memcpy(q_tiles.data() + cell * kQuantBlock, q.data() + from * kQuantBlock, kQuantBlock);
       tile_scale16[cell] = scale16[from];
       tile_offset16[cell] = offset16[from];
-      tile_scale[cell] = scale[from];
-      tile_offset[cell] = offset[from];
       tile_bias[cell] = 128 * q_sums[from];
     }
   }
