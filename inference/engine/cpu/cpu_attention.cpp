@@ -19,6 +19,10 @@ static_assert(kKvBlock % kKeyTile == 0);
 // attention in a 7B-shape pass on 2 threads).
 constexpr int kConvertQueries = 8;
 
+// The diagonal's queries per call (a multiple of the kernels' query groups: 2 for the
+// scores, 4 for the values).
+constexpr int kCausalGroup = 8;
+
 // n rows of `rows` into out [n][head_dim] as f32 (the same values), unless already f32.
 KvCache::Rows asF32(const KvCache::Rows& rows, int n, int head_dim, std::vector<float>& out) {
   if (rows.type == Kernels::Rows::F32) return rows;
@@ -83,9 +87,24 @@ void attendTiled(const KvCache& cache, int layer, int kv_head, int head_dim, flo
       value_rows = asF32(value_rows, n, head_dim, values);
     }
     const int first = std::max(0, from - pos);  // queries before it see none of this block
-    k.attention_scores(key_rows.type, key_rows.data, key_rows.stride, n, q + first * q_stride,
-                       q_stride, count - first, head_dim, scores.data() + first * kKeyTile,
-                       kKeyTile);
+    // Queries [first, whole) see only some of the block's keys (the causal diagonal): in
+    // groups of kCausalGroup, each with the keys its last query sees (a third of a
+    // 128-position prefill's scores and weighted values were of keys past the query). A
+    // query's products do not depend on the others of a call (kernels.h), and the keys
+    // left out have weight 0: the same results.
+    const int whole = std::clamp(from + n - 1 - pos, first, count);
+    const auto eachGroup = [&](const auto& products) {
+      for (int i = first; i < whole; i += kCausalGroup) {
+        const int end = std::min(whole, i + kCausalGroup);
+        products(i, end, pos + end - from);  // keys seen by query end - 1
+      }
+      if (whole < count) products(whole, count, n);
+    };
+    eachGroup([&](int begin, int end, int keys) {
+      k.attention_scores(key_rows.type, key_rows.data, key_rows.stride, keys, q + begin * q_stride,
+                         q_stride, end - begin, head_dim, scores.data() + begin * kKeyTile,
+                         kKeyTile);
+    });
     for (int i = first; i < count; ++i) {
       const int at = pos + i, valid = std::min(n, at - from + 1);
       float* s = scores.data() + static_cast<size_t>(i) * kKeyTile;
@@ -110,9 +129,11 @@ void attendTiled(const KvCache& cache, int layer, int kv_head, int head_dim, flo
       if (rescale != 1.f)
         for (size_t d = 0; d < hd; ++d) acc[i * hd + d] *= rescale;
     }
-    k.attention_values(value_rows.type, value_rows.data, value_rows.stride, n,
-                       scores.data() + first * kKeyTile, kKeyTile, count - first, head_dim,
-                       acc.data() + first * hd, hd);
+    eachGroup([&](int begin, int end, int keys) {
+      k.attention_values(value_rows.type, value_rows.data, value_rows.stride, keys,
+                         scores.data() + begin * kKeyTile, kKeyTile, end - begin, head_dim,
+                         acc.data() + begin * hd, hd);
+    });
   }
   for (int i = 0; i < count; ++i)
     for (size_t d = 0; d < hd; ++d) out[i * out_stride + d] = acc[i * hd + d] / sums[i];

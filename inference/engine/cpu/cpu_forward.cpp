@@ -39,9 +39,14 @@ void CpuSession::prepareInput(const float* x, int count, int width) {
   // Copied, quantized and tiled by the threads, a share of the positions each: on one thread
   // this was a tenth of a 128-position pass's time while the other thread waited.
   const bool tiled = count >= tiled_from_;
-  act_.shape(count, width, quantize_inputs_);
+  act_.shape(count, width, quantize_inputs_, f32_inputs_);
   if (tiled) act_.shapeTiles();
-  parallel(count, static_cast<size_t>(count) * width, [&](int begin, int end) {
+  // Tiled, in whole chunks of the tiles (Activations::kTileChunk positions): a thread's cells
+  // are then one run of writes, where positions shared out one by one wrote lines the other
+  // thread was writing too.
+  const int unit = tiled ? Activations::kTileChunk : 1, units = (count + unit - 1) / unit;
+  parallel(units, static_cast<size_t>(count) * width, [&](int first, int last) {
+    const int begin = first * unit, end = std::min(last * unit, count);
     act_.setRows(x, begin, end);
     if (tiled) act_.tileRows(begin, end);
   });
@@ -65,6 +70,8 @@ CpuSession::CpuSession(std::shared_ptr<const Model> model, int max_positions, Kv
       grouped_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsGroupedInput))),
       tiled_from_(fewestTiledPositions(*model_)),
       half_inputs_(anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsHalfInput))),
+      f32_inputs_(k_inputs_ || half_inputs_ ||
+                  anyMatrix(*model_, std::mem_fn(&QuantMatrix::needsF32Input))),
       cache_(model_->config.n_layers, max_positions, model_->config.n_kv_heads,
              model_->config.head_dim, kv_format),
       pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr) {
@@ -153,7 +160,7 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
   v_.resize(n * KV);
   hb_.resize(n * F);
   hb2_.resize(n * F);
-  for (int i = 0; i < n; ++i) m.token_embd.rowF32(tokens[i], x_.data() + i * D);
+  eachPosition(n, D, [&](int i) { m.token_embd.rowF32(tokens[i], x_.data() + i * D); });
   const auto norm_all = [&](const WeightBuffer<float>& weight) {
     eachPosition(n, D, [&](int i) {
       rmsnorm(xb_.data() + i * D, x_.data() + i * D, weight.data(), c.dim, c.rms_eps);
@@ -169,14 +176,17 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
     norm_all(w.attn_norm);
     prepareInput(xb_.data(), n, c.dim);
     multiply({{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}}, act_);
-    // RoPE by position on the threads (its sines and powers took 6 ms of a 128-position
-    // pass on one thread); the KV rows stored on one: the cache allocates blocks on first use
-    if (c.positional == Positional::Rope)
-      eachPosition(n, Q + KV, [&](int i) {
+    // RoPE and the KV rows' store by position on the threads (RoPE's sines and powers took
+    // 6 ms of a 128-position pass on one thread, the store 1% of it): the cache's blocks
+    // allocated first, here, so that the threads only write rows
+    cache_.reserve(pos, pos + n);
+    eachPosition(n, Q + 2 * KV, [&](int i) {
+      if (c.positional == Positional::Rope) {
         rope(q_.data() + i * Q, c.n_heads, c.head_dim, c.rope_dim, pos + i, c.rope_theta);
         rope(k_.data() + i * KV, c.n_kv_heads, c.head_dim, c.rope_dim, pos + i, c.rope_theta);
-      });
-    for (int i = 0; i < n; ++i) cache_.store(l, pos + i, k_.data() + i * KV, v_.data() + i * KV);
+      }
+      cache_.store(l, pos + i, k_.data() + i * KV, v_.data() + i * KV);
+    });
     attention(l, pos, n);
     prepareInput(xb_.data(), n, static_cast<int>(Q));
     multiply(w.wo, xb2_.data(), act_);

@@ -58,13 +58,14 @@ class CpuSession : public DecodeSession {
   int tiled_from_;        // passes of this many positions on also tiled (q_tiles): the
                           // fewest of the matrices' tiledFrom()
   bool half_inputs_;      // stored F16: and rounded to f16
+  bool f32_inputs_;       // some product, quantizeK or roundToHalf reads them as f32
   // act_ = x [count, width] in every form the model's matrices read.
   void prepareInput(const float* x, int count, int width);
   // fn(i) for each position i < count of a pass, `width` values each: shared by the threads
   // when there is enough work (parallel).
   void eachPosition(int count, size_t width, const std::function<void(int)>& fn);
   // Activations, [count, width] for a pass of `count` positions.
-  LargeBuffer<float> x_, xb_, xb2_, q_, k_, v_, hb_, hb2_, logits_;
+  ScratchBuffer<float> x_, xb_, xb2_, q_, k_, v_, hb_, hb2_, logits_;
   Activations act_;
   KvCache cache_;
   std::unique_ptr<ThreadPool> pool_;  // null for one thread

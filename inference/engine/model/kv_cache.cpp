@@ -127,6 +127,10 @@ bool KvCache::operator==(const KvCache& o) const {
   return true;
 }
 
+void KvCache::reserve(int from, int to) {
+  for (int pos = from; pos < to; pos += kKvBlock - pos % kKvBlock) allocate(pos);
+}
+
 void KvCache::store(int layer, int pos, const float* k, const float* v) {
   Block& b = allocate(pos);
   for (int h = 0; h < kv_heads_; ++h) {

@@ -32,6 +32,9 @@ class KvCache {
 
   // k, v: [kv_heads * head_dim] of position `pos` in `layer`.
   void store(int layer, int pos, const float* k, const float* v);
+  // Allocates the blocks of positions [from, to) now, so that store may then run for those
+  // positions on several threads at once (each position's rows are its own).
+  void reserve(int from, int to);
   // q[head_dim] · K[layer, pos, head]
   float dotKey(int layer, int pos, int head, const float* q) const;
   // out[head_dim] += weight * V[layer, pos, head]
@@ -66,10 +69,10 @@ class KvCache {
   // the heads innermost, each row was 8 KiB after the last for the 7B shape: attention over
   // them waited on memory, 2.5 ms of a 25 ms verification of five on 2 threads).
   struct Block {
-    LargeBuffer<float> kf, vf;            // f32
-    LargeBuffer<uint16_t> kh, vh;         // f16
-    LargeBuffer<int8_t> kq, vq;           // int8
-    LargeBuffer<float> k_scale, v_scale;  // int8: one per row
+    ScratchBuffer<float> kf, vf;            // f32
+    ScratchBuffer<uint16_t> kh, vh;         // f16
+    ScratchBuffer<int8_t> kq, vq;           // int8
+    ScratchBuffer<float> k_scale, v_scale;  // int8: one per row
     size_t bytes() const;
   };
   size_t row(int layer, int pos, int head) const {  // within pos's block

@@ -88,12 +88,14 @@ class QuantMatrix {
   // column by column (GgufKernels::panels_f16, panels_bf16): one f32 chain per product, in column
   // order, for any number of positions. Their products cover whole super-panels.
   static constexpr int kF16PanelRows = 64;
-  // The rows threads split products in: whole super-panels (panelled F16 / BF16), else
-  // kPanelRows.
+  // The rows threads split products in: whole super-panels (panelled F16 / BF16), pairs of
+  // slabs in the other panels (their kernels take two slabs per activation load; a share
+  // with an odd number of slabs ran its last one alone, at 1.4x the time per row: 1.1% of a
+  // 128-position Q4_0 pass), else kPanelRows.
   int splitRows() const {
-    return panelled_ && (stored_type_ == TensorType::F16 || stored_type_ == TensorType::BF16)
-               ? kF16PanelRows
-               : kPanelRows;
+    if (!panelled_) return kPanelRows;
+    return stored_type_ == TensorType::F16 || stored_type_ == TensorType::BF16 ? kF16PanelRows
+                                                                               : 2 * kPanelRows;
   }
   // The runtime formats int8, q8_0 and int4 go into slabs of kPanelRows as well
   // (quant_matrix_runtime_panels.cpp), where this CPU has their kernels
@@ -117,6 +119,11 @@ class QuantMatrix {
   // Whether they read the f16-rounded form (Activations::roundToHalf): stored F16.
   bool needsHalfInput() const {
     return format_ == WeightFormat::Stored && stored_type_ == TensorType::F16;
+  }
+  // Whether they read the activations as f32 (Activations::f32): every format but those
+  // reading the int8, Q8_K or f16-rounded forms.
+  bool needsF32Input() const {
+    return !needsQuantizedInput() && !needsKInput() && !needsHalfInput();
   }
   // Row r as f32 [cols] (embedding lookups, conversions, tests).
   void rowF32(int row, float* out) const;

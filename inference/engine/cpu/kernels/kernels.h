@@ -24,26 +24,26 @@ inline int paddedToBlock(int n) {
 // `count` activation vectors of `n` values, in the forms the kernels read (LargeBuffer: a
 // prompt's first pass does not fault page by page).
 struct Activations {
-  int count = 0, n = 0, blocks = 0;  // blocks = paddedToBlock(n) / 32 (even)
-  LargeBuffer<float> f32;            // [count, n]
-  LargeBuffer<int8_t> q;             // [count, blocks * 32], zero past n; empty unless quantized
-  LargeBuffer<float> scale;          // [count, blocks]: value = scale * q
-  LargeBuffer<float> offset;         // [count, blocks]: 8 * scale * sum(q): int4's zero point
-  LargeBuffer<float> scale16;        // [count, blocks]: scale rounded to f16, as GGUF's Q8_0
-  LargeBuffer<float> offset16;       // [count, blocks]: 8 * scale16 * sum(q): Q4_0's zero point
-  LargeBuffer<int32_t> q_sums;       // [count, blocks]: sum(q)
-  LargeBuffer<float> halves;         // [count, n]: f32 rounded to f16 (roundToHalf), for F16 rows
-  LargeBuffer<uint16_t> half_bits;   // [count, n]: the same values as f16
+  int count = 0, n = 0, blocks = 0;   // blocks = paddedToBlock(n) / 32 (even)
+  ScratchBuffer<float> f32;           // [count, n]
+  ScratchBuffer<int8_t> q;            // [count, blocks * 32], zero past n; empty unless quantized
+  ScratchBuffer<float> scale;         // [count, blocks]: value = scale * q
+  ScratchBuffer<float> offset;        // [count, blocks]: 8 * scale * sum(q): int4's zero point
+  ScratchBuffer<float> scale16;       // [count, blocks]: scale rounded to f16, as GGUF's Q8_0
+  ScratchBuffer<float> offset16;      // [count, blocks]: 8 * scale16 * sum(q): Q4_0's zero point
+  ScratchBuffer<int32_t> q_sums;      // [count, blocks]: sum(q)
+  ScratchBuffer<float> halves;        // [count, n]: f32 rounded to f16 (roundToHalf), for F16 rows
+  ScratchBuffer<uint16_t> half_bits;  // [count, n]: the same values as f16
   // The Q8_K form (quantizeK; gguf_kernels.h): blocks of 256, n a multiple of 256.
   int superblocks = 0;
-  LargeBuffer<int8_t> qk;      // [count, superblocks * 256]
-  LargeBuffer<float> kscale;   // [count, superblocks]: value = kscale * qk
-  LargeBuffer<int16_t> bsums;  // [count, superblocks * 16]: sums of each 16 qk values
+  ScratchBuffer<int8_t> qk;      // [count, superblocks * 256]
+  ScratchBuffer<float> kscale;   // [count, superblocks]: value = kscale * qk
+  ScratchBuffer<int16_t> bsums;  // [count, superblocks * 16]: sums of each 16 qk values
   // q regrouped for GgufKernels::dot_q4_0_grouped (groupForQ4_0): in each run of 8 blocks,
   // each 4 of them as elements 0..15 of the four, then elements 16..31 of the four (a Q4_0
   // block's low nibbles, then its high ones, four blocks to a 512-bit register); the blocks
   // after the last whole 8 of n / 32 as in q. [count, blocks * 32]; current when `grouped`.
-  LargeBuffer<int8_t> q_grouped;
+  ScratchBuffer<int8_t> q_grouped;
   // q and its block values in the order the 16-row pass kernels read them (tileForPasses;
   // GgufKernels::gemm16_q4_0): positions in chunks of kTileChunk; within chunk c, block b
   // holds its positions' 32 bytes one after another, so that a pass over sixteen rows reads
@@ -51,9 +51,9 @@ struct Activations {
   // holds scale16, offset16 and 128 x the sum of the block's q (Q8_0's bias). Current when
   // `tiled`.
   static constexpr int kTileChunk = 32;
-  LargeBuffer<int8_t> q_tiles;                     // [cells, 32]
-  LargeBuffer<float> tile_scale16, tile_offset16;  // [cells]
-  LargeBuffer<int32_t> tile_bias;                  // [cells]
+  ScratchBuffer<int8_t> q_tiles;                     // [cells, 32]
+  ScratchBuffer<float> tile_scale16, tile_offset16;  // [cells]
+  ScratchBuffer<int32_t> tile_bias;                  // [cells]
   // Whether q_grouped and the tiles hold the current values: shape() and set() clear the
   // flags but keep the buffers, which a pass's next product refills without zeroing them
   // first (zeroing them was 1.4% of a 128-position pass, on one thread).
@@ -72,8 +72,10 @@ struct Activations {
   void tileForPasses();
   // set and tileForPasses in parts, so that threads can share a pass's rows: shape sizes
   // every form for count x n; setRows copies and quantizes rows [first, last) of
-  // x; shapeTiles sizes the tiles, tileRows fills rows [first, last) of them.
-  void shape(int count, int n, bool quantize);
+  // x; shapeTiles sizes the tiles, tileRows fills rows [first, last) of them. keep_f32
+  // false: f32 stays empty (setRows quantizes x as it is), for a session none of whose
+  // products, quantizeK or roundToHalf read it (copying it was 1.2% of a 128-position pass).
+  void shape(int count, int n, bool quantize, bool keep_f32 = true);
   void setRows(const float* x, int first, int last);
   void shapeTiles();
   void tileRows(int first, int last);
@@ -179,6 +181,13 @@ struct Kernels {
   void (*swiglu)(float* gate, const float* up, size_t n);
   // out[i] = e^x[i] (out may be x), with swiglu's e^x: attention's softmax weights.
   void (*exp)(const float* x, float* out, size_t n);
+  // Activations::setRows's `blocks` whole blocks of a row (x: blocks * 32 values): each as
+  // quantize_block_q8 into q, and per block b: q_sums[b] = its sum, scale[b] = amax / 127,
+  // offset[b] = 8 * scale[b] * sum, scale16[b] = scale[b] rounded to f16 (half to even) as
+  // f32, offset16[b] = 8 * scale16[b] * sum. The x86 sets convert eight blocks' scales at a
+  // time (F16C) where one at a time in software took half of a row's time.
+  void (*quantize_row_q8)(const float* x, int blocks, int8_t* q, float* scale, float* offset,
+                          float* scale16, float* offset16, int32_t* q_sums);
 };
 
 // f(rows as const float*, const uint16_t* or const int8_t*) by the rows' type: the attention

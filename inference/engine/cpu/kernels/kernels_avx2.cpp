@@ -44,7 +44,7 @@ const Kernels* avx2Kernels() {
                          dotF32X4,         dotQ8X4,  dotQ4X4, sumF32,          axpyF32,
                          axpyF16,          dotI8F32, axpyI8,  dotF16F16,       quantizeBlockQ8,
                          quantizeBlockQ8K, toF16,    fromF16, attentionScores, attentionValues,
-                         dotF16Rows,       swiglu,   exp};
+                         dotF16Rows,       swiglu,   exp,     quantizeRowQ8};
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                                 __builtin_cpu_supports("f16c");
   return supported ? &k : nullptr;
@@ -56,7 +56,7 @@ const Kernels* vnniKernels() {
                          dotF32X4,         dotQ8X4,  dotQ4X4, sumF32,          axpyF32,
                          axpyF16,          dotI8F32, axpyI8,  dotF16F16,       quantizeBlockQ8,
                          quantizeBlockQ8K, toF16,    fromF16, attentionScores, attentionValues,
-                         dotF16Rows,       swiglu,   exp};
+                         dotF16Rows,       swiglu,   exp,     quantizeRowQ8};
   return avx2Kernels() && hasAvxVnni() ? &k : nullptr;
 }
 

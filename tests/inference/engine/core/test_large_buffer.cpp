@@ -5,11 +5,13 @@
 // about 10 us each on this project's VMs).
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "inference/engine/core/large_buffer.h"
 #include "tests/inference/engine/check.h"
@@ -36,6 +38,14 @@ uintptr_t mappingEnd(const void* p) {
     in >> std::hex >> begin >> dash >> end;
     if (begin <= at && at < end) return end;
   }
+  return 0;
+}
+
+// A "Name:   value kB" line of /proc/self/status, in KiB.
+double statusKiB(const std::string& name) {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(name, 0) == 0) return std::stod(line.substr(name.size()));
   return 0;
 }
 
@@ -90,6 +100,44 @@ int main() {
     std::printf("64 MiB written with %ld page faults (4 KiB pages: 16384; huge pages: %s)\n",
                 faults, mode.c_str());
     check(faults < 1024, "64 MiB written with fewer than 1,024 page faults");
+  }
+  // ScratchBuffer: a freed large block is kept and handed to the next buffer of its size
+  // (a new session's first prompt maps and zeroes nothing again), at most kScratchKeep
+  // bytes in all, and releaseScratch gives the kept memory back to the system.
+  {
+    releaseScratch();
+    const size_t floats = size_t{3} << 20;  // 12 MiB
+    const void* first = nullptr;
+    {
+      ScratchBuffer<float> a(floats);
+      a[floats - 1] = 2.f;
+      first = a.data();
+    }
+    const size_t kept = keptScratchBytes();
+    ScratchBuffer<float> b(floats);
+    check(kept >= floats * sizeof(float) && b.data() == first && keptScratchBytes() == 0,
+          "a freed 12 MiB scratch block is kept and handed to the next 12 MiB buffer (kept " +
+              std::to_string(kept) + " bytes)");
+    b.resize(floats + 100);
+    check(b[floats - 1] == 2.f, "its values stay when it grows");
+
+    std::vector<ScratchBuffer<uint8_t>> many;
+    for (int i = 0; i < 3; ++i) {  // written whole: resident whatever the kernel's advice
+      ScratchBuffer<uint8_t>& block = many.emplace_back(size_t{100} << 20);
+      std::fill(block.begin(), block.end(), uint8_t{1});
+    }
+    many.clear();
+    check(keptScratchBytes() <= kScratchKeep && keptScratchBytes() >= (size_t{200} << 20),
+          "three freed 100 MiB blocks: two kept, within kScratchKeep (" +
+              std::to_string(keptScratchBytes() >> 20) + " MiB kept)");
+    const double before = statusKiB("VmRSS:");
+    const size_t released = releaseScratch();
+    const double after = statusKiB("VmRSS:");
+    std::printf("released %zu MiB: resident %.0f -> %.0f MiB\n", released >> 20, before / 1024,
+                after / 1024);
+    check(
+        released >= (size_t{200} << 20) && keptScratchBytes() == 0 && before - after >= 150 * 1024,
+        "releaseScratch unmaps the kept blocks: the resident set shrinks by their size");
   }
   return ts::testing::finish();
 }

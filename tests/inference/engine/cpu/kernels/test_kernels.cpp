@@ -223,6 +223,35 @@ int main() {
         q8k_same = q8k_same && d1 == d2 && std::memcmp(k1, k2, 256) == 0 &&
                    std::memcmp(b1, b2, sizeof b1) == 0;
       }
+      // Whole rows (Activations::setRows): the same bytes, and the scales of each block the
+      // portable set computes (amax / 127, its f16 rounding, the zero points, the sums),
+      // with blocks over f16's range (scales that round to subnormals, that tie) and
+      // rows of 1, 8 and 13 blocks (a tail past the eight converted together).
+      bool row_same = true;
+      for (const int row_blocks : {1, 8, 13}) {
+        for (int trial = 0; trial < 8; ++trial) {
+          std::vector<float> row(row_blocks * 32);
+          for (int b = 0; b < row_blocks; ++b)
+            for (int i = 0; i < 32; ++i)
+              row[b * 32 + i] = trial == 0
+                                    ? blocks[(b + 21) % blocks.size()][i]
+                                    : normal(rng) * std::ldexp(1.f, (b * 7 + trial * 5) % 48 - 30);
+          std::vector<int8_t> q1(row.size()), q2(row.size());
+          std::vector<float> f1(5 * row_blocks), f2(5 * row_blocks);
+          std::vector<int32_t> s1(row_blocks), s2(row_blocks);
+          const auto run = [&](const Kernels& k, int8_t* q, float* f, int32_t* sums) {
+            k.quantize_row_q8(row.data(), row_blocks, q, f, f + row_blocks, f + 2 * row_blocks,
+                              f + 3 * row_blocks, sums);
+          };
+          run(*fast, q1.data(), f1.data(), s1.data());
+          run(portable, q2.data(), f2.data(), s2.data());
+          row_same = row_same && q1 == q2 && s1 == s2 &&
+                     std::memcmp(f1.data(), f2.data(), 4 * row_blocks * sizeof(float)) == 0;
+        }
+      }
+      check(row_same, name +
+                          " quantize_row_q8 gives the portable bytes, sums, scales, zero points "
+                          "and f16-rounded scales (1, 8, 13 blocks; scales over f16's range)");
       // f16 rounding: random values over f16's whole range, subnormals, ties, overflow.
       std::vector<float> values;
       for (int i = 0; i < 3000; ++i)
