@@ -12,6 +12,8 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
+#include <algorithm>
+
 // GCC 12 reports the deliberately undefined upper lanes inside its own AVX-512 intrinsics
 // (_mm512_undefined_*) as uninitialized once they are inlined here: false positives.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -170,6 +172,52 @@ TS_TARGET void dotQ8X4(const int8_t* w, const int8_t* x, const float* x_scale, i
 // every token's sum is the one dotFloat makes alone (same FMAs in the same order,
 // same final additions): bit-identical to dot_f16 of that token. Rows whose width is not a
 // multiple of 8 go to the AVX2 set's loop (its scalar tail).
+// quantize_row_q8 with a block in two 512-bit registers (one maximum and one sum reduced
+// per block, where the 256-bit set reduces four registers), sixteen blocks' scales at a time:
+// the same bytes and scales (a NaN is skipped by the maxima as there: max_ps returns its
+// second operand when the first is NaN).
+// Rounded half to even (the default rounding) and clamped to [-127, 127].
+TS_TARGET inline __m512i roundClamped(__m512 v) {
+  return _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(v), _mm512_set1_epi32(-127)),
+                          _mm512_set1_epi32(127));
+}
+
+TS_TARGET void quantizeRowQ8(const float* x, int blocks, int8_t* q, float* scale, float* offset,
+                             float* scale16, float* offset16, int32_t* q_sums) {
+  const __m512 sign = _mm512_set1_ps(-0.f);
+  for (int b0 = 0; b0 < blocks; b0 += 16) {
+    const int count = std::min(16, blocks - b0);
+    alignas(64) float amax[16] = {};
+    alignas(64) int32_t sums[16] = {};
+    for (int i = 0; i < count; ++i) {
+      const float* xb = x + (b0 + i) * 32;
+      const __m512 v0 = _mm512_loadu_ps(xb), v1 = _mm512_loadu_ps(xb + 16);
+      const __m512 m =
+          _mm512_max_ps(_mm512_andnot_ps(sign, v1),
+                        _mm512_max_ps(_mm512_andnot_ps(sign, v0), _mm512_setzero_ps()));
+      amax[i] = _mm512_reduce_max_ps(m);
+      const __m512 inv = _mm512_set1_ps(amax[i] > 0 ? 127.f / amax[i] : 0.f);
+      const __m512i r0 = roundClamped(_mm512_mul_ps(v0, inv)),
+                    r1 = roundClamped(_mm512_mul_ps(v1, inv));
+      int8_t* to = q + (b0 + i) * 32;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm512_cvtepi32_epi8(r0));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 16), _mm512_cvtepi32_epi8(r1));
+      sums[i] = _mm512_reduce_add_epi32(_mm512_add_epi32(r0, r1));
+    }
+    const __m512 eight = _mm512_set1_ps(8.f), sum = _mm512_cvtepi32_ps(_mm512_load_si512(sums)),
+                 s = _mm512_div_ps(_mm512_load_ps(amax), _mm512_set1_ps(127.f)),
+                 s16 = _mm512_cvtph_ps(_mm512_cvtps_ph(s, _MM_FROUND_TO_NEAREST_INT)),
+                 off = _mm512_mul_ps(_mm512_mul_ps(eight, s), sum),
+                 off16 = _mm512_mul_ps(_mm512_mul_ps(eight, s16), sum);
+    const __mmask16 valid = static_cast<__mmask16>((1u << count) - 1);
+    _mm512_mask_storeu_ps(scale + b0, valid, s);
+    _mm512_mask_storeu_ps(offset + b0, valid, off);
+    _mm512_mask_storeu_ps(scale16 + b0, valid, s16);
+    _mm512_mask_storeu_ps(offset16 + b0, valid, off16);
+    _mm512_mask_storeu_epi32(q_sums + b0, valid, _mm512_load_si512(sums));
+  }
+}
+
 #define TS_TARGET_F16 __attribute__((target("avx512f,avx512vl,fma,f16c")))
 
 TS_TARGET_F16 inline float horizontalSum8(__m256 v) {  // kernels_x86.inc's order
@@ -336,6 +384,7 @@ const Kernels* avx512Kernels() {
     set.dot_q8_x4 = avx512::dotQ8X4;
     set.dot_q4 = avx512::dotQ4;
     set.dot_q4_x4 = avx512::dotQ4X4;
+    set.quantize_row_q8 = avx512::quantizeRowQ8;
     // whole groups of 8 here; a ragged row's scalar tail stays with the base set
     static const auto base_f16_rows = base->dot_f16_rows;
     set.dot_f16_rows = [](const uint16_t* w, size_t row_stride, int rows, const float* x,

@@ -226,9 +226,9 @@ int main() {
       // Whole rows (Activations::setRows): the same bytes, and the scales of each block the
       // portable set computes (amax / 127, its f16 rounding, the zero points, the sums),
       // with blocks over f16's range (scales that round to subnormals, that tie) and
-      // rows of 1, 8 and 13 blocks (a tail past the eight converted together).
+      // rows of 1, 8, 13, 16 and 37 blocks (tails past the eight or sixteen converted together).
       bool row_same = true;
-      for (const int row_blocks : {1, 8, 13}) {
+      for (const int row_blocks : {1, 8, 13, 16, 37}) {
         for (int trial = 0; trial < 8; ++trial) {
           std::vector<float> row(row_blocks * 32);
           for (int b = 0; b < row_blocks; ++b)
@@ -251,7 +251,7 @@ int main() {
       }
       check(row_same, name +
                           " quantize_row_q8 gives the portable bytes, sums, scales, zero points "
-                          "and f16-rounded scales (1, 8, 13 blocks; scales over f16's range)");
+                          "and f16-rounded scales (1 to 37 blocks; scales over f16's range)");
       // f16 rounding: random values over f16's whole range, subnormals, ties, overflow.
       std::vector<float> values;
       for (int i = 0; i < 3000; ++i)
