@@ -267,19 +267,24 @@ TS_TARGET void slabsPass(const uint8_t* w, size_t row_bytes, const Activations& 
       for (int t = 0; t < count; ++t, xb += 32) {
         const size_t cell = first + t,
                      at = kF32Scales ? static_cast<size_t>(t0 + t) * tile_blocks + b : cell;
-        __m512i a0[kSlabs], a1[kSlabs];
-        for (int s = 0; s < kSlabs; ++s) a0[s] = a1[s] = _mm512_setzero_si512();
-#pragma GCC unroll 4
-        for (int k = 0; k < 8; k += 2) {
-          const __m512i x0 = broadcast4(xb + 4 * k), x1 = broadcast4(xb + 4 * k + 4);
-          for (int s = 0; s < kSlabs; ++s) {
-            a0[s] = _mm512_dpbusd_epi32(a0[s], group[s][k], x0);
-            a1[s] = _mm512_dpbusd_epi32(a1[s], group[s][k + 1], x1);
-          }
+        // four chains of two products per slab (the integer sum is exact in any order): with
+        // two chains of four, one 32-row pass took 11.5-12.0 cycles per block and position
+        // (one Zen 5 thread, paired runs), 3-4% more than this
+        __m512i a[4][kSlabs];
+        for (int c = 0; c < 4; ++c)
+          for (int s = 0; s < kSlabs; ++s) a[c][s] = _mm512_setzero_si512();
+#pragma GCC unroll 2
+        for (int k = 0; k < 8; k += 4) {
+          __m512i x[4];
+          for (int c = 0; c < 4; ++c) x[c] = broadcast4(xb + 4 * (k + c));
+          for (int s = 0; s < kSlabs; ++s)
+            for (int c = 0; c < 4; ++c)
+              a[c][s] = _mm512_dpbusd_epi32(a[c][s], group[s][k + c], x[c]);
         }
         const __m512 scale = _mm512_set1_ps(x_scale[at]);
         for (int s = 0; s < kSlabs; ++s) {
-          __m512i dot = _mm512_add_epi32(a0[s], a1[s]);
+          __m512i dot = _mm512_add_epi32(_mm512_add_epi32(a[0][s], a[2][s]),
+                                         _mm512_add_epi32(a[1][s], a[3][s]));
           if constexpr (!kQ4) dot = _mm512_sub_epi32(dot, _mm512_set1_epi32(tile_bias[cell]));
           const __m512 dots = _mm512_cvtepi32_ps(dot);
           // d_w * (x_d * dot - zero point) for Q4_0, d_w * (x_d * dot) for Q8_0
