@@ -89,9 +89,10 @@ class QuantMatrix {
   // order, for any number of positions. Their products cover whole super-panels.
   static constexpr int kF16PanelRows = 64;
   // The rows threads split products in: whole super-panels (panelled F16 / BF16), pairs of
-  // slabs in the other panels (their kernels take two slabs per activation load; a share
-  // with an odd number of slabs ran its last one alone, at 1.4x the time per row: 1.1% of a
-  // 128-position Q4_0 pass), else kPanelRows.
+  // slabs in the other panels (the Q4_0 / Q8_0 / runtime panel kernels take two slabs per
+  // activation load, and a share with an odd number of slabs ran its last one alone, at 1.4x
+  // the time per row: 1.1% of a 128-position Q4_0 pass; the K panels' kernel takes one slab
+  // at a time either way), else kPanelRows.
   int splitRows() const {
     if (!panelled_) return kPanelRows;
     return stored_type_ == TensorType::F16 || stored_type_ == TensorType::BF16 ? kF16PanelRows

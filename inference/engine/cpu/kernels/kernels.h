@@ -21,8 +21,9 @@ inline int paddedToBlock(int n) {
   return (n + kRowAlign - 1) / kRowAlign * kRowAlign;
 }
 
-// `count` activation vectors of `n` values, in the forms the kernels read (LargeBuffer: a
-// prompt's first pass does not fault page by page).
+// `count` activation vectors of `n` values, in the forms the kernels read (ScratchBuffer: a
+// prompt's first pass does not fault page by page, a new session reuses the last one's
+// blocks, and resizing does not zero: every form is written whole before it is read).
 struct Activations {
   int count = 0, n = 0, blocks = 0;   // blocks = paddedToBlock(n) / 32 (even)
   ScratchBuffer<float> f32;           // [count, n]
