@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "ui/chart_palette.h"
+#include "ui/nice_axis.h"
 
 namespace ts::ui {
 
@@ -27,7 +28,6 @@ AcceptanceChart::AcceptanceChart(QWidget* parent) : QChartView(parent) {
   x_axis_->setTitleText(tr("drafted tokens the target accepted"));
   y_axis_ = new QValueAxis(chart);
   y_axis_->setTitleText(tr("steps"));
-  y_axis_->setLabelFormat("%d");
   chart->addAxis(x_axis_, Qt::AlignBottom);
   chart->addAxis(y_axis_, Qt::AlignLeft);
   series_->attachAxis(x_axis_);
@@ -55,8 +55,7 @@ void AcceptanceChart::showHistogram(const std::vector<int32_t>& histogram) {
   }
   x_axis_->clear();
   x_axis_->append(categories);
-  y_axis_->setRange(0, static_cast<qreal>(most));
-  y_axis_->applyNiceNumbers();
+  setNiceRange(y_axis_, 0, static_cast<double>(most), 6, true);
   show();
 }
 

@@ -24,6 +24,7 @@
 #include <QValueAxis>
 #include <functional>
 #include "ui/chart_palette.h"
+#include "ui/nice_axis.h"
 #include "ui/save_file.h"
 
 namespace ts::ui {
@@ -69,7 +70,9 @@ ComparisonView::ComparisonView(ComparisonContent content, QWidget* parent)
 QChartView* ComparisonView::itlChart() {
   auto* chart = new QChart();
   chart->setTitle(tr("Gap before each chunk (first run of each series)"));
-  chart->legend()->setAlignment(Qt::AlignBottom);
+  // the legend beside the plot, and the chart tall enough that the y axis's title fits
+  // whole along it (at 220 px it was cut to "inter-token latency …")
+  chart->legend()->setAlignment(Qt::AlignRight);
   auto* x = new QValueAxis(chart);
   x->setTitleText(tr("arrival (s since the request)"));
   auto* y = new QValueAxis(chart);
@@ -89,14 +92,14 @@ QChartView* ComparisonView::itlChart() {
       y_max = std::max(y_max, p.y());
     }
   }
-  x->setRange(0, x_max * 1.02);
-  y->setRange(0, y_max * 1.1);
+  setNiceRange(x, 0, x_max);
+  setNiceRange(y, 0, y_max * 1.05);
   auto* view = new QChartView(chart, content_);
   view->setObjectName("comparisonItlChart");
   view->setRenderHint(QPainter::Antialiasing);
   ui::followPalette(view);
   view->setToolTip(metricDefinition("itl"));
-  view->setMinimumHeight(220);
+  view->setMinimumHeight(320);
   return view;
 }
 
@@ -114,6 +117,14 @@ QChartView* ComparisonView::boxChart(const QString& title, const QString& metric
   }
   chart->addSeries(boxes);
   chart->createDefaultAxes();
+  double lowest = 0, highest = 0.001;  // the whiskers' ends
+  for (const SeriesFigures& s : values_.series) {
+    lowest = std::min(lowest, (s.*figure).min);
+    highest = std::max(highest, (s.*figure).p99);
+  }
+  for (QAbstractAxis* axis : chart->axes(Qt::Vertical))
+    if (auto* values = qobject_cast<QValueAxis*>(axis))
+      setNiceRange(values, lowest, highest * 1.05);
   auto* view = new QChartView(chart, content_);
   view->setRenderHint(QPainter::Antialiasing);
   ui::followPalette(view);

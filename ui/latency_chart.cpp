@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "ui/chart_palette.h"
+#include "ui/nice_axis.h"
 
 namespace ts::ui {
 namespace {
@@ -64,10 +65,8 @@ LatencyChart::LatencyChart(QWidget* parent) : QChartView(parent) {
   ttft_line_->setPen(pen);
   x_axis_ = new QValueAxis(chart);
   x_axis_->setTitleText(tr("time since request (s)"));
-  x_axis_->setLabelFormat("%.2f");
   y_axis_ = new QValueAxis(chart);
   y_axis_->setTitleText(tr("gap (ms)"));
-  y_axis_->setLabelFormat("%.1f");
   chart->addAxis(x_axis_, Qt::AlignBottom);
   chart->addAxis(y_axis_, Qt::AlignLeft);
   for (QXYSeries* s : std::initializer_list<QXYSeries*>{gaps_, gap_dots_, ttft_line_}) {
@@ -98,8 +97,8 @@ void LatencyChart::reset() {
   gap_dots_->clear();
   ttft_line_->clear();
   ttft_line_->setName("TTFT");
-  x_axis_->setRange(0, 1);
-  y_axis_->setRange(0, 1);
+  setNiceRange(x_axis_, 0, 1);
+  setNiceRange(y_axis_, 0, 1);
 }
 
 void LatencyChart::appendFrom(const RecordedRun& run) {
@@ -121,10 +120,11 @@ void LatencyChart::appendFrom(const RecordedRun& run) {
   if (points_.size() == before && ttft_s_ < 0) return;
   gaps_->replace(decimate(points_));
   gap_dots_->replace(points_.size() <= kMaxDots ? points_ : QList<QPointF>{});
-  ttft_line_->replace({QPointF(ttft_s_, 0), QPointF(ttft_s_, y_max_)});
+  // the TTFT line from the bottom to the top of the (rounded) y axis
+  ttft_line_->replace({QPointF(ttft_s_, 0), QPointF(ttft_s_, niceScale(0, y_max_).max)});
   const double x_max = points_.isEmpty() ? ttft_s_ : points_.last().x();
-  x_axis_->setRange(0, std::max(0.001, x_max * 1.05));
-  y_axis_->setRange(0, y_max_);
+  setNiceRange(x_axis_, 0, std::max(0.001, x_max * 1.05));
+  setNiceRange(y_axis_, 0, y_max_);
 }
 
 }  // namespace ts::ui

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "ui/chart_palette.h"
+#include "ui/nice_axis.h"
 
 namespace ts::ui {
 
@@ -91,8 +92,8 @@ void SweepChart::rescale() {
     series->append(x_max, *slo);
     y_max = std::max(y_max, *slo);
   }
-  x_->setRange(x_min, x_max);
-  y_->setRange(0, y_max * 1.15);
+  setNiceRange(x_, x_min, x_max);
+  setNiceRange(y_, 0, y_max * 1.05);
 }
 
 QList<QPointF> SweepChart::points(const QString& series) const {

@@ -36,9 +36,14 @@
 #include <QTimer>
 
 #include <QAction>
+#include <QChart>
+#include <QChartView>
 #include <QComboBox>
+#include <QFontMetricsF>
 #include <QStandardItemModel>
 #include <QTableWidget>
+#include <QValueAxis>
+#include <cmath>
 #include "app/config/config_files.h"
 #include "app/desktop/app_controller.h"
 #include "app/local/loaded_models.h"
@@ -62,6 +67,40 @@
 using namespace ts;
 using ts::testing::OpenAiTestServer;
 using ts::testing::ServerScript;
+
+namespace {
+
+// Every chart shown under `root`, as laid out now: its value axes tick on round numbers (a step of
+// 1, 2, 2.5 or 5 x 10^k, both ends on ticks) and each axis title fits the side it is written
+// along (Qt Charts cuts a longer one to "inter-token latency …"). "" or what is wrong.
+QString chartAxesProblem(QWidget* root) {
+  for (QChartView* view : root->findChildren<QChartView*>()) {
+    if (!view->isVisible()) continue;
+    QChart* chart = view->chart();
+    for (QAbstractAxis* axis : chart->axes()) {
+      const QString where = chart->title() + " / " + axis->titleText() + ": ";
+      if (auto* values = qobject_cast<QValueAxis*>(axis)) {
+        const double step = (values->max() - values->min()) / (values->tickCount() - 1);
+        const double magnitude = std::pow(10.0, std::floor(std::log10(step) + 1e-12)),
+                     mantissa = step / magnitude;
+        bool round = false;
+        for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) round = round || std::abs(mantissa - m) < 1e-9;
+        const double ticks_to_min = values->min() / step;
+        if (!round || std::abs(ticks_to_min - std::round(ticks_to_min)) > 1e-6)
+          return where + QString("ticks from %1 every %2").arg(values->min()).arg(step);
+      }
+      if (axis->titleText().isEmpty() || !axis->isVisible()) continue;
+      const double room = axis->orientation() == Qt::Vertical ? chart->plotArea().height()
+                                                              : chart->plotArea().width();
+      const double needs = QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText());
+      if (needs > room)
+        return where + QString("title needs %1 px along an axis of %2").arg(needs).arg(room);
+    }
+  }
+  return {};
+}
+
+}  // namespace
 
 class TestMainWindow : public QObject {
   Q_OBJECT
@@ -131,6 +170,7 @@ class TestMainWindow : public QObject {
     QVERIFY(label("itlValue").contains(" / "));
     QVERIFY(!window_->acceptanceChart()->isVisible());  // no speculative sampling here
     QCOMPARE(window_->latencyChart()->pointCount(), 29);
+    QTRY_COMPARE(chartAxesProblem(window_.get()), QString());  // round ticks, whole titles
     QVERIFY(window_->findChild<QPushButton*>("sendButton")->isEnabled());
     // The request carried the panel's parameters, and the run was logged.
     const auto body =
@@ -308,6 +348,12 @@ class TestMainWindow : public QObject {
     ui::ComparisonView* view = controller_->history().comparison();
     QVERIFY(view && view->isVisible());
     QVERIFY(QTest::qWaitForWindowExposed(view));
+    // round ticks and whole axis titles, at the size it opens with and on an 800 x 600 screen
+    QTRY_COMPARE(chartAxesProblem(view), QString());
+    const QSize opened = view->size();
+    view->resize(800, 600);
+    QTRY_COMPARE(chartAxesProblem(view), QString());
+    view->resize(opened);
     auto* table = view->findChild<QTableWidget*>("comparisonTable");
     QCOMPARE(table->columnCount(), 2);
     QCOMPARE(table->verticalHeaderItem(0)->text(), QString("TTFT p50 (ms)"));
@@ -370,6 +416,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(ttft[1].x(), 2.0);
     QCOMPARE(dialog->chart()->points("slo_ttft").value(0).y(), 1000.0);
     QVERIFY(dialog->chart()->points("slo_tpot").isEmpty());
+    QTRY_COMPARE(chartAxesProblem(dialog), QString());  // round ticks, whole titles
     const QList<StoredRun> runs = controller_->runStore()->list({"", "", "bench"});
     QCOMPARE(runs.size(), 6);
     QVERIFY(runs[0].context.group.endsWith("concurrency=2"));
@@ -599,6 +646,7 @@ class TestMainWindow : public QObject {
       if (e.kind == EventKind::Usage)
         for (int32_t n : e.accepted_histogram) bars << n;
     QCOMPARE(window_->acceptanceChart()->bars(), bars);
+    QTRY_COMPARE(chartAxesProblem(window_.get()), QString());  // whole-number step counts
     for (int n = 0; n < bars.size(); ++n) accepted_from_bars += n * bars[n];
     QCOMPARE(accepted_from_bars, static_cast<qreal>(accepted));
     const auto painted = [this] {

@@ -1,0 +1,55 @@
+#include "ui/nice_axis.h"
+
+#include <QValueAxis>
+#include <cmath>
+
+namespace ts::ui {
+
+namespace {
+
+// The fewest decimals that write `value` exactly (to a millionth of its size).
+int decimalsOf(double value) {
+  const double size = std::max(std::abs(value), 1e-12);
+  for (int d = 0; d < 12; ++d) {
+    const double scaled = value * std::pow(10.0, d);
+    if (std::abs(scaled - std::round(scaled)) <= 1e-6 * size * std::pow(10.0, d)) return d;
+  }
+  return 12;
+}
+
+}  // namespace
+
+NiceScale niceScale(double lo, double hi, int most_ticks, bool whole) {
+  most_ticks = std::max(3, most_ticks);  // with 2, a range around 0 never fits
+  if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
+  if (hi <= lo) hi = lo + 1;
+  // Steps grow from the smallest one that could fit; the first whose covering range has few
+  // enough ticks wins (a tolerance keeps lo = 0.3 on the tick 0.3, not 0.2).
+  const double smallest = (hi - lo) / (most_ticks - 1);
+  double magnitude = std::pow(10.0, std::floor(std::log10(smallest)));
+  for (;; magnitude *= 10)
+    for (const double mantissa : {1.0, 2.0, 2.5, 5.0}) {
+      const double step = mantissa * magnitude;
+      if (whole && (step < 1 || step == 2.5)) continue;
+      const double first = std::floor(lo / step + 1e-9), last = std::ceil(hi / step - 1e-9);
+      const int ticks = static_cast<int>(std::lround(last - first)) + 1;
+      if (ticks > most_ticks) continue;
+      NiceScale s;
+      s.step = step;
+      s.min = first * step;
+      s.max = last * step;
+      s.ticks = ticks;
+      s.decimals = decimalsOf(step);
+      return s;
+    }
+}
+
+void setNiceRange(QValueAxis* axis, double lo, double hi, int most_ticks, bool whole) {
+  const NiceScale s = niceScale(lo, hi, most_ticks, whole);
+  axis->setRange(s.min, s.max);
+  axis->setTickType(QValueAxis::TicksFixed);
+  axis->setTickCount(s.ticks);
+  axis->setLabelFormat(QString("%.%1f").arg(s.decimals));
+}
+
+}  // namespace ts::ui
