@@ -19,6 +19,7 @@
 
 #include "ui/save_file.h"
 #include "ui/sweep_chart.h"
+#include "ui/tradeoff_chart.h"
 
 namespace ts::ui {
 namespace {
@@ -115,8 +116,12 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   table_->verticalHeader()->hide();
   layout->addWidget(table_, 1);
+  auto* charts = new QHBoxLayout;  // latency per step | the trade-off between the two
   chart_ = new SweepChart(this);
-  layout->addWidget(chart_, 2);
+  charts->addWidget(chart_, 1);
+  tradeoff_ = new TradeoffChart(this);
+  charts->addWidget(tradeoff_, 1);
+  layout->addLayout(charts, 2);
 
   connect(start_, &QPushButton::clicked, this, &BenchmarkDialog::start);
   connect(cancel_, &QPushButton::clicked, this, [this] {
@@ -162,6 +167,7 @@ void BenchmarkDialog::start() {
   if (slo_tpot_->value() > 0) plan.slo_tpot_ms = slo_tpot_->value();
   table_->setRowCount(0);
   chart_->reset(plan.kind, plan.slo_ttft_ms, plan.slo_tpot_ms);
+  tradeoff_->reset(plan.kind);
   bar_->setRange(0, static_cast<int>(values.size()) * plan.requests);
   bar_->setValue(0);
   start_->setEnabled(false);
@@ -208,6 +214,7 @@ void BenchmarkDialog::onStepFinished(double value, const QJsonObject& f) {
     table_->setItem(row, c, item);
   }
   chart_->addStep(value, f);
+  tradeoff_->addStep(value, f);
 }
 
 QString BenchmarkDialog::saveJson(const QString& path) const {

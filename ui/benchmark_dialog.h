@@ -23,6 +23,7 @@ class QTableWidget;
 namespace ts::ui {
 
 class SweepChart;
+class TradeoffChart;
 
 // Widgets only: Start emits the plan, the app runs it and reports back through the slots.
 class BenchmarkDialog : public QDialog {
@@ -32,6 +33,7 @@ class BenchmarkDialog : public QDialog {
   BenchmarkDialog(const QString& endpoint, const QString& model, QWidget* parent = nullptr);
   ~BenchmarkDialog() override;
   SweepChart* chart() const { return chart_; }
+  TradeoffChart* tradeoffChart() const { return tradeoff_; }
   QString saveJson(const QString& path) const;  // "" or why not
 
  public slots:
@@ -62,6 +64,7 @@ class BenchmarkDialog : public QDialog {
   QLabel* status_;
   QTableWidget* table_;
   SweepChart* chart_;
+  TradeoffChart* tradeoff_;
   QPushButton* start_;
   QPushButton* cancel_;
   QPushButton* save_;

@@ -63,6 +63,7 @@
 #include "ui/providers_dialog.h"
 #include "ui/sweep_chart.h"
 #include "ui/table_dialog.h"
+#include "ui/tradeoff_chart.h"
 
 using namespace ts;
 using ts::testing::OpenAiTestServer;
@@ -417,6 +418,24 @@ class TestMainWindow : public QObject {
     QCOMPARE(dialog->chart()->points("slo_ttft").value(0).y(), 1000.0);
     QVERIFY(dialog->chart()->points("slo_tpot").isEmpty());
     QTRY_COMPARE(chartAxesProblem(dialog), QString());  // round ticks, whole titles
+    // the trade-off: one labelled point per step at (TPOT p99, TTFT p99), as in the table
+    ui::TradeoffChart* tradeoff = dialog->tradeoffChart();
+    QCOMPARE(tradeoff->labels(), QStringList({"concurrency 1", "concurrency 2"}));
+    const QList<QPointF> trade = tradeoff->points();
+    QCOMPARE(trade.size(), 2);
+    for (int row = 0; row < 2; ++row) {
+      QCOMPARE(QString::number(trade[row].y(), 'f', 1), table->item(row, 4)->text());  // TTFT
+      QCOMPARE(QString::number(trade[row].x(), 'f', 1), table->item(row, 6)->text());  // TPOT
+    }
+    // the scripted gateway answers both steps alike: the two labels are stacked, not printed
+    // over each other
+    const QList<QRectF> rects = tradeoff->labelRects();
+    QCOMPARE(rects.size(), 2);
+    QVERIFY2(!rects[0].intersects(rects[1]), qPrintable(QString("%1,%2 / %3,%4")
+                                                            .arg(rects[0].x())
+                                                            .arg(rects[0].y())
+                                                            .arg(rects[1].x())
+                                                            .arg(rects[1].y())));
     const QList<StoredRun> runs = controller_->runStore()->list({"", "", "bench"});
     QCOMPARE(runs.size(), 6);
     QVERIFY(runs[0].context.group.endsWith("concurrency=2"));
