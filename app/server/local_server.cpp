@@ -58,7 +58,10 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
 
   http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (options_.api_key.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    // /health answers without a key, as llama.cpp's and vLLM's servers do (load balancers and
+    // container probes carry none); it says nothing about the conversations
+    if (options_.api_key.empty() || req.path == "/health")
+      return httplib::Server::HandlerResponse::Unhandled;
     if (req.get_header_value("Authorization") == "Bearer " + options_.api_key)
       return httplib::Server::HandlerResponse::Unhandled;
     sendError(res, {401,
@@ -67,6 +70,11 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
                         : "Missing API key: send the header Authorization: Bearer <key>",
                     "invalid_request_error", "", "invalid_api_key"});
     return httplib::Server::HandlerResponse::Handled;
+  });
+
+  // Liveness: the model is loaded once the server listens, so a reply means it can serve.
+  http_->Get("/health", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("{\"status\":\"ok\"}", "application/json");
   });
 
   http_->Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {

@@ -224,6 +224,12 @@ class TestLocalServer : public QObject {
     auto unauthorised = keyed_http.Get("/v1/models");
     QVERIFY(unauthorised && unauthorised->status == 401);
     QVERIFY(QString::fromStdString(unauthorised->body).contains("Authorization: Bearer"));
+    // GET /health: 200 {"status":"ok"}, with or without a key configured, none sent
+    for (httplib::Client* client : {&http, &keyed_http}) {
+      auto health = client->Get("/health");
+      QVERIFY(health && health->status == 200);
+      QCOMPARE(QString::fromStdString(health->body), QString("{\"status\":\"ok\"}"));
+    }
   }
 
   // A conversation's next request goes to the session that holds its previous turn and
