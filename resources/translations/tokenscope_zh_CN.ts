@@ -51,6 +51,18 @@
         <source>Speculative runs: accepted / drafted tokens, mean over the runs</source>
         <translation>推测采样运行：被接受的 / 起草的词元数，各次运行的平均值</translation>
     </message>
+    <message>
+        <source>concurrency %1</source>
+        <translation>并发 %1</translation>
+    </message>
+    <message>
+        <source>%1 req/s</source>
+        <translation>%1 请求/秒</translation>
+    </message>
+    <message>
+        <source>%1 words</source>
+        <translation>%1 词</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -2757,6 +2769,25 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>p99 latency per step</source>
         <translation>每步的 p99 延迟</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::TradeoffChart</name>
+    <message>
+        <source>TTFT p99 against TPOT p99, one point per setting</source>
+        <translation>TTFT p99 对 TPOT p99，每个设置一个点</translation>
+    </message>
+    <message>
+        <source>TPOT p99 (ms)</source>
+        <translation>TPOT p99（毫秒）</translation>
+    </message>
+    <message>
+        <source>TTFT p99 (ms)</source>
+        <translation>TTFT p99（毫秒）</translation>
+    </message>
+    <message>
+        <source>Each point is one step of the sweep: lower is a faster first token, further left a faster stream once it runs. The curve shows what each setting trades.</source>
+        <translation>每个点是扫描中的一步：越低，首个令牌越快；越靠左，开始输出后的流越快。这条曲线显示每个设置在两者之间的取舍。</translation>
     </message>
 </context>
 <context>
