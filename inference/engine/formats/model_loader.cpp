@@ -338,14 +338,15 @@ std::vector<float> unitRowScales(const QuantMatrix& m) {
 bool eachMatrix(const std::vector<QuantMatrix*>& matrices, const LoadProgress& progress,
                 const std::function<void(QuantMatrix&)>& fn) {
   ThreadPool pool(ThreadPool::defaultThreads());
-  std::atomic<size_t> next{0}, done{0};
+  std::atomic<size_t> next{0};
   std::atomic<bool> cancelled{false};
-  std::mutex report;  // the callback sees one thread at a time
+  std::mutex report;  // the callback sees one thread at a time, and rising shares: a share
+  size_t done = 0;    // counted outside the lock could be reported after a larger one
   pool.parallelFor(pool.threads(), [&](int, int) {
     for (size_t i; !cancelled && (i = next++) < matrices.size();) {
       fn(*matrices[i]);
-      const double share = static_cast<double>(++done) / matrices.size();
       std::lock_guard lock(report);
+      const double share = static_cast<double>(++done) / matrices.size();
       if (!cancelled && !progress(share)) cancelled = true;
     }
   });
