@@ -120,11 +120,11 @@ void LatencyChart::appendFrom(const RecordedRun& run) {
   if (points_.size() == before && ttft_s_ < 0) return;
   gaps_->replace(decimate(points_));
   gap_dots_->replace(points_.size() <= kMaxDots ? points_ : QList<QPointF>{});
-  // the TTFT line from the bottom to the top of the (rounded) y axis
-  ttft_line_->replace({QPointF(ttft_s_, 0), QPointF(ttft_s_, niceScale(0, y_max_).max)});
   const double x_max = points_.isEmpty() ? ttft_s_ : points_.last().x();
   setNiceRange(x_axis_, 0, std::max(0.001, x_max * 1.05));
-  setNiceRange(y_axis_, 0, y_max_);
+  // the TTFT line from the bottom to the top of the (rounded) y axis
+  const double y_top = setNiceRange(y_axis_, 0, y_max_).max;
+  ttft_line_->replace({QPointF(ttft_s_, 0), QPointF(ttft_s_, y_top)});
 }
 
 }  // namespace ts::ui

@@ -44,12 +44,13 @@ NiceScale niceScale(double lo, double hi, int most_ticks, bool whole) {
     }
 }
 
-void setNiceRange(QValueAxis* axis, double lo, double hi, int most_ticks, bool whole) {
+NiceScale setNiceRange(QValueAxis* axis, double lo, double hi, int most_ticks, bool whole) {
   const NiceScale s = niceScale(lo, hi, most_ticks, whole);
   axis->setRange(s.min, s.max);
   axis->setTickType(QValueAxis::TicksFixed);
   axis->setTickCount(s.ticks);
   axis->setLabelFormat(QString("%.%1f").arg(s.decimals));
+  return s;
 }
 
 }  // namespace ts::ui

@@ -17,7 +17,9 @@ struct NiceScale {
 // (hi <= lo: [lo, lo + 1]); with `whole`, steps of whole numbers only (counts).
 NiceScale niceScale(double lo, double hi, int most_ticks = 6, bool whole = false);
 
-// Sets `axis` to niceScale(lo, hi, most_ticks, whole): range, tick count and label format.
-void setNiceRange(QValueAxis* axis, double lo, double hi, int most_ticks = 6, bool whole = false);
+// Sets `axis` to niceScale(lo, hi, most_ticks, whole): range, tick count and label format;
+// returns that scale (what else is drawn to the axis's ends can use it).
+NiceScale setNiceRange(QValueAxis* axis, double lo, double hi, int most_ticks = 6,
+                       bool whole = false);
 
 }  // namespace ts::ui

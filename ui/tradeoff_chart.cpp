@@ -5,7 +5,6 @@
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLineSeries>
-#include <QScatterSeries>
 #include <QValueAxis>
 #include <algorithm>
 
@@ -32,21 +31,16 @@ TradeoffChart::TradeoffChart(QWidget* parent) : QChartView(parent) {
   chart->setTitle(tr("TTFT p99 against TPOT p99, one point per setting"));
   chart->legend()->hide();
   curve_ = new QLineSeries(chart);
-  dots_ = new QScatterSeries(chart);
-  dots_->setMarkerSize(9);
+  curve_->setPointsVisible(true);
   x_ = new QValueAxis(chart);
   x_->setTitleText(tr("TPOT p99 (ms)"));
   y_ = new QValueAxis(chart);
   y_->setTitleText(tr("TTFT p99 (ms)"));
   chart->addAxis(x_, Qt::AlignBottom);
   chart->addAxis(y_, Qt::AlignLeft);
-  for (QXYSeries* s : std::initializer_list<QXYSeries*>{curve_, dots_}) {
-    chart->addSeries(s);
-    s->attachAxis(x_);
-    s->attachAxis(y_);
-  }
-  dots_->setColor(curve_->color());
-  dots_->setBorderColor(curve_->color());
+  chart->addSeries(curve_);
+  curve_->attachAxis(x_);
+  curve_->attachAxis(y_);
   setChart(chart);
   followPalette(this);
   setRenderHint(QPainter::Antialiasing);
@@ -61,7 +55,6 @@ TradeoffChart::TradeoffChart(QWidget* parent) : QChartView(parent) {
 void TradeoffChart::reset(SweepKind kind) {
   kind_ = kind;
   curve_->clear();
-  dots_->clear();
   qDeleteAll(labels_);
   labels_.clear();
   rescale();
@@ -71,7 +64,6 @@ void TradeoffChart::addStep(double value, const QJsonObject& figures) {
   const QPointF p(figures.value("tpot_ms").toObject().value("p99").toDouble(),
                   figures.value("ttft_ms").toObject().value("p99").toDouble());
   curve_->append(p);
-  dots_->append(p);
   auto* label = new QGraphicsSimpleTextItem(settingLabel(kind_, value), chart());
   label->setBrush(palette().color(QPalette::WindowText));
   labels_.append(label);
@@ -85,7 +77,7 @@ void TradeoffChart::changeEvent(QEvent* event) {
 }
 
 QList<QPointF> TradeoffChart::points() const {
-  return dots_->points();
+  return curve_->points();
 }
 
 QStringList TradeoffChart::labels() const {
@@ -103,7 +95,7 @@ QList<QRectF> TradeoffChart::labelRects() const {
 
 void TradeoffChart::rescale() {
   double x_max = 1, y_max = 1;
-  for (const QPointF& p : dots_->points()) {
+  for (const QPointF& p : curve_->points()) {
     x_max = std::max(x_max, p.x());
     y_max = std::max(y_max, p.y());
   }
@@ -117,11 +109,11 @@ void TradeoffChart::placeLabels() {
   // Up and right of its point; a label that would cover one placed before moves down a line
   // at a time (settings close in latency stack their labels instead of printing over each
   // other).
-  const QList<QPointF> points = dots_->points();
+  const QList<QPointF> points = curve_->points();
   QList<QRectF> placed;
   for (qsizetype i = 0; i < labels_.size() && i < points.size(); ++i) {
     const QSizeF size = labels_[i]->boundingRect().size();
-    QRectF at(chart()->mapToPosition(points[i], dots_) + QPointF(7, -size.height() - 2), size);
+    QRectF at(chart()->mapToPosition(points[i], curve_) + QPointF(7, -size.height() - 2), size);
     for (int tries = 0;
          tries < labels_.size() && std::any_of(placed.begin(), placed.end(),
                                                [&](const QRectF& r) { return r.intersects(at); });

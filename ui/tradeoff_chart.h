@@ -13,7 +13,6 @@
 
 class QGraphicsSimpleTextItem;
 class QLineSeries;
-class QScatterSeries;
 class QValueAxis;
 
 namespace ts::ui {
@@ -38,8 +37,7 @@ class TradeoffChart : public QChartView {
   void rescale();
   void placeLabels();  // beside their points, after every change of the plot area
   SweepKind kind_ = SweepKind::Concurrency;
-  QLineSeries* curve_;
-  QScatterSeries* dots_;
+  QLineSeries* curve_;  // the points in sweep order, each marked
   QValueAxis* x_;
   QValueAxis* y_;
   QList<QGraphicsSimpleTextItem*> labels_;
