@@ -15,6 +15,7 @@
 #include "app/bench/bench_runner.h"
 #include "app/cli/common.h"
 #include "app/cli/options.h"
+#include "app/cli/scheduler_options.h"
 #include "app/server/model_server.h"
 #include "app/store/run_store.h"
 #include "inference/engine/core/thread_pool.h"
@@ -46,7 +47,7 @@ int runBenchCommand(const QStringList& args) {
       {"model", "Model id sent with each request.", "NAME"},
       {"model-path",
        "Benchmark a local model instead: it is served in-process on 127.0.0.1 (as `serve` "
-       "does, one KV cache per concurrent request up to 16) and measured over HTTP.",
+       "does: continuous batching, --parallel requests at once) and measured over HTTP.",
        "PATH"},
       {"weights",
        "With --model-path: runtime weights auto (default: as stored), f32, f16, int8, int4 or "
@@ -74,6 +75,7 @@ int runBenchCommand(const QStringList& args) {
       {"tag", "Tag the recorded requests (repeatable).", "TAG"},
       {"json", "Print one JSON object with the results."},
   });
+  addSchedulerOptions(p, "With --model-path: ");
   if (auto done = parseCommandLine(p, args, "bench")) return *done;
   const auto fail = [](const QString& message) {
     printErr("tokenscope-cli bench: " + message);
@@ -109,6 +111,7 @@ int runBenchCommand(const QStringList& args) {
   o.slo.ttft_ms = real("slo-ttft-ms", 0, 1e9);
   o.slo.tpot_ms = real("slo-tpot-ms", 0, 1e9);
   const double timeout = real("timeout", 0.001, 86'400).value_or(60);
+  const auto scheduling = schedulerOptions(p, err);
   if (!err.message.isEmpty()) return fail(err.message);
   if (p.isSet("burstiness") && !o.rate) return fail("--burstiness needs --rate");
   // Every argument is checked before anything starts (a model load, a serving thread).
@@ -149,9 +152,8 @@ int runBenchCommand(const QStringList& args) {
     server::ServerOptions options;
     options.model_name = model_name.toStdString();
     options.chat = server::isChatModel(*model.value());
-    const int parallel = std::clamp(o.concurrency.value_or(1), 1, 16);
-    options.max_queue = std::min(o.requests, 512);  // a benchmark queues; it is not refused
-    auto made = server::serveModel(model.value(), 0, kv.value(), request, parallel, options);
+    options.max_queue = std::max(o.requests, o.concurrency.value_or(1));  // queued, not refused
+    auto made = server::serveModel(model.value(), 0, kv.value(), request, *scheduling, options);
     if (!made) {
       printErr("tokenscope-cli bench: " + QString::fromStdString(made.error()));
       return 1;
@@ -165,9 +167,9 @@ int runBenchCommand(const QStringList& args) {
       return 1;
     }
     base_url = QString("http://127.0.0.1:%1").arg(port);
-    printErr(QString("tokenscope-cli bench: serving %1 on %2 (%3, %4 at once)")
-                 .arg(model_name, base_url, QString::fromStdString(served->backend))
-                 .arg(parallel));
+    printErr(QString("tokenscope-cli bench: serving %1 on %2 (%3; %4)")
+                 .arg(model_name, base_url, QString::fromStdString(served->backend),
+                      QString::fromStdString(server::describeScheduling(*served->scheduler))));
   }
   const NormalizedBaseUrl url = normalizeBaseUrl(base_url);
 

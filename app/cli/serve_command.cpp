@@ -7,6 +7,7 @@
 #include "app/cli/common.h"
 #include "app/cli/model_options.h"
 #include "app/cli/options.h"
+#include "app/cli/scheduler_options.h"
 #include "app/server/model_server.h"
 #include "inference/engine/core/thread_pool.h"
 #include "inference/engine/decode/open_session.h"
@@ -17,7 +18,8 @@ int runServeCommand(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription(
       "Serves the local engine as an OpenAI-compatible API (GET /v1/models, POST "
-      "/v1/chat/completions).");
+      "/v1/chat/completions, GET /health, GET /metrics), batching the requests that run at "
+      "once into one pass per step.");
   addModelOptions(p, true);
   p.addOptions(
       {{"host", "Address to listen on (default 127.0.0.1: this machine only).", "HOST",
@@ -29,16 +31,18 @@ int runServeCommand(const QStringList& args) {
        {"chat",
         "Baichuan chat template: auto (Baichuan vocabularies), on or off (plain completion).",
         "MODE", "auto"},
-       {"parallel", "Generations running at once, each with its own KV cache (default 1).", "N",
-        "1"},
-       {"max-queue", "Requests waiting beyond those; more get 429 (default 16).", "N", "16"},
+       {"max-queue", "Requests waiting beyond the running ones; more get 429 (default 16).", "N",
+        "16"},
        {"context",
-        "KV cache positions per generation (default: the model's context, at most 4096).", "N"},
+        "Positions of one request, prompt and answer (default: the model's context, at most "
+        "4096).",
+        "N"},
        {"max-tokens", "Answer length when a request gives none (default 256).", "N", "256"},
        {"backend", "cpu, cuda or auto.", "NAME", "cpu"},
        {"device", "CUDA device index.", "N", "0"},
        {"kv", "KV cache format: f16 (default), f32 or int8.", "FORMAT", "f16"},
-       {"threads", "CPU threads per generation (default: one per core).", "N"}});
+       {"threads", "CPU threads (default: one per core).", "N"}});
+  addSchedulerOptions(p, "");
   if (auto done = parseCommandLine(p, args, "serve")) return *done;
   if (!p.isSet("model")) {
     printErr("tokenscope-cli serve: expected --model PATH");
@@ -46,7 +50,7 @@ int runServeCommand(const QStringList& args) {
   }
   OptionError err;
   const auto port = parseIntOption("port", p.value("port"), 0, 65535, err);
-  const auto parallel = parseIntOption("parallel", p.value("parallel"), 1, 64, err);
+  const auto scheduling = schedulerOptions(p, err);
   const auto max_queue = parseIntOption("max-queue", p.value("max-queue"), 0, 4096, err);
   const auto max_tokens = parseIntOption("max-tokens", p.value("max-tokens"), 1, 1 << 20, err);
   const auto device = parseIntOption("device", p.value("device"), 0, 63, err);
@@ -102,7 +106,7 @@ int runServeCommand(const QStringList& args) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   auto served =
-      server::serveModel(model.value(), *context, kv.value(), request, *parallel, options);
+      server::serveModel(model.value(), *context, kv.value(), request, *scheduling, options);
   if (!served) {
     printErr("tokenscope-cli serve: " + QString::fromStdString(served.error()));
     return 1;
@@ -125,9 +129,10 @@ int runServeCommand(const QStringList& args) {
     printErr("tokenscope-cli serve: the server stopped as it started");
     return 1;
   }
-  std::printf("serving %s (%s, %s, %d positions, %s) at http://%s:%d/v1%s\n",
+  std::printf("serving %s (%s, %s, %d positions, %s; %s) at http://%s:%d/v1%s\n",
               options.model_name.c_str(), c.describe().c_str(), backend_line.c_str(), positions,
-              options.chat ? "chat template" : "plain completion", host.c_str(), bound,
+              options.chat ? "chat template" : "plain completion",
+              server::describeScheduling(*served->scheduler).c_str(), host.c_str(), bound,
               options.api_key.empty() ? "" : " (API key required)");
   std::fflush(stdout);
   int signal = 0;

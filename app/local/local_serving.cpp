@@ -46,10 +46,11 @@ void LocalServing::start(const LocalEngineSpec& spec, const QString& model_name)
             server::ServerOptions options;
             options.model_name = model_name.toStdString();
             options.chat = server::isChatModel(*loaded->engine.model);
-            std::vector<std::unique_ptr<engine::DecodeSession>> sessions;
-            sessions.push_back(std::move(loaded->engine.session));
+            auto scheduler = std::make_shared<engine::Scheduler>(
+                std::move(loaded->engine.session), engine::Tokenizer(loaded->engine.model->vocab),
+                engine::SchedulerOptions{});
             server_ = std::make_unique<server::LocalServer>(loaded->engine.model,
-                                                            std::move(sessions), options);
+                                                            std::move(scheduler), options);
             for (int port = 8080; port < 8100 && port_ < 0; ++port)
               port_ = server_->bind("127.0.0.1", port);
             if (port_ < 0 || !server_->start()) {

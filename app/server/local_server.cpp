@@ -4,7 +4,8 @@
 
 #include "app/server/chat_api.h"
 #include "app/server/http_server.h"
-#include "inference/engine/decode/generator.h"
+#include "app/server/metrics_text.h"
+#include "inference/engine/tokenizer/chat_template.h"
 
 namespace ts::server {
 
@@ -43,18 +44,14 @@ struct LocalServer::Job {
 };
 
 LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
-                         std::vector<std::unique_ptr<engine::DecodeSession>> sessions,
-                         ServerOptions options)
+                         std::shared_ptr<engine::Scheduler> scheduler, ServerOptions options)
     : model_(std::move(model)),
-      tokenizer_(model_->vocab),
+      scheduler_(std::move(scheduler)),
       options_(std::move(options)),
       http_(std::make_unique<HttpServer>()) {
-  for (auto& s : sessions) {
-    slots_.push_back(std::make_unique<Slot>(Slot{std::move(s), {}}));
-    free_.push_back(slots_.back().get());
-  }
-  // A thread per admitted connection: waiting requests block in acquire(), in order.
-  const int threads = static_cast<int>(slots_.size()) + options_.max_queue + 8;
+  const int running = scheduler_->options().max_running;
+  // A thread per admitted connection: each waits in the scheduler for its tokens.
+  const int threads = running + options_.max_queue + 8;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
 
   http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
@@ -77,12 +74,18 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
     res.set_content("{\"status\":\"ok\"}", "application/json");
   });
 
+  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(prometheusText(scheduler_->metrics(), options_.model_name),
+                    "text/plain; version=0.0.4; charset=utf-8");
+  });
+
   http_->Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(modelListJson(options_.model_name, static_cast<long long>(std::time(nullptr))),
                     "application/json");
   });
 
-  http_->Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+  http_->Post("/v1/chat/completions", [this, running](const httplib::Request& req,
+                                                      httplib::Response& res) {
     auto parsed = parseChatCompletionRequest(req.body);
     if (auto* e = std::get_if<ApiError>(&parsed)) return sendError(res, *e);
     ChatCompletionRequest request = std::get<ChatCompletionRequest>(std::move(parsed));
@@ -92,10 +95,10 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
                         "The model '" + request.model + "' does not exist; this server serves '" +
                             options_.model_name + "'",
                         "invalid_request_error", "model", "model_not_found"});
-    const int context = slots_.front()->session->maxPositions();
+    const int context = scheduler_->context();
     const int wanted = request.max_tokens.value_or(options_.default_max_tokens);
-    const std::vector<int> prompt =
-        engine::conversationPrompt(tokenizer_, request.messages, options_.chat, context - 1);
+    const std::vector<int> prompt = engine::conversationPrompt(
+        scheduler_->tokenizer(), request.messages, options_.chat, context - 1);
     if (prompt.empty() || static_cast<int>(prompt.size()) >= context)
       return sendError(
           res, {400,
@@ -106,7 +109,7 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
     job->server = this;
     {
       std::lock_guard lock(mutex_);
-      if (admitted_ >= static_cast<int>(slots_.size()) + options_.max_queue) {
+      if (admitted_ >= running + options_.max_queue) {
         job->server = nullptr;  // not admitted: nothing to give back
         return sendError(res, {429,
                                "the server is busy: " + std::to_string(admitted_) +
@@ -121,29 +124,13 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
     job->ids = {"chatcmpl-" + std::to_string(next_id_++),
                 static_cast<long long>(std::time(nullptr)), options_.model_name};
     const auto run = [this, job](const std::function<bool(const std::string&)>& on_text) {
-      uint64_t ticket;
-      {
-        std::lock_guard lock(mutex_);
-        ticket = next_ticket_++;
-        waiting_.push_back(ticket);
-      }
-      Slot* slot = acquire(ticket, job->prompt);
-      engine::DecodeSession* session = slot->session.get();
-      engine::GenerateOptions o;
-      o.held = &slot->held;
-      o.max_tokens = job->max_tokens;
-      o.sampling = job->request.sampling;
-      o.chat = options_.chat;
-      engine::GenerationOutcome out;
-      try {
-        out = engine::generate(*session, tokenizer_, job->prompt, o,
-                               [&](const engine::GeneratedToken& t) { return on_text(t.text); });
-      } catch (...) {
-        release(slot);
-        throw;
-      }
-      release(slot);
-      return out;
+      engine::ScheduledRequest r;
+      r.prompt = job->prompt;
+      r.max_tokens = job->max_tokens;
+      r.sampling = job->request.sampling;
+      r.chat = options_.chat;
+      return scheduler_->generate(r,
+                                  [&](const engine::GeneratedToken& t) { return on_text(t.text); });
     };
     if (!job->request.stream) {
       engine::GenerationOutcome out;
@@ -195,41 +182,6 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
 
 LocalServer::~LocalServer() {
   stop();
-}
-
-LocalServer::Slot* LocalServer::acquire(uint64_t ticket, const std::vector<int>& prompt) {
-  std::unique_lock lock(mutex_);
-  turn_.wait(lock, [&] { return waiting_.front() == ticket && !free_.empty(); });
-  waiting_.pop_front();
-  // A slot whose conversation this prompt continues (it shares all the slot holds, or
-  // all but the last answer token, never fed): the one holding most. Else one that shares
-  // at least half of what it holds (an edited turn). Else the slot used longest ago.
-  const auto shared = [&](const Slot* s) {
-    size_t n = 0;
-    while (n < s->held.size() && n < prompt.size() && s->held[n] == prompt[n]) ++n;
-    return n;
-  };
-  auto best = free_.begin();  // used longest ago
-  size_t best_shared = 0;
-  for (auto it = free_.begin(); it != free_.end(); ++it) {
-    const size_t n = shared(*it), held = (*it)->held.size();
-    if (held > 0 && (n + 1 >= held || 2 * n >= held) && n > best_shared) {
-      best = it;
-      best_shared = n;
-    }
-  }
-  Slot* s = *best;
-  free_.erase(best);
-  turn_.notify_all();  // the next ticket may find another free session
-  return s;
-}
-
-void LocalServer::release(Slot* slot) {
-  {
-    std::lock_guard lock(mutex_);
-    free_.push_back(slot);
-  }
-  turn_.notify_all();
 }
 
 int LocalServer::admittedRequests() {

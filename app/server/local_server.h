@@ -1,23 +1,21 @@
 // An OpenAI-compatible HTTP server on the local engine (cpp-httplib): GET /v1/models,
 // POST /v1/chat/completions streamed (SSE) or not, usage and stream_options, a bearer key
 // when one is configured (401 otherwise), 400 with an OpenAI-style error body for bad
-// requests, 404 for another model. Generations run on `parallel` engine sessions; further
-// requests wait in arrival order, at most `max_queue` of them (429 beyond). A client that
-// disconnects stops its generation within one token. Each session keeps its KV cache
-// between requests: a request whose prompt extends what a free session holds goes to that
-// session and prefills only the rest (usage.prompt_tokens_details.cached_tokens).
+// requests, 404 for another model; GET /health and GET /metrics (Prometheus text). Every
+// generation runs on the model's scheduler (engine/serving/scheduler.h): continuous
+// batching of up to max_running requests, a prefix cache shared by all of them
+// (usage.prompt_tokens_details.cached_tokens); requests beyond those wait there, at most
+// `max_queue` of them (429 beyond). A client that disconnects stops its generation within
+// one token.
 #pragma once
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "inference/engine/backend/decode_session.h"
 #include "inference/engine/model/model.h"
-#include "inference/engine/tokenizer/tokenizer.h"
+#include "inference/engine/serving/scheduler.h"
 
 namespace ts::server {
 
@@ -33,9 +31,9 @@ struct ServerOptions {
 
 class LocalServer {
  public:
-  // sessions: one per generation that may run at the same time (all on `model`).
+  // The scheduler runs `model` (it may serve others too: the app's chat).
   LocalServer(std::shared_ptr<const engine::Model> model,
-              std::vector<std::unique_ptr<engine::DecodeSession>> sessions, ServerOptions options);
+              std::shared_ptr<engine::Scheduler> scheduler, ServerOptions options);
   ~LocalServer();
 
   // Binds host:port (port 0: any free port); returns the port, or -1 when binding failed.
@@ -51,27 +49,13 @@ class LocalServer {
 
  private:
   struct Job;
-  // A session and the tokens its KV cache holds (generate() keeps them).
-  struct Slot {
-    std::unique_ptr<engine::DecodeSession> session;
-    std::vector<int> held;
-  };
-  // Waits for its turn and a free slot; takes the one sharing the longest prefix with
-  // `prompt`.
-  Slot* acquire(uint64_t ticket, const std::vector<int>& prompt);
-  void release(Slot* slot);
 
   std::shared_ptr<const engine::Model> model_;
-  engine::Tokenizer tokenizer_;
-  std::vector<std::unique_ptr<Slot>> slots_;
+  std::shared_ptr<engine::Scheduler> scheduler_;
   ServerOptions options_;
   std::unique_ptr<HttpServer> http_;
 
   std::mutex mutex_;
-  std::condition_variable turn_;
-  std::vector<Slot*> free_;       // in release order: the front was used longest ago
-  std::deque<uint64_t> waiting_;  // tickets in arrival order
-  uint64_t next_ticket_ = 0;
   int admitted_ = 0;  // running + waiting
   std::atomic<uint64_t> next_id_{1};
   std::atomic<int> completed_{0};

@@ -1,22 +1,45 @@
 #include "app/server/model_server.h"
 
 namespace ts::server {
+namespace {
+
+// The model's vocabulary; for a file that carries none (random weights), each id named
+// "<id>", so that answers stream visible tokens (and clients can time them) instead of
+// empty text.
+engine::Vocabulary servedVocabulary(const engine::Model& model) {
+  engine::Vocabulary vocab = model.vocab;
+  if (vocab.pieces.empty())
+    for (int i = 0; i < model.config.vocab; ++i)
+      vocab.pieces.push_back("<" + std::to_string(i) + ">");
+  return vocab;
+}
+
+}  // namespace
 
 engine::Result<ServedModel> serveModel(std::shared_ptr<engine::Model> model, int context,
                                        engine::KvFormat kv, const engine::BackendRequest& backend,
-                                       int parallel, ServerOptions options) {
+                                       const engine::SchedulerOptions& scheduling,
+                                       ServerOptions options) {
   ServedModel out;
   out.positions = context > 0 ? context : engine::defaultPositions(model->config);
-  std::vector<std::unique_ptr<engine::DecodeSession>> sessions;
-  for (int i = 0; i < parallel; ++i) {
-    auto opened = engine::openSession(model, out.positions, kv, backend);
-    if (!opened) return engine::fail(opened.error());
-    if (i == 0) out.note = opened.value().note;
-    out.backend = opened.value().backend + " (" + opened.value().device + ")";
-    sessions.push_back(std::move(opened.value().session));
-  }
-  out.server = std::make_unique<LocalServer>(model, std::move(sessions), std::move(options));
+  auto opened = engine::openSession(model, out.positions, kv, backend);
+  if (!opened) return engine::fail(opened.error());
+  out.note = opened.value().note;
+  out.backend = opened.value().backend + " (" + opened.value().device + ")";
+  out.scheduler = std::make_shared<engine::Scheduler>(
+      std::move(opened.value().session), engine::Tokenizer(servedVocabulary(*model)), scheduling);
+  out.server = std::make_unique<LocalServer>(model, out.scheduler, std::move(options));
   return out;
+}
+
+std::string describeScheduling(const engine::Scheduler& scheduler) {
+  const engine::SchedulerOptions& o = scheduler.options();
+  if (!scheduler.paged()) return "one request at a time (this backend has no paged KV cache)";
+  return std::to_string(o.max_running) + " running, " +
+         (o.prefill_chunk > 0 ? "prompt chunks of " + std::to_string(o.prefill_chunk)
+                              : std::string("whole prompts")) +
+         ", " + std::to_string(o.batch_tokens) + " tokens per step, " +
+         std::to_string(o.kv_blocks) + " KV blocks of " + std::to_string(engine::kKvBlock);
 }
 
 }  // namespace ts::server

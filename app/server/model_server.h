@@ -1,25 +1,33 @@
-// A LocalServer for a loaded model: `parallel` decoding sessions (each with its own KV
-// cache) on the chosen backend. Shared by `tokenscope-cli serve` and by `bench
-// --model-path`, which serves the model in-process and benchmarks it over HTTP.
+// A LocalServer for a loaded model: one decoding session on the chosen backend, run by the
+// model's scheduler (continuous batching, paged KV with a prefix cache). Shared by
+// `tokenscope-cli serve` and by `bench --model-path`, which serves the model in-process
+// and benchmarks it over HTTP.
 #pragma once
 #include <memory>
 #include <string>
 
 #include "app/server/local_server.h"
 #include "inference/engine/decode/open_session.h"
+#include "inference/engine/serving/scheduler.h"
 
 namespace ts::server {
 
 struct ServedModel {
   std::unique_ptr<LocalServer> server;
+  std::shared_ptr<engine::Scheduler> scheduler;
   std::string backend;  // "cpu (CPU, 8 threads)", "cuda (NVIDIA H200)"
   std::string note;     // why the CPU runs when CUDA was asked for
-  int positions = 0;    // KV positions per session
+  int positions = 0;    // KV positions per sequence
 };
 
 // context 0: the model's (engine::defaultPositions).
 engine::Result<ServedModel> serveModel(std::shared_ptr<engine::Model> model, int context,
                                        engine::KvFormat kv, const engine::BackendRequest& backend,
-                                       int parallel, ServerOptions options);
+                                       const engine::SchedulerOptions& scheduling,
+                                       ServerOptions options);
+
+// How the scheduler runs, for the command's first line: "8 running, chunks of 256, 512
+// tokens per step, 256 KV blocks of 32" (or "one at a time" without paged KV).
+std::string describeScheduling(const engine::Scheduler& scheduler);
 
 }  // namespace ts::server

@@ -1,10 +1,23 @@
 // What a backend's decoding session offers the algorithms above it (generation loops,
-// speculative decoding): run positions, read logits, forget positions. The CPU session
-// implements it; the CUDA session will, so speculative decoding runs on either unchanged.
+// speculative decoding, the serving scheduler): run positions, read logits, forget
+// positions; and, where the backend pages its KV cache, passes over several sequences at
+// once, each in its own blocks of a shared pool.
 #pragma once
 #include <span>
+#include <stdexcept>
 
 namespace ts::engine {
+
+// One sequence's share of a multi-sequence pass: tokens[i] at position pos + i of a
+// sequence whose KV positions are the pool blocks `blocks` in order (kKvBlock positions
+// each, covering positions 0 .. pos + tokens.size() - 1; positions before pos hold the
+// sequence's earlier tokens).
+struct SequencePass {
+  std::span<const int> tokens;
+  int pos = 0;
+  std::span<const int> blocks;
+  bool all_logits = false;  // every position's logits, else the last one's
+};
 
 class DecodeSession {
  public:
@@ -18,6 +31,27 @@ class DecodeSession {
   virtual void truncate(int length) = 0;
   virtual int vocab() const = 0;
   virtual int maxPositions() const = 0;
+
+  // Paged KV: gives the session a pool of `blocks` blocks (replacing any before) for
+  // forwardSequences; false when the backend has none. The CUDA session has none until a
+  // device can verify a paged attention kernel: the scheduler then runs its sequences one
+  // after another through forwardBatch.
+  virtual bool usePagedKv(int /*blocks*/) { return false; }
+  // Runs every pass in one forward pass: each weight is read once for all their tokens, and
+  // each sequence's positions attend to its own blocks only. Returns the logits of each
+  // pass in order (its last position's [vocab], or every position's with all_logits); valid
+  // until the next call. Requires usePagedKv (std::logic_error otherwise).
+  virtual std::span<const float> forwardSequences(std::span<const SequencePass> passes);
+  // Copies every row of pool block `from` into block `to` (a prefix cache's copy on write).
+  virtual void copyKvBlock(int from, int to);
 };
+
+inline std::span<const float> DecodeSession::forwardSequences(std::span<const SequencePass>) {
+  throw std::logic_error("forwardSequences: this backend has no paged KV cache");
+}
+
+inline void DecodeSession::copyKvBlock(int, int) {
+  throw std::logic_error("copyKvBlock: this backend has no paged KV cache");
+}
 
 }  // namespace ts::engine

@@ -116,18 +116,26 @@ void CpuSession::multiply(std::initializer_list<Product> products, const Activat
   });
 }
 
-// Position pos + i of the pass attends to positions 0 ..= pos + i (causal): each query head
-// with all the pass's positions, in tiles (cpu_attention.h).
-void CpuSession::attention(int layer, int pos, int count) {
+// Position pos + i of a segment attends to its positions 0 ..= pos + i (causal): each query
+// head with all the segment's positions, in tiles (cpu_attention.h); segment by segment and
+// head by head over the threads.
+void CpuSession::attention(int layer, std::span<const Segment> segments) {
   const ModelConfig& c = model_->config;
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
   const size_t q_dim = static_cast<size_t>(c.n_heads) * c.head_dim;
-  const size_t work = static_cast<size_t>(count) * c.n_heads * (pos + count) * c.head_dim;
-  parallel(c.n_heads, work, [&](int begin, int end) {
-    for (int h = begin; h < end; ++h)
-      attendTiled(cache_, layer, h / group, c.head_dim,
-                  alibi_slopes_.empty() ? 0.f : alibi_slopes_[h], q_.data() + h * c.head_dim, q_dim,
-                  pos, count, xb_.data() + h * c.head_dim, q_dim);
+  size_t work = 0;
+  for (const Segment& s : segments)
+    work += static_cast<size_t>(s.count) * c.n_heads * (s.pos + s.count) * c.head_dim;
+  const int units = static_cast<int>(segments.size()) * c.n_heads;
+  parallel(units, work, [&](int begin, int end) {
+    for (int u = begin; u < end; ++u) {
+      const Segment& s = segments[u / c.n_heads];
+      const int h = u % c.n_heads;
+      const size_t at = s.row * q_dim + h * c.head_dim;
+      attendTiled(*s.cache, layer, h / group, c.head_dim,
+                  alibi_slopes_.empty() ? 0.f : alibi_slopes_[h], q_.data() + at, q_dim, s.pos,
+                  s.count, xb_.data() + at, q_dim);
+    }
   });
 }
 
@@ -142,14 +150,71 @@ std::span<const float> CpuSession::forward(int token, int pos) {
 
 std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int pos,
                                                 bool all_logits) {
-  const Model& m = *model_;
-  const ModelConfig& c = m.config;
   const int n = static_cast<int>(tokens.size());
   if (n == 0 || pos < 0 || pos + n > max_positions_)
     throw std::out_of_range("forward: positions " + std::to_string(pos) + ".." +
                             std::to_string(pos + n - 1) + " outside the KV cache of " +
                             std::to_string(max_positions_));
   written_ = std::max(written_, pos + n);
+  tokens_.assign(tokens.begin(), tokens.end());
+  const Segment segment{&cache_, pos, n, 0, all_logits};
+  cache_.reserve(pos, pos + n);
+  return run({&segment, 1});
+}
+
+bool CpuSession::usePagedKv(int blocks) {
+  const ModelConfig& c = model_->config;
+  paged_ =
+      std::make_unique<KvBlockPool>(blocks, c.n_layers, c.n_kv_heads, c.head_dim, cache_.format());
+  return true;
+}
+
+void CpuSession::copyKvBlock(int from, int to) {
+  if (!paged_) throw std::logic_error("copyKvBlock: usePagedKv was not called");
+  if (from < 0 || to < 0 || from >= paged_->size() || to >= paged_->size())
+    throw std::out_of_range("copyKvBlock: blocks " + std::to_string(from) + " -> " +
+                            std::to_string(to) + " outside the pool of " +
+                            std::to_string(paged_->size()));
+  paged_->copy(from, to);
+}
+
+std::span<const float> CpuSession::forwardSequences(std::span<const SequencePass> passes) {
+  if (!paged_) throw std::logic_error("forwardSequences: usePagedKv was not called");
+  std::vector<KvCache> views;  // each pass's blocks as a cache
+  std::vector<Segment> segments;
+  views.reserve(passes.size());
+  tokens_.clear();
+  for (const SequencePass& p : passes) {
+    const int n = static_cast<int>(p.tokens.size());
+    const int covered = static_cast<int>(p.blocks.size()) * kKvBlock;
+    if (n == 0 || p.pos < 0 || p.pos + n > covered)
+      throw std::out_of_range("forwardSequences: positions " + std::to_string(p.pos) + ".." +
+                              std::to_string(p.pos + n - 1) + " outside the sequence's " +
+                              std::to_string(p.blocks.size()) + " KV blocks");
+    for (int b : p.blocks)
+      if (b < 0 || b >= paged_->size())
+        throw std::out_of_range("forwardSequences: KV block " + std::to_string(b) +
+                                " outside the pool of " + std::to_string(paged_->size()));
+    views.emplace_back(*paged_, p.blocks);
+    segments.push_back({&views.back(), p.pos, n, static_cast<int>(tokens_.size()), p.all_logits});
+    tokens_.insert(tokens_.end(), p.tokens.begin(), p.tokens.end());
+  }
+  if (segments.empty()) return {};
+  return run(segments);
+}
+
+std::span<const float> CpuSession::run(std::span<const Segment> segments) {
+  const Model& m = *model_;
+  const ModelConfig& c = m.config;
+  const int n = static_cast<int>(tokens_.size());
+  const std::vector<int>& tokens = tokens_;
+  row_pos_.resize(n);
+  row_segment_.resize(n);
+  for (size_t s = 0; s < segments.size(); ++s)
+    for (int i = 0; i < segments[s].count; ++i) {
+      row_pos_[segments[s].row + i] = segments[s].pos + i;
+      row_segment_[segments[s].row + i] = static_cast<int>(s);
+    }
   const size_t D = c.dim, F = c.ffn_dim, Q = static_cast<size_t>(c.n_heads) * c.head_dim,
                KV = static_cast<size_t>(c.n_kv_heads) * c.head_dim;
   x_.resize(n * D);
@@ -177,17 +242,17 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
     prepareInput(xb_.data(), n, c.dim);
     multiply({{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}}, act_);
     // RoPE and the KV rows' store by position on the threads (RoPE's sines and powers took
-    // 6 ms of a 128-position pass on one thread, the store 1% of it): the cache's blocks
-    // allocated first, here, so that the threads only write rows
-    cache_.reserve(pos, pos + n);
+    // 6 ms of a 128-position pass on one thread, the store 1% of it): the caches' blocks
+    // were allocated before the pass, so that the threads only write rows
     eachPosition(n, Q + 2 * KV, [&](int i) {
+      const int at = row_pos_[i];
       if (c.positional == Positional::Rope) {
-        rope(q_.data() + i * Q, c.n_heads, c.head_dim, c.rope_dim, pos + i, c.rope_theta);
-        rope(k_.data() + i * KV, c.n_kv_heads, c.head_dim, c.rope_dim, pos + i, c.rope_theta);
+        rope(q_.data() + i * Q, c.n_heads, c.head_dim, c.rope_dim, at, c.rope_theta);
+        rope(k_.data() + i * KV, c.n_kv_heads, c.head_dim, c.rope_dim, at, c.rope_theta);
       }
-      cache_.store(l, pos + i, k_.data() + i * KV, v_.data() + i * KV);
+      segments[row_segment_[i]].cache->store(l, at, k_.data() + i * KV, v_.data() + i * KV);
     });
-    attention(l, pos, n);
+    attention(l, segments);
     prepareInput(xb_.data(), n, static_cast<int>(Q));
     multiply(w.wo, xb2_.data(), act_);
     add_residual();
@@ -203,11 +268,26 @@ std::span<const float> CpuSession::forwardBatch(std::span<const int> tokens, int
     multiply(w.w_down, xb2_.data(), act_);
     add_residual();
   }
-  const int first = all_logits ? 0 : n - 1;  // only the positions whose logits are wanted
-  for (int i = first; i < n; ++i)
-    rmsnorm(x_.data() + i * D, x_.data() + i * D, m.output_norm.data(), c.dim, c.rms_eps);
-  prepareInput(x_.data() + first * D, n - first, c.dim);
-  logits_.resize(static_cast<size_t>(n - first) * c.vocab);
+  // Only the rows whose logits are wanted, gathered in order when they are not one run
+  // already (several segments), into xb_.
+  int wanted = 0, first = n;
+  for (const Segment& s : segments) {
+    const int from = s.all_logits ? s.row : s.row + s.count - 1;
+    first = std::min(first, from);
+    wanted += s.row + s.count - from;
+  }
+  float* rows = x_.data() + first * D;
+  if (first + wanted != n) {
+    rows = xb_.data();
+    int at = 0;
+    for (const Segment& s : segments)
+      for (int i = s.all_logits ? s.row : s.row + s.count - 1; i < s.row + s.count; ++i)
+        std::copy(x_.data() + i * D, x_.data() + (i + 1) * D, rows + D * at++);
+  }
+  for (int i = 0; i < wanted; ++i)
+    rmsnorm(rows + i * D, rows + i * D, m.output_norm.data(), c.dim, c.rms_eps);
+  prepareInput(rows, wanted, c.dim);
+  logits_.resize(static_cast<size_t>(wanted) * c.vocab);
   multiply(m.classifier, logits_.data(), act_);
   return logits_;
 }

@@ -32,12 +32,28 @@ class CpuSession : public DecodeSession {
                                       bool all_logits = false) override;
   // Zeros the KV rows of positions >= length that were written.
   void truncate(int length) override;
+  // A pool of `blocks` KV blocks in the session's KV format (the scheduler's sequences).
+  bool usePagedKv(int blocks) override;
+  // Throws std::out_of_range when a pass's blocks do not cover its positions or name a
+  // block outside the pool.
+  std::span<const float> forwardSequences(std::span<const SequencePass> passes) override;
+  void copyKvBlock(int from, int to) override;
+  const KvBlockPool* pagedPool() const { return paged_.get(); }
   int vocab() const override { return model_->config.vocab; }
   int maxPositions() const override { return max_positions_; }
   const KvCache& cache() const { return cache_; }
 
  private:
-  void attention(int layer, int pos, int count);
+  // One sequence's rows of a pass: positions pos .. pos + count - 1 in `cache`, rows
+  // [row, row + count) of the pass's activations.
+  struct Segment {
+    KvCache* cache;
+    int pos, count, row;
+    bool all_logits;
+  };
+  // The forward pass over every segment's tokens (tokens_ [rows]); logits of the wanted rows.
+  std::span<const float> run(std::span<const Segment> segments);
+  void attention(int layer, std::span<const Segment> segments);
   // out[count, w.rows()] = W · act, rows split over the pool when the product is large.
   void multiply(const QuantMatrix& w, float* out, const Activations& act);
   // Several products of one input (q, k, v; gate, up) as one job over all their rows: one
@@ -66,10 +82,12 @@ class CpuSession : public DecodeSession {
   void eachPosition(int count, size_t width, const std::function<void(int)>& fn);
   // Activations, [count, width] for a pass of `count` positions.
   ScratchBuffer<float> x_, xb_, xb2_, q_, k_, v_, hb_, hb2_, logits_;
+  std::vector<int> tokens_, row_pos_, row_segment_;  // per row of a pass
   Activations act_;
   KvCache cache_;
-  std::unique_ptr<ThreadPool> pool_;  // null for one thread
-  std::vector<float> alibi_slopes_;   // [n_heads] when the model uses ALiBi
+  std::unique_ptr<KvBlockPool> paged_;  // usePagedKv
+  std::unique_ptr<ThreadPool> pool_;    // null for one thread
+  std::vector<float> alibi_slopes_;     // [n_heads] when the model uses ALiBi
 };
 
 // ALiBi head slopes as Baichuan-13B / llama.cpp compute them (max bias 8).

@@ -20,13 +20,78 @@ std::string kvFormatName(KvFormat format) {
   return format == KvFormat::F16 ? "f16" : format == KvFormat::Int8 ? "int8" : "f32";
 }
 
+void KvBlock::allocate(KvFormat format, size_t rows, int head_dim) {
+  const size_t n = rows * head_dim;
+  switch (format) {
+    case KvFormat::F32:
+      kf.assign(n, 0.f);
+      vf.assign(n, 0.f);
+      break;
+    case KvFormat::F16:
+      kh.assign(n, 0);
+      vh.assign(n, 0);
+      break;
+    case KvFormat::Int8:
+      kq.assign(n, 0);
+      vq.assign(n, 0);
+      k_scale.assign(rows, 0.f);
+      v_scale.assign(rows, 0.f);
+      break;
+  }
+}
+
+KvBlockPool::KvBlockPool(int blocks, int layers, int kv_heads, int head_dim, KvFormat format)
+    : format_(format),
+      layers_(layers),
+      kv_heads_(kv_heads),
+      head_dim_(head_dim),
+      blocks_(std::max(blocks, 0)) {}
+
+KvBlock& KvBlockPool::block(int id) {
+  std::unique_ptr<KvBlock>& b = blocks_.at(id);
+  if (!b) {
+    b = std::make_unique<KvBlock>();
+    b->allocate(format_, static_cast<size_t>(layers_) * kKvBlock * kv_heads_, head_dim_);
+  }
+  return *b;
+}
+
+void KvBlockPool::copy(int from, int to) {
+  const KvBlock& source = block(from);
+  block(to) = source;
+}
+
+size_t KvBlockPool::bytes() const {
+  size_t n = 0;
+  for (const auto& b : blocks_)
+    if (b) n += b->bytes();
+  return n;
+}
+
+size_t KvBlockPool::blockBytes() const {
+  const size_t rows = static_cast<size_t>(layers_) * kKvBlock * kv_heads_;
+  const size_t per_value = format_ == KvFormat::F32 ? 4 : format_ == KvFormat::F16 ? 2 : 1;
+  return 2 * rows * (head_dim_ * per_value + (format_ == KvFormat::Int8 ? 4 : 0));
+}
+
 KvCache::KvCache(int layers, int positions, int kv_heads, int head_dim, KvFormat format)
     : format_(format),
       layers_(layers),
       positions_(positions),
       kv_heads_(kv_heads),
       head_dim_(head_dim),
-      blocks_((std::max(positions, 0) + kKvBlock - 1) / kKvBlock) {}
+      table_((std::max(positions, 0) + kKvBlock - 1) / kKvBlock),
+      owned_(table_.size()) {}
+
+KvCache::KvCache(KvBlockPool& pool, std::span<const int> table)
+    : format_(pool.format()),
+      layers_(pool.layers()),
+      positions_(static_cast<int>(table.size()) * kKvBlock),
+      kv_heads_(pool.kvHeads()),
+      head_dim_(pool.headDim()) {
+  table_.reserve(table.size());
+  for (int id : table) table_.push_back(&pool.block(id));
+}
 
 KvCache::KvCache(const KvCache& o)
     : format_(o.format_),
@@ -34,9 +99,13 @@ KvCache::KvCache(const KvCache& o)
       positions_(o.positions_),
       kv_heads_(o.kv_heads_),
       head_dim_(o.head_dim_),
-      blocks_(o.blocks_.size()) {
-  for (size_t i = 0; i < blocks_.size(); ++i)
-    if (o.blocks_[i]) blocks_[i] = std::make_unique<Block>(*o.blocks_[i]);
+      table_(o.table_.size()),
+      owned_(o.table_.size()) {
+  for (size_t i = 0; i < table_.size(); ++i)
+    if (o.table_[i]) {
+      owned_[i] = std::make_unique<Block>(*o.table_[i]);
+      table_[i] = owned_[i].get();
+    }
 }
 
 KvCache& KvCache::operator=(const KvCache& o) {
@@ -45,27 +114,12 @@ KvCache& KvCache::operator=(const KvCache& o) {
 }
 
 KvCache::Block& KvCache::allocate(int pos) {
-  std::unique_ptr<Block>& b = blocks_[pos / kKvBlock];
-  if (b) return *b;
-  b = std::make_unique<Block>();
-  const size_t rows = static_cast<size_t>(layers_) * kKvBlock * kv_heads_;
-  const size_t n = rows * head_dim_;
-  switch (format_) {
-    case KvFormat::F32:
-      b->kf.assign(n, 0.f);
-      b->vf.assign(n, 0.f);
-      break;
-    case KvFormat::F16:
-      b->kh.assign(n, 0);
-      b->vh.assign(n, 0);
-      break;
-    case KvFormat::Int8:
-      b->kq.assign(n, 0);
-      b->vq.assign(n, 0);
-      b->k_scale.assign(rows, 0.f);
-      b->v_scale.assign(rows, 0.f);
-      break;
-  }
+  Block*& b = table_[pos / kKvBlock];
+  if (b) return *b;  // a view's blocks are all there
+  auto& owned = owned_[pos / kKvBlock];
+  owned = std::make_unique<Block>();
+  owned->allocate(format_, static_cast<size_t>(layers_) * kKvBlock * kv_heads_, head_dim_);
+  b = owned.get();
   return *b;
 }
 
@@ -73,10 +127,12 @@ void KvCache::clear(int from, int to) {
   from = std::max(0, from);
   to = std::min(positions_, to);
   for (int pos = from; pos < to; ++pos) {
-    std::unique_ptr<Block>& b = blocks_[pos / kKvBlock];
+    const size_t index = pos / kKvBlock;
+    Block* b = table_[index];
     if (!b) continue;
-    if (pos % kKvBlock == 0 && pos + kKvBlock <= to) {  // the whole block: give it back
-      b.reset();
+    if (pos % kKvBlock == 0 && pos + kKvBlock <= to && !owned_.empty()) {
+      table_[index] = nullptr;  // the whole own block: give it back
+      owned_[index].reset();
       pos += kKvBlock - 1;
       continue;
     }
@@ -108,9 +164,9 @@ bool KvCache::operator==(const KvCache& o) const {
   if (format_ != o.format_ || layers_ != o.layers_ || positions_ != o.positions_ ||
       kv_heads_ != o.kv_heads_ || head_dim_ != o.head_dim_)
     return false;
-  for (size_t i = 0; i < blocks_.size(); ++i) {
-    const Block* a = blocks_[i].get();
-    const Block* b = o.blocks_[i].get();
+  for (size_t i = 0; i < table_.size(); ++i) {
+    const Block* a = table_[i];
+    const Block* b = o.table_[i];
     if (!a && !b) continue;
     if (!a || !b) {  // a block never written equals one of zeros
       const Block& held = a ? *a : *b;
@@ -204,14 +260,14 @@ KvCache::Rows KvCache::rows(int layer, int from, int head, bool values) const {
   return {};
 }
 
-size_t KvCache::Block::bytes() const {
+size_t KvBlock::bytes() const {
   return (kf.size() + vf.size()) * 4 + (kh.size() + vh.size()) * 2 + kq.size() + vq.size() +
          (k_scale.size() + v_scale.size()) * 4;
 }
 
 size_t KvCache::bytes() const {
   size_t n = 0;
-  for (const auto& b : blocks_)
+  for (const Block* b : table_)
     if (b) n += b->bytes();
   return n;
 }

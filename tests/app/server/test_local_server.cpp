@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 #include <condition_variable>
@@ -66,9 +67,13 @@ struct RunningServer {
   std::unique_ptr<server::LocalServer> server;
   int port = -1;
   RunningServer(std::shared_ptr<const engine::Model> model,
-                std::vector<std::unique_ptr<engine::DecodeSession>> sessions,
-                server::ServerOptions options) {
-    server = std::make_unique<server::LocalServer>(model, std::move(sessions), options);
+                std::unique_ptr<engine::DecodeSession> session, server::ServerOptions options,
+                engine::SchedulerOptions scheduling = {}) {
+    server = std::make_unique<server::LocalServer>(
+        model,
+        std::make_shared<engine::Scheduler>(std::move(session), engine::Tokenizer(model->vocab),
+                                            scheduling),
+        options);
     port = server->bind("127.0.0.1", 0);
     server->start();
   }
@@ -90,10 +95,12 @@ class TestLocalServer : public QObject {
   std::shared_ptr<engine::Model> model_;
   QJsonObject reference_;
 
-  std::vector<std::unique_ptr<engine::DecodeSession>> cpuSessions(int n) {
-    std::vector<std::unique_ptr<engine::DecodeSession>> s;
-    for (int i = 0; i < n; ++i) s.push_back(std::make_unique<engine::CpuSession>(model_, 128));
-    return s;
+  std::unique_ptr<engine::DecodeSession> cpuSession() {
+    return std::make_unique<engine::CpuSession>(model_, 128);
+  }
+  std::shared_ptr<engine::Scheduler> scheduler() {
+    return std::make_shared<engine::Scheduler>(cpuSession(), engine::Tokenizer(model_->vocab),
+                                               engine::SchedulerOptions{});
   }
   static server::ServerOptions options(const std::string& key = "", int max_queue = 16) {
     server::ServerOptions o;
@@ -147,7 +154,7 @@ class TestLocalServer : public QObject {
 
   // The foundation's client, streaming and not: the reference's greedy text, usage counts.
   void theStreamingClientGetsTheReferenceText() {
-    RunningServer s(model_, cpuSessions(1), options());
+    RunningServer s(model_, cpuSession(), options());
     QVERIFY(s.port > 0);
     const RemoteResult streamed = runClient(s.url(), "aidreams", true);
     QVERIFY2(streamed.run.terminal() && streamed.run.terminal()->kind == EventKind::Finished,
@@ -167,7 +174,7 @@ class TestLocalServer : public QObject {
   }
 
   void theClientReportsKeyModelAndCancel() {
-    RunningServer s(model_, cpuSessions(1), options("secret-key"));
+    RunningServer s(model_, cpuSession(), options("secret-key"));
     const RemoteResult no_key = runClient(s.url(), "aidreams", true);
     QVERIFY(no_key.run.terminal() && no_key.run.terminal()->failure == FailureKind::Auth);
     const RemoteResult with_key = runClient(s.url(), "aidreams", true, "secret-key");
@@ -184,7 +191,7 @@ class TestLocalServer : public QObject {
 
   // Raw HTTP: each mistake a 400 naming the field, an OpenAI-style error body.
   void badRequestsGetOpenAiErrors() {
-    RunningServer s(model_, cpuSessions(1), options());
+    RunningServer s(model_, cpuSession(), options());
     httplib::Client http("127.0.0.1", s.port);
     const auto error = [&](const std::string& b, int status, const QString& param,
                            const QString& says) {
@@ -219,7 +226,7 @@ class TestLocalServer : public QObject {
     auto models = http.Get("/v1/models");
     QVERIFY(models && models->status == 200);
     QVERIFY(QString::fromStdString(models->body).contains("\"id\":\"aidreams\""));
-    RunningServer keyed(model_, cpuSessions(1), options("k1"));
+    RunningServer keyed(model_, cpuSession(), options("k1"));
     httplib::Client keyed_http("127.0.0.1", keyed.port);
     auto unauthorised = keyed_http.Get("/v1/models");
     QVERIFY(unauthorised && unauthorised->status == 401);
@@ -232,11 +239,12 @@ class TestLocalServer : public QObject {
     }
   }
 
-  // A conversation's next request goes to the session that holds its previous turn and
-  // prefills only what is new (usage.prompt_tokens_details.cached_tokens), with the same
-  // answer at temperature 0 as a fresh server gives.
-  void aNextTurnReusesTheSessionThatHoldsTheConversation() {
-    RunningServer s(model_, cpuSessions(2), options());
+  // A conversation's next request finds its previous turn in the prefix cache (whole
+  // blocks, and the last one copied part-way) and prefills only what is new
+  // (usage.prompt_tokens_details.cached_tokens), with the same answer at temperature 0 as
+  // a fresh server gives.
+  void aNextTurnReusesTheCachedPrefix() {
+    RunningServer s(model_, cpuSession(), options());
     httplib::Client http("127.0.0.1", s.port);
     const auto post = [&](httplib::Client& client, const std::string& messages) {
       auto res = client.Post("/v1/chat/completions",
@@ -255,7 +263,10 @@ class TestLocalServer : public QObject {
           .toObject()
           .value("cached_tokens");
     };
-    const QJsonObject first = post(http, "{\"role\":\"user\",\"content\":\"I dreamed\"}");
+    const std::string opening =
+        "{\"role\":\"user\",\"content\":\"I dreamed of a little dog that ran over the "
+        "green hill to the old house by the river\"}";
+    const QJsonObject first = post(http, opening);
     QCOMPARE(cached(first).toInt(-1), 0);
     const int first_prompt = first.value("usage").toObject().value("prompt_tokens").toInt();
     const QString answer = first.value("choices")
@@ -267,13 +278,12 @@ class TestLocalServer : public QObject {
                                .value("content")
                                .toString();
     QVERIFY(!answer.isEmpty());
-    // Another conversation takes the other session in between.
+    // Another conversation in between: it shares only the leading BOS token.
     QCOMPARE(cached(post(http, "{\"role\":\"user\",\"content\":\"Once upon a time\"}")).toInt(-1),
-             0);
-    const std::string next =
-        "{\"role\":\"user\",\"content\":\"I dreamed\"},"
-        "{\"role\":\"assistant\",\"content\":\"" +
-        answer.toStdString() + "\"},{\"role\":\"user\",\"content\":\"and then\"}";
+             1);
+    const std::string next = opening + ",{\"role\":\"assistant\",\"content\":\"" +
+                             answer.toStdString() +
+                             "\"},{\"role\":\"user\",\"content\":\"and then\"}";
     const QJsonObject second = post(http, next);
     const int second_prompt = second.value("usage").toObject().value("prompt_tokens").toInt();
     QVERIFY2(cached(second).toInt() >= first_prompt - 1 && cached(second).toInt() < second_prompt,
@@ -281,7 +291,7 @@ class TestLocalServer : public QObject {
                             .arg(cached(second).toInt())
                             .arg(second_prompt)
                             .arg(first_prompt)));
-    RunningServer fresh(model_, cpuSessions(1), options());
+    RunningServer fresh(model_, cpuSession(), options());
     httplib::Client fresh_http("127.0.0.1", fresh.port);
     const QJsonObject alone = post(fresh_http, next);
     QCOMPARE(cached(alone).toInt(-1), 0);
@@ -291,14 +301,91 @@ class TestLocalServer : public QObject {
                  "content"));
   }
 
+  // GET /metrics after six requests: valid Prometheus text (every sample of a declared
+  // metric, histograms cumulative up to a +Inf bucket equal to their count), and counters
+  // that equal what the responses' usage said.
+  void metricsAreValidPrometheusTextThatAddsUp() {
+    RunningServer s(model_, cpuSession(), options());
+    httplib::Client http("127.0.0.1", s.port);
+    int prompt_tokens = 0, completion_tokens = 0, cached_tokens = 0;
+    for (int i = 0; i < 6; ++i) {
+      auto res =
+          http.Post("/v1/chat/completions", body("I dreamed", 3 + i, false), "application/json");
+      QVERIFY(res && res->status == 200);
+      const QJsonObject usage = QJsonDocument::fromJson(QByteArray::fromStdString(res->body))
+                                    .object()
+                                    .value("usage")
+                                    .toObject();
+      prompt_tokens += usage.value("prompt_tokens").toInt();
+      completion_tokens += usage.value("completion_tokens").toInt();
+      cached_tokens +=
+          usage.value("prompt_tokens_details").toObject().value("cached_tokens").toInt();
+    }
+    auto res = http.Get("/metrics");
+    QVERIFY(res && res->status == 200);
+    QVERIFY(QString::fromStdString(res->get_header_value("Content-Type")).startsWith("text/plain"));
+    const QRegularExpression sample(
+        "^([a-zA-Z_:][a-zA-Z0-9_:]*)\\{model_name=\"aidreams\"(?:,le=\"([^\"]+)\")?\\} (\\S+)$");
+    const QRegularExpression type("^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (gauge|counter|histogram)$");
+    QMap<QString, QString> types;
+    QMap<QString, double> values;
+    QMap<QString, QList<double>> buckets;
+    for (const QString& line : QString::fromStdString(res->body).split('\n', Qt::SkipEmptyParts)) {
+      if (line.startsWith("# HELP ")) continue;
+      if (const auto t = type.match(line); t.hasMatch()) {
+        types[t.captured(1)] = t.captured(2);
+        continue;
+      }
+      const auto m = sample.match(line);
+      QVERIFY2(m.hasMatch(), qPrintable("not a Prometheus sample: " + line));
+      QString name = m.captured(1);
+      bool number = false;
+      const double value = m.captured(3).toDouble(&number);
+      QVERIFY2(number, qPrintable(line));
+      QString family = name;
+      for (const char* suffix : {"_bucket", "_sum", "_count"})
+        if (name.endsWith(suffix) && types.value(name.chopped(qstrlen(suffix))) == "histogram")
+          family = name.chopped(qstrlen(suffix));
+      QVERIFY2(types.contains(family), qPrintable("a sample before its # TYPE: " + line));
+      if (name.endsWith("_bucket")) {
+        QVERIFY(buckets[family].isEmpty() || value >= buckets[family].last());
+        buckets[family].append(value);
+        if (m.captured(2) == "+Inf") values[family + "_inf"] = value;
+      } else {
+        values[name] = value;
+      }
+    }
+    QCOMPARE(values.value("tokenscope:generation_tokens_total"), double(completion_tokens));
+    QCOMPARE(values.value("tokenscope:prompt_tokens_total"), double(prompt_tokens));
+    QCOMPARE(values.value("tokenscope:prefix_cache_queries_total"), double(prompt_tokens));
+    QCOMPARE(values.value("tokenscope:prefix_cache_hits_total"), double(cached_tokens));
+    QVERIFY(cached_tokens > 0);  // the same prompt six times
+    QCOMPARE(values.value("tokenscope:request_finished_total"), 6.0);
+    QCOMPARE(values.value("tokenscope:num_requests_running"), 0.0);
+    QCOMPARE(values.value("tokenscope:num_requests_waiting"), 0.0);
+    QCOMPARE(values.value("tokenscope:kv_cache_blocks_used"), 0.0);
+    QVERIFY(values.value("tokenscope:kv_cache_blocks_total") > 0);
+    for (const char* h : {"tokenscope:step_duration_seconds", "tokenscope:iteration_tokens_total",
+                          "tokenscope:step_batch_size"}) {
+      QCOMPARE(types.value(h), QString("histogram"));
+      QCOMPARE(values.value(QString(h) + "_inf"), values.value(QString(h) + "_count"));
+    }
+    // One observation per step in each histogram; the tokens of all steps add up to the
+    // prompts' computed tokens and the answers' fed-back tokens.
+    const double steps = values.value("tokenscope:step_batch_size_count");
+    QVERIFY(steps > 0);
+    QCOMPARE(values.value("tokenscope:iteration_tokens_total_count"), steps);
+    QCOMPARE(values.value("tokenscope:iteration_tokens_total_sum"),
+             double(prompt_tokens - cached_tokens + completion_tokens - 6));
+  }
+
   // One running generation (held at its first pass), one waiting, the third refused with
   // 429; then both finish, in arrival order.
   void theQueueIsFairAndBounded() {
-    std::vector<std::unique_ptr<engine::DecodeSession>> sessions;
+    // The gated session has no paged KV: its scheduler runs one request at a time.
     auto gated = std::make_unique<GatedSession>(model_, 128);
     GatedSession* gate = gated.get();
-    sessions.push_back(std::move(gated));
-    RunningServer s(model_, std::move(sessions), options("", 1));
+    RunningServer s(model_, std::move(gated), options("", 1));
     std::string first, second;
     std::thread a([&] {
       httplib::Client c("127.0.0.1", s.port);
@@ -331,7 +418,7 @@ class TestLocalServer : public QObject {
   // count and the reference text's prefix.
   void sixtyFourConcurrentStreams() {
     server::ServerOptions o = options("", 64);
-    RunningServer s(model_, cpuSessions(2), o);
+    RunningServer s(model_, cpuSession(), o);
     constexpr int kStreams = 64;
     std::vector<std::string> texts(kStreams);
     std::vector<int> usage(kStreams, -1), chunks(kStreams, 0);
@@ -387,7 +474,7 @@ class TestLocalServer : public QObject {
       QVERIFY(!http.is_running());
     }
     for (int i = 0; i < 50; ++i) {
-      server::LocalServer local(model_, cpuSessions(1), options());
+      server::LocalServer local(model_, scheduler(), options());
       QVERIFY(local.bind("127.0.0.1", 0) > 0);
       QVERIFY(local.start());
     }  // the destructor stops it
@@ -397,16 +484,16 @@ class TestLocalServer : public QObject {
   // moves on to the next port instead of sharing 8080's connections with the first), and is
   // free again as soon as the first stops.
   void aPortInUseIsRefused() {
-    server::LocalServer first(model_, cpuSessions(1), options());
+    server::LocalServer first(model_, scheduler(), options());
     const int port = first.bind("127.0.0.1", 0);
     QVERIFY(port > 0);
     QVERIFY(first.start());
     {
-      server::LocalServer second(model_, cpuSessions(1), options());
+      server::LocalServer second(model_, scheduler(), options());
       QCOMPARE(second.bind("127.0.0.1", port), -1);
     }
     first.stop();
-    server::LocalServer again(model_, cpuSessions(1), options());
+    server::LocalServer again(model_, scheduler(), options());
     QCOMPARE(again.bind("127.0.0.1", port), port);
   }
 

@@ -1,0 +1,19 @@
+// The serving scheduler's options that `serve` and `bench --model-path` share: --parallel,
+// --batch-tokens, --prefill-chunk and --kv-positions (engine/serving/scheduler.h).
+#pragma once
+#include <QCommandLineParser>
+#include <optional>
+
+#include "app/cli/options.h"
+#include "inference/engine/serving/scheduler.h"
+
+namespace ts {
+
+// prefix: what the help says first ("With --model-path: " for bench, "" for serve).
+void addSchedulerOptions(QCommandLineParser& p, const QString& prefix);
+// The options as given (defaults otherwise); nullopt with `error` filled when a value is
+// out of range.
+std::optional<engine::SchedulerOptions> schedulerOptions(const QCommandLineParser& p,
+                                                         OptionError& error);
+
+}  // namespace ts

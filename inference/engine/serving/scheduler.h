@@ -1,0 +1,147 @@
+// The serving scheduler of one loaded model: every generation on the model goes through it
+// (the app's chat, the OpenAI-compatible server, `bench --model-path`). A thread of its
+// own runs steps; each step is ONE forward pass over all running sequences, each with its
+// own positions and KV blocks (DecodeSession::forwardSequences): a decoding sequence adds
+// its one next token, a prefilling one a chunk of its prompt, within a budget of tokens
+// per step. Requests join at step boundaries (continuous batching); finished and
+// cancelled ones leave at once and give their blocks back. Full blocks of computed tokens
+// are published to the prefix cache (KvBlockManager): a request whose prompt begins like an
+// earlier one computes only the rest. When the pool runs out, the newest running sequence
+// is preempted (its blocks freed, its tokens so far computed again once it runs again).
+//
+//            waiting (arrival order)          running (<= max_running)
+//   submit ─▶ [r5 r6 r7] ── admitted at ──▶ [r1 decode][r2 decode][r3 chunk 64 of 1,024]
+//                           step boundaries         │ one pass: 1 + 1 + 64 tokens
+//                                                   ▼
+//                   tokens ◀── sample per sequence ◀── logits of each sequence's last row
+//
+// A backend without paged KV (the CUDA session for now) runs one sequence at a time, its
+// prompt whole, reusing what its one cache holds of the new prompt.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "inference/engine/backend/decode_session.h"
+#include "inference/engine/decode/generator.h"
+#include "inference/engine/serving/kv_block_manager.h"
+#include "inference/engine/tokenizer/tokenizer.h"
+
+namespace ts::engine {
+
+struct SchedulerOptions {
+  int max_running = 8;      // sequences in one step
+  int batch_tokens = 512;   // tokens per step: decoding sequences first, then prompt chunks
+  int prefill_chunk = 256;  // prompt tokens per sequence per step; 0: whole prompts (they
+                            // run whole whatever the budget)
+  int kv_blocks = 0;        // paged pool size; 0: defaultKvBlocks
+};
+
+// Blocks of kKvBlock positions for a pool when none is named: two whole contexts, or
+// max_running sequences of up to 1,024 positions, whichever is more.
+int defaultKvBlocks(int context, int max_running);
+
+// A histogram in Prometheus's form: counts of observations <= each bound (cumulative when
+// written), their sum and count.
+struct Histogram {
+  std::vector<double> bounds;
+  std::vector<uint64_t> counts;  // per bound, not cumulative; one more for +Inf
+  double sum = 0;
+  uint64_t count = 0;
+  explicit Histogram(std::vector<double> upper_bounds);
+  void observe(double value);
+};
+
+struct SchedulerMetrics {
+  int running = 0, waiting = 0;
+  int kv_blocks_total = 0, kv_blocks_used = 0, kv_blocks_cached = 0;
+  uint64_t prompt_tokens = 0;        // of admitted requests (recomputations not counted)
+  uint64_t prefix_hit_tokens = 0;    // prompt tokens found in the prefix cache
+  uint64_t prefix_query_tokens = 0;  // prompt tokens looked up there
+  uint64_t generation_tokens = 0;
+  uint64_t requests_finished = 0;  // stop, length or cancelled
+  uint64_t preemptions = 0;
+  uint64_t steps = 0;
+  Histogram step_seconds{{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}};
+  Histogram step_tokens{{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048}};
+  Histogram step_sequences{{1, 2, 4, 8, 16, 32, 64}};
+};
+
+// What one step ran (the app charts batch sizes over time).
+struct StepRecord {
+  std::chrono::steady_clock::time_point end;
+  double seconds = 0;
+  int sequences = 0, tokens = 0, prefill_tokens = 0;
+};
+
+struct ScheduledRequest {
+  std::vector<int> prompt;  // not empty, shorter than the context
+  int max_tokens = 128;
+  SamplingConfig sampling;  // the request's own, seed included
+  bool chat = false;        // stop also at the chat format's user token
+  // Set (by any thread) to cancel, also before the first token: checked every step.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+class Scheduler {
+ public:
+  // Takes the session (its KV cache becomes the paged pool when the backend has one).
+  Scheduler(std::unique_ptr<DecodeSession> session, Tokenizer tokenizer, SchedulerOptions options);
+  ~Scheduler();  // cancels what runs or waits, and joins the thread
+
+  // Runs one request to its end: blocks the calling thread, calling on_token there as
+  // tokens come (a token's text UTF-8-complete, as engine::generate gives them); on_token
+  // returning false cancels the request within a step. Returns once the request's blocks
+  // are given back. Throws std::runtime_error when the engine fails, or when the prompt
+  // cannot fit the KV pool.
+  GenerationOutcome generate(const ScheduledRequest& request,
+                             const std::function<bool(const GeneratedToken&)>& on_token);
+
+  SchedulerMetrics metrics() const;
+  // Called on the scheduler's thread after each step (keep it short).
+  void onStep(std::function<void(const StepRecord&)> fn);
+  int context() const { return context_; }  // positions per sequence
+  bool paged() const { return paged_; }
+  // As given, with max_running, prefill_chunk and kv_blocks as they apply (unpaged: 1, 0, 0).
+  const SchedulerOptions& options() const { return options_; }
+  const Tokenizer& tokenizer() const { return tokenizer_; }
+
+ private:
+  struct Sequence;
+  void loop();
+  bool step();  // false when there was nothing to run
+  void admit();
+  void finish(const std::shared_ptr<Sequence>& s, const std::string& finish);
+  void preemptNewest();
+  // Samples the sequence's next token from `logits`: "" when it goes on, else how it ended
+  // ("stop": end of sequence; "length": max_tokens or the context).
+  std::string advance(Sequence& s, std::span<const float> logits);
+
+  std::unique_ptr<DecodeSession> session_;
+  const Tokenizer tokenizer_;
+  SchedulerOptions options_;
+  int context_;
+  bool paged_;
+  KvBlockManager blocks_;
+  std::vector<int> held_;  // unpaged: the tokens the session's one cache holds
+
+  mutable std::mutex mutex_;
+  std::condition_variable work_;      // the loop waits on it for requests
+  std::condition_variable progress_;  // callers wait on it for tokens
+  std::deque<std::shared_ptr<Sequence>> waiting_;
+  std::vector<std::shared_ptr<Sequence>> running_;  // arrival order
+  uint64_t next_order_ = 0;
+  SchedulerMetrics metrics_;
+  std::function<void(const StepRecord&)> on_step_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace ts::engine
