@@ -18,8 +18,9 @@ void addSchedulerOptions(QCommandLineParser& p, const QString& prefix) {
                     .arg(d.batch_tokens),
        "N", QString::number(d.batch_tokens)},
       {"prefill-chunk",
-       prefix + QString("Prompt tokens a request computes per step (default %1; 0: whole "
-                        "prompts in one step, which stalls the others' tokens meanwhile).")
+       prefix + QString("Prompt tokens computed per step, the oldest prompt's first (default "
+                        "%1; 0: whole prompts in one step, which stalls the others' tokens "
+                        "meanwhile).")
                     .arg(d.prefill_chunk),
        "N", QString::number(d.prefill_chunk)},
       {"kv-positions",

@@ -11,22 +11,19 @@
 namespace ts {
 
 QString LocalEngineWorker::ensureLoaded(const LocalEngineSpec& spec) {
-  if (engine_.model && engine_.session && spec == loaded_spec_) return {};
+  if (engine_ && spec == loaded_spec_) return {};
   draft_.reset();
   draft_spec_.clear();
-  held_.clear();
-  engine_ = {};
+  engine_.reset();
   int last_percent = -1;
   const auto progress = [&](double fraction) {  // Stop cancels a load as well
     const int percent = static_cast<int>(fraction * 100);
     if (percent != last_percent) emit loadProgress(last_percent = percent);
     return !cancel_flag_->load();
   };
-  if (const QString error = loadLocalEngine(spec, engine_, progress); !error.isEmpty()) {
-    engine_ = {};
-    return error;
-  }
-  tokenizer_ = std::make_unique<engine::Tokenizer>(engine_.model->vocab);
+  QString error;
+  engine_ = sharedLocalEngine(spec, error, progress);
+  if (!engine_) return error;
   loaded_spec_ = spec;
   return {};
 }
@@ -56,13 +53,15 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     }
     return fail(FailureKind::ModelNotFound, tr("The local model cannot run: ") + error, "");
   }
-  if (engine_.backend_note != noted_) emit backendNote(noted_ = engine_.backend_note);
+  if (engine_->backend_note != noted_) emit backendNote(noted_ = engine_->backend_note);
+  engine::Scheduler& scheduler = *engine_->scheduler;
+  const engine::Tokenizer& tokenizer = scheduler.tokenizer();
   std::vector<engine::ChatMessage> messages;
   for (const auto& m : request.messages) messages.push_back({m.role, m.content});
-  const int context = engine_.session->maxPositions();
-  const bool chat = server::isChatModel(*engine_.model);
+  const int context = scheduler.context();
+  const bool chat = server::isChatModel(*engine_->model);
   const std::vector<int> prompt =
-      engine::conversationPrompt(*tokenizer_, messages, chat, context - 1);
+      engine::conversationPrompt(tokenizer, messages, chat, context - 1);
   if (prompt.empty() || static_cast<int>(prompt.size()) >= context)
     return fail(FailureKind::BadRequest,
                 tr("The prompt has %1 tokens and the context holds %2: shorten the conversation "
@@ -77,13 +76,12 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   options.sampling.top_p = static_cast<float>(request.params.top_p);
   options.sampling.seed = request.params.seed ? static_cast<uint64_t>(*request.params.seed) : 0;
   options.chat = chat;
-  options.held = &held_;  // the previous turn's KV rows: only the new tokens are prefilled
   if (!request.params.draft.empty()) {  // speculative sampling with the chosen draft
     if (!draft_ || draft_spec_ != request.params.draft) {
       draft_.reset();
       auto made =
-          engine::makeDraftSource(request.params.draft, engine_.model, engine::LoadOptions{},
-                                  context, engine_.kv, engine_.threads);
+          engine::makeDraftSource(request.params.draft, engine_->model, engine::LoadOptions{},
+                                  context, engine_->kv, engine_->threads);
       if (!made)
         return fail(
             FailureKind::BadRequest,
@@ -95,16 +93,28 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     options.speculative.k = std::clamp(request.params.draft_k, 1, 8);
     options.speculative.adaptive = request.params.draft_auto;
   }
+  const auto on_token = [&](const engine::GeneratedToken& t) {
+    if (cancel_flag_->load()) return false;
+    StreamEvent chunk = StreamEvent::chunk(monotonicNowNs(), t.text, t.id >= 0 ? 1 : 0);
+    chunk.drafted = t.drafted;
+    emitEvent(result, chunk);
+    return true;
+  };
   engine::GenerationOutcome out;
   try {
-    out = engine::generate(
-        *engine_.session, *tokenizer_, prompt, options, [&](const engine::GeneratedToken& t) {
-          if (cancel_flag_->load()) return false;
-          StreamEvent chunk = StreamEvent::chunk(monotonicNowNs(), t.text, t.id >= 0 ? 1 : 0);
-          chunk.drafted = t.drafted;
-          emitEvent(result, chunk);
-          return true;
-        });
+    if (options.draft) {  // the session alone: its own KV cache, one sequence
+      scheduler.exclusive([&](engine::DecodeSession& session) {
+        out = engine::generate(session, tokenizer, prompt, options, on_token);
+      });
+    } else {  // batched with whatever else runs on the model (Serve), prefix cache shared
+      engine::ScheduledRequest r;
+      r.prompt = prompt;
+      r.max_tokens = options.max_tokens;
+      r.sampling = options.sampling;
+      r.chat = chat;
+      r.cancel = cancel_flag_;  // also before the first token (a long prompt's prefill)
+      out = scheduler.generate(r, on_token);
+    }
   } catch (const std::exception& e) {
     return fail(FailureKind::Server, tr("The engine failed: ") + e.what(),
                 result.run.contentText());

@@ -1,12 +1,14 @@
 // The local engine on the generation thread, speaking the remote client's language: each
 // request becomes the same StreamEvents (Started, a TokenChunk per token with n_tokens 1,
 // Usage with the prompt and completion tokens, Finished or Failed) and the same
-// RemoteResult, so the chat view, charts, metrics and run log treat both alike. The model
-// is loaded on first use (reporting loadProgress; Stop cancels the load) and kept while the
-// provider's settings stay the same, and so is its KV cache between turns: a request
-// prefills only the tokens after what it shares with the previous one (an edited earlier
-// message or system prompt cuts the reuse back to where they part). Stop is checked
-// before every token: it takes effect within one token.
+// RemoteResult, so the chat view, charts, metrics and run log treat both alike. The
+// provider's shared engine (local_engines.h) is loaded on first use (reporting
+// loadProgress; Stop cancels the load) and kept while the provider's settings stay the
+// same; requests run on its scheduler, whose prefix cache keeps a conversation's KV rows
+// between turns: a request prefills only the tokens after what it shares with an earlier
+// one (an edited earlier message or system prompt cuts the reuse back to where they part).
+// Speculative sampling runs on the engine's session alone (Scheduler::exclusive). Stop
+// takes effect within one step (one token).
 #pragma once
 #include <QObject>
 #include <QString>
@@ -14,6 +16,7 @@
 #include <memory>
 
 #include "app/local/local_engine_loader.h"
+#include "app/local/local_engines.h"
 #include "inference/engine/backend/decode_session.h"
 #include "inference/engine/decode/speculative.h"
 #include "inference/engine/model/kv_cache.h"
@@ -46,10 +49,8 @@ class LocalEngineWorker : public QObject {
   std::atomic<bool>* cancel_flag_;
   LocalEngineSpec loaded_spec_;
   QString noted_;  // the backend note last said
-  LocalEngine engine_;
-  std::unique_ptr<engine::Tokenizer> tokenizer_;
+  std::shared_ptr<SharedEngine> engine_;
   std::unique_ptr<engine::DraftSource> draft_;  // kept while the draft setting stays the same
-  std::vector<int> held_;  // what the session's KV cache holds: the conversation so far
   std::string draft_spec_;
 };
 

@@ -7,15 +7,15 @@
 namespace ts {
 namespace {
 
-// The provider's model and session, or why not (on a worker thread).
+// The provider's shared engine, or why not (on a worker thread).
 struct Loaded {
-  LocalEngine engine;
+  std::shared_ptr<SharedEngine> engine;
   QString error;
 };
 
 std::shared_ptr<Loaded> load(const LocalEngineSpec& spec) {
   auto out = std::make_shared<Loaded>();
-  out->error = loadLocalEngine(spec, out->engine);
+  out->engine = sharedLocalEngine(spec, out->error);
   return out;
 }
 
@@ -45,16 +45,15 @@ void LocalServing::start(const LocalEngineSpec& spec, const QString& model_name)
               return emit failed(tr("The model cannot be served: ") + loaded->error);
             server::ServerOptions options;
             options.model_name = model_name.toStdString();
-            options.chat = server::isChatModel(*loaded->engine.model);
-            auto scheduler = std::make_shared<engine::Scheduler>(
-                std::move(loaded->engine.session), engine::Tokenizer(loaded->engine.model->vocab),
-                engine::SchedulerOptions{});
-            server_ = std::make_unique<server::LocalServer>(loaded->engine.model,
-                                                            std::move(scheduler), options);
+            options.chat = server::isChatModel(*loaded->engine->model);
+            engine_ = loaded->engine;
+            server_ =
+                std::make_unique<server::LocalServer>(engine_->model, engine_->scheduler, options);
             for (int port = 8080; port < 8100 && port_ < 0; ++port)
               port_ = server_->bind("127.0.0.1", port);
             if (port_ < 0 || !server_->start()) {
               server_.reset();
+              engine_.reset();
               port_ = -1;
               return emit failed(tr("No free port between 8080 and 8099 on 127.0.0.1."));
             }
@@ -68,6 +67,7 @@ void LocalServing::stop() {
   if (!server_) return;
   server_->stop();
   server_.reset();
+  engine_.reset();
   port_ = -1;
   emit stopped();
 }

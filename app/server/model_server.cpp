@@ -1,11 +1,7 @@
 #include "app/server/model_server.h"
 
 namespace ts::server {
-namespace {
 
-// The model's vocabulary; for a file that carries none (random weights), each id named
-// "<id>", so that answers stream visible tokens (and clients can time them) instead of
-// empty text.
 engine::Vocabulary servedVocabulary(const engine::Model& model) {
   engine::Vocabulary vocab = model.vocab;
   if (vocab.pieces.empty())
@@ -13,8 +9,6 @@ engine::Vocabulary servedVocabulary(const engine::Model& model) {
       vocab.pieces.push_back("<" + std::to_string(i) + ">");
   return vocab;
 }
-
-}  // namespace
 
 engine::Result<ServedModel> serveModel(std::shared_ptr<engine::Model> model, int context,
                                        engine::KvFormat kv, const engine::BackendRequest& backend,

@@ -20,6 +20,11 @@ struct ServedModel {
   int positions = 0;    // KV positions per sequence
 };
 
+// The model's vocabulary; for a file that carries none (random weights), each id named
+// "<id>", so that answers stream visible tokens (and clients can time them) instead of
+// empty text.
+engine::Vocabulary servedVocabulary(const engine::Model& model);
+
 // context 0: the model's (engine::defaultPositions).
 engine::Result<ServedModel> serveModel(std::shared_ptr<engine::Model> model, int context,
                                        engine::KvFormat kv, const engine::BackendRequest& backend,

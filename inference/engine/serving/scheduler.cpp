@@ -165,13 +165,51 @@ GenerationOutcome Scheduler::generate(const ScheduledRequest& request,
   return out;
 }
 
+void Scheduler::exclusive(const std::function<void(DecodeSession&)>& fn) {
+  std::unique_lock lock(mutex_);
+  ++exclusive_;
+  progress_.wait(lock, [&] { return stop_ || (!stepping_ && metrics_.running == 0); });
+  struct Release {  // however fn ends
+    Scheduler* s;
+    ~Release() {
+      {
+        std::lock_guard lock(s->mutex_);
+        --s->exclusive_;
+      }
+      s->work_.notify_all();
+    }
+  } release{this};
+  if (stop_) throw std::runtime_error("the scheduler is stopping");
+  lock.unlock();
+  if (!paged_) {  // the session's cache is about to change under what held_ says
+    held_.clear();
+    session_->truncate(0);
+  }
+  fn(*session_);
+}
+
 void Scheduler::loop() {
   while (true) {
     {
       std::unique_lock lock(mutex_);
-      work_.wait(lock, [&] { return stop_ || !waiting_.empty() || !running_.empty(); });
+      // Idle while nothing runs, or while an exclusive caller has the session.
+      work_.wait(lock, [&] {
+        return stop_ || !running_.empty() || (!waiting_.empty() && exclusive_ == 0);
+      });
       if (stop_) break;
+      stepping_ = true;
     }
+    struct Stepped {  // the exclusive callers wait for the step's end
+      Scheduler* s;
+      ~Stepped() {
+        {
+          std::lock_guard lock(s->mutex_);
+          s->stepping_ = false;
+        }
+        s->progress_.notify_all();
+      }
+    };
+    Stepped stepped{this};
     try {
       step();
     } catch (const std::exception& e) {  // the pass failed: every running request with it
@@ -188,6 +226,7 @@ void Scheduler::loop() {
   // Stopping: nothing more runs; every request ends as cancelled.
   for (const auto& s : std::vector(running_)) finish(s, "cancelled");
   std::lock_guard lock(mutex_);
+  stepping_ = false;
   for (const auto& s : waiting_) {
     s->done = true;
     s->outcome.finish = "cancelled";
@@ -204,7 +243,9 @@ void Scheduler::admit() {
     std::shared_ptr<Sequence> s;
     {
       std::lock_guard lock(mutex_);
-      if (static_cast<int>(running_.size()) >= options_.max_running || waiting_.empty()) break;
+      if (static_cast<int>(running_.size()) >= options_.max_running || waiting_.empty() ||
+          exclusive_ > 0)
+        break;
       s = waiting_.front();
     }
     if (s->cancel && s->cancel->load()) {
@@ -324,8 +365,9 @@ bool Scheduler::step() {
     if (s->cancelled || (s->cancel && s->cancel->load())) finish(s, "cancelled");
   if (running_.empty()) return false;
 
-  // The step's share of each sequence: decoding ones their next token first, then prompt
-  // chunks in arrival order within the budget (whole prompts: whole).
+  // The step's share of each sequence: decoding ones their next token first, then up to a
+  // chunk of prompt tokens within the budget, the oldest prompt first (first come, first
+  // served: the first prompt's TTFT does not wait for the others'), or whole prompts.
   struct Item {
     std::shared_ptr<Sequence> s;
     int n;
@@ -337,14 +379,15 @@ bool Scheduler::step() {
       items.push_back({s, 1});
       --budget;
     }
+  const bool whole = options_.prefill_chunk == 0;
+  int allowance = whole ? 0 : std::min(options_.prefill_chunk, budget);
   for (const auto& s : running_) {
     const int pending = static_cast<int>(s->tokens.size()) - s->computed;
     if (pending <= 1) continue;
-    const int n =
-        options_.prefill_chunk == 0 ? pending : std::min({pending, options_.prefill_chunk, budget});
-    if (n <= 0) continue;
+    const int n = whole ? pending : std::min(pending, allowance);
+    if (n <= 0) break;
     items.push_back({s, n});
-    if (options_.prefill_chunk > 0) budget -= n;
+    allowance -= n;
   }
   if (paged_) {
     // Blocks for every item; when the pool runs out, the newest running sequence gives

@@ -39,8 +39,9 @@ namespace ts::engine {
 struct SchedulerOptions {
   int max_running = 8;      // sequences in one step
   int batch_tokens = 512;   // tokens per step: decoding sequences first, then prompt chunks
-  int prefill_chunk = 256;  // prompt tokens per sequence per step; 0: whole prompts (they
-                            // run whole whatever the budget)
+  int prefill_chunk = 256;  // prompt tokens per step (the oldest prompt's first, then the
+                            // next's), within batch_tokens; 0: whole prompts (they run
+                            // whole whatever the budget)
   int kv_blocks = 0;        // paged pool size; 0: defaultKvBlocks
 };
 
@@ -104,6 +105,11 @@ class Scheduler {
   GenerationOutcome generate(const ScheduledRequest& request,
                              const std::function<bool(const GeneratedToken&)>& on_token);
 
+  // Runs fn with the session on the calling thread once no sequence runs (those running
+  // finish; waiting ones wait until fn returns): speculative decoding, which drives the
+  // session's own KV cache one sequence at a time. Throws what fn throws.
+  void exclusive(const std::function<void(DecodeSession&)>& fn);
+
   SchedulerMetrics metrics() const;
   // Called on the scheduler's thread after each step (keep it short).
   void onStep(std::function<void(const StepRecord&)> fn);
@@ -141,6 +147,8 @@ class Scheduler {
   SchedulerMetrics metrics_;
   std::function<void(const StepRecord&)> on_step_;
   bool stop_ = false;
+  bool stepping_ = false;  // a step is running
+  int exclusive_ = 0;      // callers waiting for or holding the session
   std::thread thread_;
 };
 

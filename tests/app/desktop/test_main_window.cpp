@@ -578,7 +578,7 @@ class TestMainWindow : public QObject {
   }
 
   // Provider → Serve the local model: other tools reach it over the OpenAI API until the
-  // action is unchecked.
+  // action is unchecked, on the same engine (and prefix cache) as the chat.
   void theAppServesTheLocalModel() {
     if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
     setLocalProvider(localModel());
@@ -591,6 +591,12 @@ class TestMainWindow : public QObject {
     auto models = c.Get("/v1/models");
     QVERIFY(models && models->status == 200);
     QVERIFY(QString::fromStdString(models->body).contains("aidreams260K"));
+    // The chat runs on the same engine: its turn is in the prefix cache the served request
+    // finds (one scheduler per loaded model).
+    window_->findChild<QSlider*>("temperatureSlider")->setValue(0);
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("I dreamed");
+    QVERIFY(shown.wait(30000));
     auto answer =
         c.Post("/v1/chat/completions",
                R"({"model": "aidreams260K", "messages": [{"role": "user", "content": "I dreamed"}],
@@ -598,6 +604,14 @@ class TestMainWindow : public QObject {
                "application/json");
     QVERIFY(answer && answer->status == 200);
     QVERIFY2(QString::fromStdString(answer->body).contains("\"completion_tokens\":5"),
+             answer->body.c_str());
+    const QJsonObject usage = QJsonDocument::fromJson(QByteArray::fromStdString(answer->body))
+                                  .object()
+                                  .value("usage")
+                                  .toObject();
+    const int prompt_tokens = usage.value("prompt_tokens").toInt();
+    QVERIFY2(usage.value("prompt_tokens_details").toObject().value("cached_tokens").toInt() ==
+                 prompt_tokens - 1,
              answer->body.c_str());
     action->trigger();
     QVERIFY(!controller_->serving().isServing());

@@ -7,6 +7,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <memory>
 
 #include "app/desktop/chat_session.h"
 #include "app/local/demo_model.h"
@@ -80,9 +81,9 @@ class TestDemoModel : public QObject {
     QVERIFY2(tokens > 0 && tokens <= 12, qPrintable(QString::number(tokens)));
   }
 
-  // A chat's second turn prefills only what is new: the first turn's KV rows are kept
-  // (usage.cached_tokens, the metrics strip's "N cached"), and the answer at temperature 0
-  // is the one a fresh session gives on the whole conversation.
+  // A chat's second turn prefills only what is new: the first turn's KV rows are kept in
+  // the engine's prefix cache (usage.cached_tokens, the metrics strip's "N cached"), and the
+  // answer at temperature 0 is the one a fresh engine gives on the whole conversation.
   void aSecondTurnPrefillsOnlyTheNewTokens() {
     const auto turn = [](ChatSession& session, const std::vector<ChatMessage>& messages,
                          StreamEvent& usage, std::string& text) {
@@ -101,20 +102,22 @@ class TestDemoModel : public QObject {
       disconnect(connection);
       return finished;
     };
-    ChatSession session;
+    auto session = std::make_unique<ChatSession>();
     StreamEvent first, second, alone;
     std::string answer, next, fresh_next;
-    QVERIFY(turn(session, {{"user", "Hello"}}, first, answer));
+    QVERIFY(turn(*session, {{"user", "Hello"}}, first, answer));
     QCOMPARE(first.cached_tokens, 0);
     const std::vector<ChatMessage> conversation = {
         {"user", "Hello"}, {"assistant", answer}, {"user", "Tell me more"}};
-    QVERIFY(turn(session, conversation, second, next));
+    QVERIFY(turn(*session, conversation, second, next));
     QVERIFY2(
         second.cached_tokens >= first.prompt_tokens && second.cached_tokens < second.prompt_tokens,
         qPrintable(QString("cached %1 of %2 (the first prompt: %3)")
                        .arg(second.cached_tokens)
                        .arg(second.prompt_tokens)
                        .arg(first.prompt_tokens)));
+    // A fresh engine (and prefix cache): the only holder of the first one goes away.
+    session.reset();
     ChatSession fresh;
     QVERIFY(turn(fresh, conversation, alone, fresh_next));
     QCOMPARE(alone.cached_tokens, 0);
