@@ -265,6 +265,49 @@ int main() {
           "cancelled after 3 tokens: blocks back (" + std::to_string(m.kv_blocks_used) + " held)");
   }
 
+  // 4b. The session alone (speculative decoding's way): the running request finishes first,
+  // the caller then drives the session's own cache, and a request waiting meanwhile runs
+  // after, with its lone answer.
+  {
+    Scheduler scheduler(session(model, KvFormat::F16), tokenizer, SchedulerOptions{});
+    ScheduledRequest running, later;
+    running.prompt = promptOf(30, 21, vocab);
+    running.max_tokens = 40;
+    later.prompt = promptOf(12, 22, vocab);
+    later.max_tokens = 6;
+    std::atomic<int> seen{0};
+    GenerationOutcome first, second;
+    std::thread a([&] {
+      first = scheduler.generate(running, [&](const GeneratedToken&) {
+        ++seen;
+        return true;
+      });
+    });
+    while (seen == 0) std::this_thread::yield();  // it runs
+    bool alone_inside = false;
+    std::vector<float> logits;
+    std::thread b;
+    scheduler.exclusive([&](DecodeSession& s) {
+      const auto now = scheduler.metrics();
+      alone_inside = now.running == 0 && now.requests_finished == 1;
+      b = std::thread(
+          [&] { second = scheduler.generate(later, [](const GeneratedToken&) { return true; }); });
+      while (scheduler.metrics().waiting == 0) std::this_thread::yield();
+      const auto out = s.forwardBatch(later.prompt, 0, false);
+      logits.assign(out.begin(), out.end());
+      s.truncate(0);
+    });
+    a.join();
+    b.join();
+    CpuSession fresh(model, kContext, KvFormat::F16, 1);
+    const auto want = fresh.forwardBatch(later.prompt, 0, false);
+    check(alone_inside && logits == std::vector<float>(want.begin(), want.end()),
+          "exclusive: the running request ends first, the session runs alone");
+    check(second.ids == alone(model, KvFormat::F16, tokenizer, later) &&
+              first.ids == alone(model, KvFormat::F16, tokenizer, running),
+          "and the request that waited meanwhile answers as alone");
+  }
+
   // 5. 64 streams at once through 8 running sequences: each gets its own tokens, exactly.
   {
     SchedulerOptions o;
