@@ -16,6 +16,7 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <cmath>
 
 #include "ui/save_file.h"
 #include "ui/sweep_chart.h"
@@ -30,7 +31,8 @@ QString ms(const QJsonObject& figures, const char* metric, const char* key) {
 
 }  // namespace
 
-BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, QWidget* parent)
+BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, QWidget* parent,
+                                 bool local_model)
     : QDialog(parent) {
   setWindowTitle(tr("Benchmark"));
   auto* layout = new QVBoxLayout(this);
@@ -59,11 +61,28 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
   axis_->addItem(tr("Concurrency sweep"), static_cast<int>(SweepKind::Concurrency));
   axis_->addItem(tr("Request-rate sweep (req/s)"), static_cast<int>(SweepKind::Rate));
   axis_->addItem(tr("Prompt-length sweep (words)"), static_cast<int>(SweepKind::PromptLength));
+  if (local_model) {
+    axis_->addItem(tr("Prefill-chunk sweep (tokens per step; 0: whole prompts)"),
+                   static_cast<int>(SweepKind::PrefillChunk));
+    axis_->addItem(tr("Running-sequences sweep"), static_cast<int>(SweepKind::MaxRunning));
+  }
   sweep_form->addRow(tr("&Sweep"), axis_);
   values_ = new QLineEdit("1,2,4,8", this);
   values_->setObjectName("benchValues");
   values_->setToolTip(tr("One step per value, comma-separated"));
   sweep_form->addRow(tr("&Values"), values_);
+  concurrency_ = new QSpinBox(this);
+  concurrency_->setObjectName("benchConcurrency");
+  concurrency_->setRange(1, 4096);
+  concurrency_->setValue(8);
+  concurrency_->setToolTip(tr("Scheduler sweeps: requests in flight at every step"));
+  concurrency_->setEnabled(false);
+  sweep_form->addRow(tr("C&oncurrency"), concurrency_);
+  connect(axis_, &QComboBox::currentIndexChanged, this, [this] {
+    const auto kind = static_cast<SweepKind>(axis_->currentData().toInt());
+    concurrency_->setEnabled(kind == SweepKind::PrefillChunk || kind == SweepKind::MaxRunning);
+    if (kind == SweepKind::PrefillChunk) values_->setText("16,64,256,0");
+  });
   burstiness_ = new QDoubleSpinBox(this);
   burstiness_->setObjectName("benchBurstiness");
   burstiness_->setRange(0.01, 100);
@@ -144,10 +163,17 @@ BenchmarkDialog::~BenchmarkDialog() {
 
 void BenchmarkDialog::start() {
   QList<double> values;
+  const auto kind = static_cast<SweepKind>(axis_->currentData().toInt());
   for (const QString& part : values_->text().split(',', Qt::SkipEmptyParts)) {
     bool ok = false;
     const double v = part.trimmed().toDouble(&ok);
-    if (!ok || v <= 0) {
+    if (kind == SweepKind::PrefillChunk && (!ok || v < 0 || v != std::floor(v))) {
+      status_->setText(tr("Values: expected whole numbers of tokens (0: whole prompts) separated "
+                          "by commas, found '%1'")
+                           .arg(part.trimmed()));
+      return;
+    }
+    if (kind != SweepKind::PrefillChunk && (!ok || v <= 0)) {
       status_->setText(tr("Values: expected positive numbers separated by commas, found '%1'")
                            .arg(part.trimmed()));
       return;
@@ -160,8 +186,9 @@ void BenchmarkDialog::start() {
   plan.requests = requests_->value();
   plan.warmup = warmup_->value();
   plan.max_tokens = max_tokens_->value();
-  plan.kind = static_cast<SweepKind>(axis_->currentData().toInt());
+  plan.kind = kind;
   plan.values = values;
+  plan.concurrency = concurrency_->value();
   plan.burstiness = burstiness_->value();
   if (slo_ttft_->value() > 0) plan.slo_ttft_ms = slo_ttft_->value();
   if (slo_tpot_->value() > 0) plan.slo_tpot_ms = slo_tpot_->value();

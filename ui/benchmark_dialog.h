@@ -30,7 +30,10 @@ class BenchmarkDialog : public QDialog {
   Q_OBJECT
  public:
   // `endpoint`: the address shown (requests go there), `model`: the model asked for.
-  BenchmarkDialog(const QString& endpoint, const QString& model, QWidget* parent = nullptr);
+  // `local_model`: the app serves the model itself, so the scheduler's settings can be
+  // swept too (prefill chunk, running sequences).
+  BenchmarkDialog(const QString& endpoint, const QString& model, QWidget* parent = nullptr,
+                  bool local_model = false);
   ~BenchmarkDialog() override;
   SweepChart* chart() const { return chart_; }
   TradeoffChart* tradeoffChart() const { return tradeoff_; }
@@ -57,6 +60,7 @@ class BenchmarkDialog : public QDialog {
   QSpinBox* max_tokens_;
   QComboBox* axis_;
   QLineEdit* values_;
+  QSpinBox* concurrency_;
   QDoubleSpinBox* burstiness_;
   QDoubleSpinBox* slo_ttft_;
   QDoubleSpinBox* slo_tpot_;

@@ -7,13 +7,17 @@
 
 namespace ts::ui {
 
-enum class SweepKind { Concurrency, Rate, PromptLength };  // what varies between steps
+// What varies between steps. PrefillChunk and MaxRunning: the local model's scheduler
+// settings (each step serves it anew with that setting), at the plan's concurrency.
+enum class SweepKind { Concurrency, Rate, PromptLength, PrefillChunk, MaxRunning };
 
 struct BenchmarkPlan {
   QString prompt;
   int requests = 1, warmup = 0, max_tokens = 128;  // per step
   SweepKind kind = SweepKind::Concurrency;
-  QList<double> values;   // one step per value: concurrency, req/s or prompt words
+  QList<double> values;   // one step per value: concurrency, req/s, prompt words, prompt
+                          // tokens per step (0: whole prompts) or running sequences
+  int concurrency = 8;    // scheduler sweeps: requests in flight
   double burstiness = 1;  // rate sweeps: gamma shape of the gaps (1: Poisson)
   std::optional<double> slo_ttft_ms, slo_tpot_ms;
 };

@@ -23,6 +23,9 @@ struct SeriesFigures {
   std::optional<double> prefill_ms, acceptance_rate;  // local engine runs
   int64_t output_tokens = 0;                          // over all runs
   QList<QPointF> itl_curve;  // first run: (arrival s since the request, gap ms)
+  // first run, local engine: (arrival s since the request, requests in the scheduler step
+  // that produced the token); empty for other runs
+  QList<QPointF> batch_curve;
 };
 
 struct ComparisonContent {

@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include <QValueAxis>
+#include <algorithm>
 #include <functional>
 #include "ui/chart_palette.h"
 #include "ui/nice_axis.h"
@@ -44,6 +45,7 @@ ComparisonView::ComparisonView(ComparisonContent content, QWidget* parent)
   content_->setObjectName("comparisonContent");
   auto* layout = new QVBoxLayout(content_);
   layout->addWidget(itlChart(), 3);
+  if (QChartView* batches = batchChart()) layout->addWidget(batches, 2);
   auto* boxes = new QHBoxLayout;
   boxes->addWidget(boxChart(tr("TTFT (ms)"), "ttft", &SeriesFigures::ttft_ms));
   boxes->addWidget(boxChart(tr("TPOT (ms)"), "tpot", &SeriesFigures::tpot_ms));
@@ -100,6 +102,48 @@ QChartView* ComparisonView::itlChart() {
   ui::followPalette(view);
   view->setToolTip(metricDefinition("itl"));
   view->setMinimumHeight(320);
+  return view;
+}
+
+QChartView* ComparisonView::batchChart() {
+  const bool any = std::any_of(values_.series.begin(), values_.series.end(),
+                               [](const SeriesFigures& s) { return !s.batch_curve.isEmpty(); });
+  if (!any) return nullptr;
+  auto* chart = new QChart();
+  chart->setTitle(tr("Requests in each scheduler step (local runs, first run of each series)"));
+  chart->legend()->setAlignment(Qt::AlignRight);
+  auto* x = new QValueAxis(chart);
+  x->setTitleText(tr("arrival (s since the request)"));
+  auto* y = new QValueAxis(chart);
+  y->setTitleText(tr("batch size"));
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  double x_max = 0.001, y_max = 1;
+  for (const SeriesFigures& s : values_.series) {
+    if (s.batch_curve.isEmpty()) continue;
+    // A step line: each token's batch holds until the next token.
+    auto* line = new QLineSeries(chart);
+    line->setName(s.label);
+    for (qsizetype i = 0; i < s.batch_curve.size(); ++i) {
+      if (i > 0) line->append(s.batch_curve[i].x(), s.batch_curve[i - 1].y());
+      line->append(s.batch_curve[i]);
+      x_max = std::max(x_max, s.batch_curve[i].x());
+      y_max = std::max(y_max, s.batch_curve[i].y());
+    }
+    chart->addSeries(line);
+    line->attachAxis(x);
+    line->attachAxis(y);
+  }
+  setNiceRange(x, 0, x_max);
+  setNiceRange(y, 0, y_max, 6, true);
+  auto* view = new QChartView(chart, content_);
+  view->setObjectName("comparisonBatchChart");
+  view->setRenderHint(QPainter::Antialiasing);
+  ui::followPalette(view);
+  view->setToolTip(
+      tr("How many requests the local engine's scheduler ran in the step that "
+         "produced each token: continuous batching at work"));
+  view->setMinimumHeight(260);
   return view;
 }
 

@@ -1,5 +1,6 @@
 // The comparison view: 2-4 runs or groups of repeated runs side by side. ITL curves
-// overlaid on one time axis; TTFT and TPOT boxes (p50 to p90, whiskers from the minimum to
+// overlaid on one time axis; for local runs, the requests batched in each scheduler step
+// over the same time; TTFT and TPOT boxes (p50 to p90, whiskers from the minimum to
 // p99); a table of every figure (hover a row for its definition); the settings that
 // differ. Exports the view as PNG or SVG and the numbers as CSV or JSON.
 #pragma once
@@ -25,6 +26,7 @@ class ComparisonView : public QDialog {
 
  private:
   QChartView* itlChart();
+  QChartView* batchChart();  // null when no series has a batch curve
   QChartView* boxChart(const QString& title, const QString& metric, Summary SeriesFigures::*figure);
   QTableWidget* figuresTable();
   QTableWidget* settingsTable();

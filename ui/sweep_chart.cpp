@@ -59,9 +59,11 @@ void SweepChart::reset(SweepKind kind, std::optional<double> slo_ttft_ms,
   slo_tpot_ms_ = slo_tpot_ms;
   slo_ttft_->setVisible(slo_ttft_ms.has_value());
   slo_tpot_->setVisible(slo_tpot_ms.has_value());
-  x_->setTitleText(kind == SweepKind::Concurrency ? tr("concurrent requests")
-                   : kind == SweepKind::Rate      ? tr("requests per second")
-                                                  : tr("prompt length (words)"));
+  x_->setTitleText(kind == SweepKind::Concurrency    ? tr("concurrent requests")
+                   : kind == SweepKind::Rate         ? tr("requests per second")
+                   : kind == SweepKind::PrefillChunk ? tr("prefill chunk (tokens; 0: whole)")
+                   : kind == SweepKind::MaxRunning   ? tr("running sequences")
+                                                     : tr("prompt length (words)"));
   chart()->setTitle(tr("p99 latency per step"));
   rescale();
 }

@@ -21,6 +21,10 @@ QString settingLabel(SweepKind kind, double value) {
       return QObject::tr("%1 req/s").arg(value);
     case SweepKind::PromptLength:
       return QObject::tr("%1 words").arg(value);
+    case SweepKind::PrefillChunk:
+      return value == 0 ? QObject::tr("whole prompts") : QObject::tr("chunk %1").arg(value);
+    case SweepKind::MaxRunning:
+      return QObject::tr("%1 running").arg(value);
   }
   return QString::number(value);
 }

@@ -10,6 +10,10 @@ const char* sweepAxisName(SweepAxis axis) {
       return "request_rate";
     case SweepAxis::PromptLength:
       return "prompt_words";
+    case SweepAxis::PrefillChunk:
+      return "prefill_chunk";
+    case SweepAxis::MaxRunning:
+      return "max_running";
     case SweepAxis::Concurrency:
       break;
   }
@@ -56,6 +60,9 @@ BenchOptions BenchSweep::optionsFor(double value) const {
       o.request.messages.back().content = out.join(' ').toStdString();
       break;
     }
+    case SweepAxis::PrefillChunk:
+    case SweepAxis::MaxRunning:
+      break;  // what serves changes (the step target), not the requests
   }
   return o;
 }
@@ -64,7 +71,16 @@ void BenchSweep::runStep() {
   const int index = static_cast<int>(steps_.size());
   if (cancelled_ || index >= values_.size()) return emit finished(cancelled_);
   const double value = values_[index];
-  const BenchOptions options = optionsFor(value);
+  BenchOptions options = optionsFor(value);
+  if (target_) {
+    QString error;
+    const QString url = target_(value, error);
+    if (url.isEmpty()) {
+      emit failed(error);
+      return emit finished(true);
+    }
+    options.endpoint.base_url = url;
+  }
   runner_ = new BenchRunner(options, this);
   connect(runner_, &BenchRunner::requestFinished, this,
           [this, index](int done, int total, const RecordedRun&, bool) {

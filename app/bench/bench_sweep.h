@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QObject>
 #include <QPointer>
+#include <functional>
 #include <memory>
 
 #include "app/bench/bench_runner.h"
@@ -13,8 +14,11 @@
 
 namespace ts {
 
-enum class SweepAxis { Concurrency, Rate, PromptLength };
-const char* sweepAxisName(SweepAxis axis);  // "concurrency" | "request_rate" | "prompt_words"
+// PrefillChunk and MaxRunning vary what serves (a local model's scheduler): the sweep's
+// step target sets it up for each value.
+enum class SweepAxis { Concurrency, Rate, PromptLength, PrefillChunk, MaxRunning };
+// "concurrency" | "request_rate" | "prompt_words" | "prefill_chunk" | "max_running"
+const char* sweepAxisName(SweepAxis axis);
 
 struct SweepStep {
   double value = 0;  // the concurrency, rate or prompt length of this step
@@ -28,6 +32,10 @@ class BenchSweep : public QObject {
   // concurrency that the axis does not vary). `store` may be null.
   BenchSweep(BenchOptions base, SweepAxis axis, QList<double> values, RunStore* store,
              RunContext context, QObject* parent = nullptr);
+  // Before each step: the base URL its requests go to (an endpoint set up for the step's
+  // value), or "" with `error` saying why the sweep cannot go on.
+  using StepTarget = std::function<QString(double value, QString& error)>;
+  void setStepTarget(StepTarget target) { target_ = std::move(target); }
   void start();
   void cancel();
   bool isRunning() const { return runner_ != nullptr; }
@@ -39,6 +47,7 @@ class BenchSweep : public QObject {
   void progress(int step, int steps, int done, int total);
   void stepFinished(const ts::SweepStep& step);
   void finished(bool cancelled);
+  void failed(const QString& message);  // the step target could not be set up (then finished)
 
  private:
   void runStep();
@@ -52,6 +61,7 @@ class BenchSweep : public QObject {
   QString started_;  // names the groups
   QList<SweepStep> steps_;
   QPointer<BenchRunner> runner_;
+  StepTarget target_;
   bool cancelled_ = false;
 };
 

@@ -152,7 +152,8 @@ int runBenchCommand(const QStringList& args) {
     server::ServerOptions options;
     options.model_name = model_name.toStdString();
     options.chat = server::isChatModel(*model.value());
-    options.max_queue = std::max(o.requests, o.concurrency.value_or(1));  // queued, not refused
+    // queued rather than refused (the server keeps a thread per admitted request)
+    options.max_queue = std::min(std::max(o.requests, o.concurrency.value_or(1)), 1024);
     auto made = server::serveModel(model.value(), 0, kv.value(), request, *scheduling, options);
     if (!made) {
       printErr("tokenscope-cli bench: " + QString::fromStdString(made.error()));

@@ -79,7 +79,9 @@ ComparedSeries compareRuns(const QString& label, const std::vector<StoredRun>& r
     const RecordedRun& run = runs.front().run;
     int64_t previous = -1;
     for (const StreamEvent& e : run.events) {
-      if (e.kind != EventKind::TokenChunk || e.text.empty()) continue;
+      if (e.kind != EventKind::TokenChunk) continue;
+      if (e.batch > 0) s.batch_curve << QPointF((e.t_ns - run.start_ns) / 1e9, e.batch);
+      if (e.text.empty()) continue;
       if (previous >= 0)
         s.itl_curve << QPointF((e.t_ns - run.start_ns) / 1e9, (e.t_ns - previous) / 1e6);
       previous = e.t_ns;

@@ -15,7 +15,7 @@ AppController::AppController(ui::MainWindow* window, ProviderStore store, QStrin
       downloads_(window, &providers_),
       model_manager_(window),
       history_(window),
-      benchmark_(window, &keys_, &serving_.serving(), [this] { return chat_.runStore(); }),
+      benchmark_(window, &keys_, [this] { return chat_.runStore(); }),
       preferences_(window) {
   connect(&chat_, &ChatController::runRecorded, &history_, &HistoryController::refresh);
   connect(&chat_, &ChatController::runLogged, this, &AppController::runLogged);

@@ -1,5 +1,11 @@
 #include "app/desktop/benchmark_controller.h"
 
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "app/server/model_server.h"
+#include "inference/engine/core/thread_pool.h"
+
 namespace ts {
 namespace {
 
@@ -9,6 +15,10 @@ SweepAxis axisOf(ui::SweepKind kind) {
       return SweepAxis::Rate;
     case ui::SweepKind::PromptLength:
       return SweepAxis::PromptLength;
+    case ui::SweepKind::PrefillChunk:
+      return SweepAxis::PrefillChunk;
+    case ui::SweepKind::MaxRunning:
+      return SweepAxis::MaxRunning;
     case ui::SweepKind::Concurrency:
       break;
   }
@@ -18,9 +28,8 @@ SweepAxis axisOf(ui::SweepKind kind) {
 }  // namespace
 
 BenchmarkController::BenchmarkController(ui::MainWindow* window, ProviderKeys* keys,
-                                         LocalServing* serving, std::function<RunStore*()> store,
-                                         QObject* parent)
-    : QObject(parent), window_(window), keys_(keys), serving_(serving), store_(std::move(store)) {
+                                         std::function<RunStore*()> store, QObject* parent)
+    : QObject(parent), window_(window), keys_(keys), store_(std::move(store)) {
   connect(window, &ui::MainWindow::benchmarkRequested, this, &BenchmarkController::open);
 }
 
@@ -29,38 +38,101 @@ void BenchmarkController::open(const ProviderSettings& provider) {
   const QString model = window_->model().isEmpty() ? QString::fromStdString(provider.default_model)
                                                    : window_->model();
   if (provider.kind == ProviderKind::LocalEngine) {
-    if (!serving_->isServing())
-      return window_->showError(
-          tr("Benchmark"),
-          tr("A local model is benchmarked over HTTP, as other tools see it: start Provider → "
-             "Serve the local model first, then open the benchmark again."));
+    // Served by the benchmark itself on 127.0.0.1, anew for each step (its scheduler set
+    // as the step says), and measured over HTTP as other tools see it.
+    local_spec_ = localSpecFor(provider);
     RemoteEndpoint endpoint;
     endpoint.provider_name = QString::fromStdString(provider.name);
-    endpoint.base_url = QString("http://127.0.0.1:%1").arg(serving_->port());
-    return show(endpoint, model);
+    return show(endpoint, model, true);
   }
+  local_spec_.reset();
   keys_->resolve(provider, [this, model](RemoteEndpoint endpoint, QString error) {
     if (!error.isEmpty()) return window_->showError(tr("Benchmark"), error);
     show(endpoint, model);
   });
 }
 
-void BenchmarkController::show(const RemoteEndpoint& endpoint, const QString& model) {
+void BenchmarkController::show(const RemoteEndpoint& endpoint, const QString& model, bool local) {
   if (dialog_) dialog_->close();
-  dialog_ = new ui::BenchmarkDialog(endpoint.base_url, model, window_);
+  dialog_ = new ui::BenchmarkDialog(
+      local ? tr("the local model, served on 127.0.0.1 for each step") : endpoint.base_url, model,
+      window_, local);
   dialog_->setObjectName("benchmarkDialog");
   dialog_->setAttribute(Qt::WA_DeleteOnClose);
   ui::BenchmarkDialog* dialog = dialog_;
   connect(dialog, &ui::BenchmarkDialog::startRequested, this,
-          [this, endpoint, model](const ui::BenchmarkPlan& plan) { run(endpoint, model, plan); });
+          [this, endpoint, model](const ui::BenchmarkPlan& plan) {
+            if (!local_spec_) return run(endpoint, model, plan, nullptr);
+            // The model loads off the GUI thread (at once when the chat holds it already).
+            auto* watcher = new QFutureWatcher<std::shared_ptr<LoadedForBench>>(this);
+            connect(watcher, &QFutureWatcher<std::shared_ptr<LoadedForBench>>::finished, this,
+                    [this, watcher, endpoint, model, plan] {
+                      watcher->deleteLater();
+                      const auto loaded = watcher->result();
+                      if (!dialog_) return;
+                      if (!loaded->model) {
+                        dialog_->onFinished(true, 0, {});
+                        return window_->showError(
+                            tr("Benchmark"), tr("The local model cannot run: ") + loaded->error);
+                      }
+                      run(endpoint, model, plan, loaded->model);
+                    });
+            const LocalEngineSpec spec = *local_spec_;
+            watcher->setFuture(QtConcurrent::run([spec] {
+              auto out = std::make_shared<LoadedForBench>();
+              out->model = loadLocalModel(spec, out->error);
+              return out;
+            }));
+          });
   connect(dialog, &ui::BenchmarkDialog::cancelRequested, this, [this] {
     if (sweep_) sweep_->cancel();
   });
   dialog->show();
 }
 
+QString BenchmarkController::serveStep(const std::shared_ptr<engine::Model>& model,
+                                       const QString& model_name, const ui::BenchmarkPlan& plan,
+                                       double value, QString& error) {
+  step_server_.reset();  // the previous step's server and scheduler go first
+  const LocalEngineSpec& spec = *local_spec_;
+  engine::SchedulerOptions scheduling;
+  if (plan.kind == ui::SweepKind::PrefillChunk) scheduling.prefill_chunk = static_cast<int>(value);
+  if (plan.kind == ui::SweepKind::MaxRunning) scheduling.max_running = static_cast<int>(value);
+  auto kv = engine::parseKvFormat(spec.engine.kv);
+  if (!kv) {
+    error = QString::fromStdString(kv.error());
+    return {};
+  }
+  engine::BackendRequest backend;
+  backend.name = spec.engine.backend;
+  backend.threads =
+      spec.engine.threads > 0 ? spec.engine.threads : engine::ThreadPool::defaultThreads();
+  backend.cuda.device = spec.engine.device;
+  server::ServerOptions options;
+  options.model_name = model_name.toStdString();
+  options.chat = server::isChatModel(*model);
+  // A benchmark queues rather than being refused (the server keeps a thread per admitted
+  // request: at most every request of a step at once)
+  options.max_queue = std::min(plan.requests + plan.warmup, 1024);
+  auto served =
+      server::serveModel(model, spec.engine.context, kv.value(), backend, scheduling, options);
+  if (!served) {
+    error = QString::fromStdString(served.error());
+    return {};
+  }
+  step_server_ = std::make_unique<server::ServedModel>(std::move(served.value()));
+  const int port = step_server_->server->bind("127.0.0.1", 0);
+  if (port < 0 || !step_server_->server->start()) {
+    step_server_.reset();
+    error = tr("cannot listen on 127.0.0.1 for the local model");
+    return {};
+  }
+  return QString("http://127.0.0.1:%1").arg(port);
+}
+
 void BenchmarkController::run(const RemoteEndpoint& endpoint, const QString& model,
-                              const ui::BenchmarkPlan& plan) {
+                              const ui::BenchmarkPlan& plan,
+                              const std::shared_ptr<engine::Model>& local_model) {
   BenchOptions o;
   o.endpoint = endpoint;
   o.endpoint.max_retries = 0;  // a benchmark measures what happens, without second chances
@@ -75,17 +147,29 @@ void BenchmarkController::run(const RemoteEndpoint& endpoint, const QString& mod
   o.burstiness = plan.burstiness;
   o.slo.ttft_ms = plan.slo_ttft_ms;
   o.slo.tpot_ms = plan.slo_tpot_ms;
-  RunContext context{endpoint.provider_name, endpoint.base_url, model};
+  if (plan.kind == ui::SweepKind::PrefillChunk || plan.kind == ui::SweepKind::MaxRunning)
+    o.concurrency = plan.concurrency;
+  RunContext context{
+      endpoint.provider_name,
+      local_model ? QString("local: %1").arg(local_spec_->model_path) : endpoint.base_url, model};
   context.tags = {"bench"};
   if (sweep_) sweep_->deleteLater();
   // A child of the dialog: closing it ends the sweep (the dialog asks to cancel first).
   ui::BenchmarkDialog* dialog = dialog_;
   auto* sweep = new BenchSweep(o, axisOf(plan.kind), plan.values, store_(), context, dialog);
   sweep_ = sweep;
+  if (local_model)
+    sweep->setStepTarget([this, local_model, model, plan](double value, QString& error) {
+      return serveStep(local_model, model, plan, value, error);
+    });
+  connect(sweep, &BenchSweep::failed, this, [this](const QString& message) {
+    window_->showError(tr("Benchmark"), tr("The local model cannot be served: ") + message);
+  });
   connect(sweep, &BenchSweep::progress, dialog, &ui::BenchmarkDialog::onProgress);
   connect(sweep, &BenchSweep::stepFinished, dialog,
           [dialog](const SweepStep& step) { dialog->onStepFinished(step.value, step.figures); });
   connect(sweep, &BenchSweep::finished, dialog, [this, dialog, sweep](bool cancelled) {
+    step_server_.reset();  // nothing serves once the sweep ends
     emit sweepFinished();
     dialog->onFinished(cancelled, static_cast<int>(sweep->steps().size()), sweep->json());
   });

@@ -97,6 +97,7 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     if (cancel_flag_->load()) return false;
     StreamEvent chunk = StreamEvent::chunk(monotonicNowNs(), t.text, t.id >= 0 ? 1 : 0);
     chunk.drafted = t.drafted;
+    chunk.batch = t.batch;
     emitEvent(result, chunk);
     return true;
   };

@@ -77,6 +77,7 @@ QJsonObject eventJson(const StreamEvent& e, int64_t start_ns) {
         o.insert("text", QString::fromStdString(e.text));
         if (e.n_tokens > 0) o.insert("n_tokens", e.n_tokens);
         if (e.drafted) o.insert("drafted", true);
+        if (e.batch > 0) o.insert("batch", e.batch);
         break;
       case EventKind::Usage:
         o.insert("prompt_tokens", static_cast<qint64>(e.prompt_tokens));
@@ -146,6 +147,7 @@ std::optional<StreamEvent> eventFromJson(const QJsonObject& o, int64_t start_ns)
     StreamEvent e =
         StreamEvent::chunk(t, text("text"), static_cast<int32_t>(integer("n_tokens", 0)));
     e.drafted = o.value("drafted").toBool();
+    e.batch = static_cast<int32_t>(integer("batch", 0));
     return e;
   }
   if (kind == "usage") {

@@ -35,6 +35,8 @@ struct StreamEvent {
                          // Failed: the user-facing message
   int32_t n_tokens = 0;  // TokenChunk: tokens in this chunk, 0 = unknown (remote)
   bool drafted = false;  // TokenChunk from the local engine: an accepted speculative draft
+  int32_t batch = 0;     // TokenChunk from the local engine's scheduler: requests in the step
+                         // that produced it; 0 = unknown
 
   int64_t prompt_tokens = -1;      // Usage: -1 = not sent
   int64_t completion_tokens = -1;  // Usage: -1 = not sent

@@ -63,6 +63,18 @@
         <source>%1 words</source>
         <translation>%1 词</translation>
     </message>
+    <message>
+        <source>whole prompts</source>
+        <translation>整段提示</translation>
+    </message>
+    <message>
+        <source>chunk %1</source>
+        <translation>分块 %1</translation>
+    </message>
+    <message>
+        <source>%1 running</source>
+        <translation>%1 个运行中</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -216,8 +228,20 @@
         <translation>基准测试</translation>
     </message>
     <message>
-        <source>A local model is benchmarked over HTTP, as other tools see it: start Provider → Serve the local model first, then open the benchmark again.</source>
-        <translation>本地模型通过 HTTP 进行基准测试（与其他工具看到的一样）：请先启动“提供方 → 提供本地模型服务”，再重新打开基准测试。</translation>
+        <source>the local model, served on 127.0.0.1 for each step</source>
+        <translation>本地模型，每一步在 127.0.0.1 上重新提供服务</translation>
+    </message>
+    <message>
+        <source>The local model cannot run: </source>
+        <translation>本地模型无法运行：</translation>
+    </message>
+    <message>
+        <source>cannot listen on 127.0.0.1 for the local model</source>
+        <translation>无法在 127.0.0.1 上为本地模型监听</translation>
+    </message>
+    <message>
+        <source>The local model cannot be served: </source>
+        <translation>无法为本地模型提供服务：</translation>
     </message>
 </context>
 <context>
@@ -1488,6 +1512,26 @@ Fix: </source>
         <source>Nothing to save yet: run a benchmark first.</source>
         <translation>还没有可保存的内容：请先运行基准测试。</translation>
     </message>
+    <message>
+        <source>Prefill-chunk sweep (tokens per step; 0: whole prompts)</source>
+        <translation>预填充分块扫描（每步令牌数；0：整段提示）</translation>
+    </message>
+    <message>
+        <source>Running-sequences sweep</source>
+        <translation>运行序列数扫描</translation>
+    </message>
+    <message>
+        <source>Scheduler sweeps: requests in flight at every step</source>
+        <translation>调度器扫描：每一步同时进行的请求数</translation>
+    </message>
+    <message>
+        <source>C&amp;oncurrency</source>
+        <translation>并发(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Values: expected whole numbers of tokens (0: whole prompts) separated by commas, found &apos;%1&apos;</source>
+        <translation>取值：应为以逗号分隔的令牌整数（0：整段提示），实际为“%1”</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::ChatPanel</name>
@@ -1635,6 +1679,18 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>Export</source>
         <translation>导出</translation>
+    </message>
+    <message>
+        <source>Requests in each scheduler step (local runs, first run of each series)</source>
+        <translation>每个调度步骤中的请求数（本地运行，每个系列的第一次运行）</translation>
+    </message>
+    <message>
+        <source>batch size</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>How many requests the local engine&apos;s scheduler ran in the step that produced each token: continuous batching at work</source>
+        <translation>本地引擎的调度器在产生每个令牌的那一步中运行了多少个请求：连续批处理的实际效果</translation>
     </message>
 </context>
 <context>
@@ -2769,6 +2825,14 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>p99 latency per step</source>
         <translation>每步的 p99 延迟</translation>
+    </message>
+    <message>
+        <source>prefill chunk (tokens; 0: whole)</source>
+        <translation>预填充分块（令牌；0：整段）</translation>
+    </message>
+    <message>
+        <source>running sequences</source>
+        <translation>运行中的序列</translation>
     </message>
 </context>
 <context>

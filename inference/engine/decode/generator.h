@@ -34,6 +34,7 @@ struct GeneratedToken {
   int id = 0;            // -1 for the bytes still held at the end (an incomplete character)
   std::string text;      // the UTF-8-complete bytes this token releases (may be empty)
   bool drafted = false;  // speculative runs: a draft token the target accepted
+  int batch = 0;         // scheduler runs: sequences in the pass that produced it
 };
 
 struct GenerationOutcome {

@@ -339,13 +339,13 @@ void Scheduler::preemptNewest() {
   metrics_.waiting = static_cast<int>(waiting_.size());
 }
 
-std::string Scheduler::advance(Sequence& s, std::span<const float> logits) {
+std::string Scheduler::advance(Sequence& s, std::span<const float> logits, int batch) {
   const int id = s.sampler.sample(logits, s.tokens);
   const bool first = s.generated == 0;
   if (id == tokenizer_.eos() || (s.chat && id == kBaichuanUserToken)) return "stop";
   s.tokens.push_back(id);
   ++s.generated;
-  GeneratedToken token{id, s.utf8.push(tokenizer_.piece(id))};
+  GeneratedToken token{id, s.utf8.push(tokenizer_.piece(id)), false, batch};
   std::lock_guard lock(mutex_);
   if (first) s.outcome.prefill_ms = msBetween(s.submitted, Clock::now());
   s.outcome.ids.push_back(id);
@@ -444,7 +444,9 @@ bool Scheduler::step() {
       blocks_.publish(s.tokens, s.computed, s.table);
     if (!paged_) held_.assign(s.tokens.begin(), s.tokens.begin() + s.computed);
     if (s.computed < static_cast<int>(s.tokens.size())) continue;  // more prompt to come
-    if (const std::string ended = advance(s, logits.subspan(k * vocab, vocab)); !ended.empty())
+    if (const std::string ended =
+            advance(s, logits.subspan(k * vocab, vocab), static_cast<int>(items.size()));
+        !ended.empty())
       finish(items[k].s, ended);
   }
   StepRecord record{t1, std::chrono::duration<double>(t1 - t0).count(),

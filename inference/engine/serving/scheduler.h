@@ -128,7 +128,8 @@ class Scheduler {
   void preemptNewest();
   // Samples the sequence's next token from `logits`: "" when it goes on, else how it ended
   // ("stop": end of sequence; "length": max_tokens or the context).
-  std::string advance(Sequence& s, std::span<const float> logits);
+  // batch: sequences in the step (the token says so).
+  std::string advance(Sequence& s, std::span<const float> logits, int batch);
 
   std::unique_ptr<DecodeSession> session_;
   const Tokenizer tokenizer_;

@@ -40,6 +40,7 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QFontMetricsF>
+#include <QLineSeries>
 #include <QStandardItemModel>
 #include <QTableWidget>
 #include <QValueAxis>
@@ -574,7 +575,56 @@ class TestMainWindow : public QObject {
     QVERIFY(shown.wait(30000));
     QVERIFY2(label("promptValue").contains(" cached · prefill"), qPrintable(label("promptValue")));
     const QList<StoredRun> stored = controller_->runStore()->list({"", "", "", ""});
-    QVERIFY(!stored.isEmpty());
+    QVERIFY(stored.size() >= 2);
+    // Compared, the two local turns show the scheduler's batch size at each token: the chat
+    // ran alone, so every step held one request.
+    ui::ComparisonView* view = controller_->history().compare({stored[0].id, stored[1].id}, false);
+    QVERIFY(view);
+    auto* batches = view->findChild<QChartView*>("comparisonBatchChart");
+    QVERIFY(batches);
+    int points = 0;
+    for (QAbstractSeries* series : batches->chart()->series())
+      for (const QPointF& p : qobject_cast<QLineSeries*>(series)->points()) {
+        QCOMPARE(p.y(), 1.0);
+        ++points;
+      }
+    QVERIFY(points >= 2 * n - 1);
+    QTRY_COMPARE(chartAxesProblem(view), QString());
+    view->close();
+  }
+
+  // Provider → Benchmark on a local provider: no Serve needed; a prefill-chunk sweep serves
+  // the model anew per step with that chunk, and the trade-off chart labels each setting.
+  void aLocalBenchmarkSweepsThePrefillChunk() {
+    if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
+    setLocalProvider(localModel());
+    window_->findChild<QAction*>("benchmarkAction")->trigger();
+    ui::BenchmarkDialog* dialog = controller_->benchmark();
+    QVERIFY(dialog && dialog->isVisible());
+    auto* axis = dialog->findChild<QComboBox*>("benchAxis");
+    const int chunk_axis = axis->findData(static_cast<int>(ui::SweepKind::PrefillChunk));
+    QVERIFY(chunk_axis >= 0);
+    axis->setCurrentIndex(chunk_axis);
+    QVERIFY(dialog->findChild<QSpinBox*>("benchConcurrency")->isEnabled());
+    dialog->findChild<QLineEdit*>("benchValues")->setText("16,0");
+    dialog->findChild<QSpinBox*>("benchConcurrency")->setValue(2);
+    dialog->findChild<QSpinBox*>("benchRequests")->setValue(2);
+    dialog->findChild<QSpinBox*>("benchWarmup")->setValue(0);
+    dialog->findChild<QSpinBox*>("benchMaxTokens")->setValue(4);
+    QSignalSpy done(dialog, &ui::BenchmarkDialog::sweepFinished);
+    QTest::mouseClick(dialog->findChild<QPushButton*>("benchStart"), Qt::LeftButton);
+    QVERIFY(done.wait(60000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    auto* table = dialog->findChild<QTableWidget*>("benchTable");
+    QCOMPARE(table->rowCount(), 2);
+    QCOMPARE(table->item(1, 0)->text(), QString("0"));
+    QCOMPARE(table->item(0, 1)->text(), QString("2"));  // both requests of each step done
+    QCOMPARE(table->item(1, 1)->text(), QString("2"));
+    QCOMPARE(dialog->tradeoffChart()->labels(), QStringList({"chunk 16", "whole prompts"}));
+    const QList<StoredRun> runs = controller_->runStore()->list({"", "", "bench"});
+    QVERIFY(runs.size() >= 4);
+    QVERIFY2(runs[0].context.group.endsWith("prefill_chunk=0"), qPrintable(runs[0].context.group));
+    dialog->close();
   }
 
   // Provider → Serve the local model: other tools reach it over the OpenAI API until the
