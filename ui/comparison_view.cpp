@@ -35,6 +35,21 @@ QString number(std::optional<double> v, int decimals) {
   return v ? QString::number(*v, 'f', decimals) : QStringLiteral("—");
 }
 
+// A chart of the series' first runs against the time since each request: `x` and `y` its
+// axes, the legend beside the plot.
+QChart* overTime(const QString& title, const QString& y_title, QValueAxis*& x, QValueAxis*& y) {
+  auto* chart = new QChart();
+  chart->setTitle(title);
+  chart->legend()->setAlignment(Qt::AlignRight);
+  x = new QValueAxis(chart);
+  x->setTitleText(ComparisonView::tr("arrival (s since the request)"));
+  y = new QValueAxis(chart);
+  y->setTitleText(y_title);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  return chart;
+}
+
 }  // namespace
 
 ComparisonView::ComparisonView(ComparisonContent content, QWidget* parent)
@@ -70,17 +85,11 @@ ComparisonView::ComparisonView(ComparisonContent content, QWidget* parent)
 }
 
 QChartView* ComparisonView::itlChart() {
-  auto* chart = new QChart();
-  chart->setTitle(tr("Gap before each chunk (first run of each series)"));
   // the legend beside the plot, and the chart tall enough that the y axis's title fits
   // whole along it (at 220 px it was cut to "inter-token latency …")
-  chart->legend()->setAlignment(Qt::AlignRight);
-  auto* x = new QValueAxis(chart);
-  x->setTitleText(tr("arrival (s since the request)"));
-  auto* y = new QValueAxis(chart);
-  y->setTitleText(tr("inter-token latency (ms)"));
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
+  QValueAxis *x, *y;
+  QChart* chart = overTime(tr("Gap before each chunk (first run of each series)"),
+                           tr("inter-token latency (ms)"), x, y);
   double x_max = 0.001, y_max = 0.001;
   for (const SeriesFigures& s : values_.series) {
     auto* line = new QLineSeries(chart);
@@ -109,15 +118,10 @@ QChartView* ComparisonView::batchChart() {
   const bool any = std::any_of(values_.series.begin(), values_.series.end(),
                                [](const SeriesFigures& s) { return !s.batch_curve.isEmpty(); });
   if (!any) return nullptr;
-  auto* chart = new QChart();
-  chart->setTitle(tr("Requests in each scheduler step (local runs, first run of each series)"));
-  chart->legend()->setAlignment(Qt::AlignRight);
-  auto* x = new QValueAxis(chart);
-  x->setTitleText(tr("arrival (s since the request)"));
-  auto* y = new QValueAxis(chart);
-  y->setTitleText(tr("batch size"));
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
+  QValueAxis *x, *y;
+  QChart* chart =
+      overTime(tr("Requests in each scheduler step (local runs, first run of each series)"),
+               tr("batch size"), x, y);
   double x_max = 0.001, y_max = 1;
   for (const SeriesFigures& s : values_.series) {
     if (s.batch_curve.isEmpty()) continue;

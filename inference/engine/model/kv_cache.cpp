@@ -20,6 +20,16 @@ std::string kvFormatName(KvFormat format) {
   return format == KvFormat::F16 ? "f16" : format == KvFormat::Int8 ? "int8" : "f32";
 }
 
+namespace {
+
+// K and V of `rows` rows of head_dim values (int8: and a scale per row).
+size_t kvBytes(KvFormat format, size_t rows, int head_dim) {
+  const size_t per_value = format == KvFormat::F32 ? 4 : format == KvFormat::F16 ? 2 : 1;
+  return 2 * rows * (head_dim * per_value + (format == KvFormat::Int8 ? 4 : 0));
+}
+
+}  // namespace
+
 void KvBlock::allocate(KvFormat format, size_t rows, int head_dim) {
   const size_t n = rows * head_dim;
   switch (format) {
@@ -69,9 +79,7 @@ size_t KvBlockPool::bytes() const {
 }
 
 size_t KvBlockPool::blockBytes() const {
-  const size_t rows = static_cast<size_t>(layers_) * kKvBlock * kv_heads_;
-  const size_t per_value = format_ == KvFormat::F32 ? 4 : format_ == KvFormat::F16 ? 2 : 1;
-  return 2 * rows * (head_dim_ * per_value + (format_ == KvFormat::Int8 ? 4 : 0));
+  return kvBytes(format_, static_cast<size_t>(layers_) * kKvBlock * kv_heads_, head_dim_);
 }
 
 KvCache::KvCache(int layers, int positions, int kv_heads, int head_dim, KvFormat format)
@@ -273,9 +281,7 @@ size_t KvCache::bytes() const {
 }
 
 size_t KvCache::capacityBytes() const {
-  const size_t rows = static_cast<size_t>(layers_) * positions_ * kv_heads_;
-  const size_t per_value = format_ == KvFormat::F32 ? 4 : format_ == KvFormat::F16 ? 2 : 1;
-  return 2 * rows * (head_dim_ * per_value + (format_ == KvFormat::Int8 ? 4 : 0));
+  return kvBytes(format_, static_cast<size_t>(layers_) * positions_ * kv_heads_, head_dim_);
 }
 
 }  // namespace ts::engine
