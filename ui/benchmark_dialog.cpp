@@ -1,5 +1,6 @@
 #include "ui/benchmark_dialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -78,9 +79,17 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
   concurrency_->setToolTip(tr("Scheduler sweeps: requests in flight at every step"));
   concurrency_->setEnabled(false);
   sweep_form->addRow(tr("C&oncurrency"), concurrency_);
+  distinct_ = new QCheckBox(tr("&Distinct prompts (numbered: no prefix-cache hits)"), this);
+  distinct_->setObjectName("benchDistinct");
+  distinct_->setToolTip(
+      tr("Start each request's prompt with its own number, so that the server reads every "
+         "prompt in full instead of serving it from an earlier one's cache"));
+  sweep_form->addRow(QString(), distinct_);
   connect(axis_, &QComboBox::currentIndexChanged, this, [this] {
     const auto kind = static_cast<SweepKind>(axis_->currentData().toInt());
-    concurrency_->setEnabled(kind == SweepKind::PrefillChunk || kind == SweepKind::MaxRunning);
+    const bool scheduler = kind == SweepKind::PrefillChunk || kind == SweepKind::MaxRunning;
+    concurrency_->setEnabled(scheduler);
+    if (scheduler) distinct_->setChecked(true);  // what a chunk changes is the prompt's reading
     if (kind == SweepKind::PrefillChunk) values_->setText("16,64,256,0");
   });
   burstiness_ = new QDoubleSpinBox(this);
@@ -189,6 +198,7 @@ void BenchmarkDialog::start() {
   plan.kind = kind;
   plan.values = values;
   plan.concurrency = concurrency_->value();
+  plan.distinct_prompts = distinct_->isChecked();
   plan.burstiness = burstiness_->value();
   if (slo_ttft_->value() > 0) plan.slo_ttft_ms = slo_ttft_->value();
   if (slo_tpot_->value() > 0) plan.slo_tpot_ms = slo_tpot_->value();

@@ -10,6 +10,7 @@
 
 #include "ui/benchmark_plan.h"
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -61,6 +62,7 @@ class BenchmarkDialog : public QDialog {
   QComboBox* axis_;
   QLineEdit* values_;
   QSpinBox* concurrency_;
+  QCheckBox* distinct_;
   QDoubleSpinBox* burstiness_;
   QDoubleSpinBox* slo_ttft_;
   QDoubleSpinBox* slo_tpot_;

@@ -15,10 +15,11 @@ struct BenchmarkPlan {
   QString prompt;
   int requests = 1, warmup = 0, max_tokens = 128;  // per step
   SweepKind kind = SweepKind::Concurrency;
-  QList<double> values;   // one step per value: concurrency, req/s, prompt words, prompt
-                          // tokens per step (0: whole prompts) or running sequences
-  int concurrency = 8;    // scheduler sweeps: requests in flight
-  double burstiness = 1;  // rate sweeps: gamma shape of the gaps (1: Poisson)
+  QList<double> values;           // one step per value: concurrency, req/s, prompt words, prompt
+                                  // tokens per step (0: whole prompts) or running sequences
+  int concurrency = 8;            // scheduler sweeps: requests in flight
+  bool distinct_prompts = false;  // each request's prompt numbered: no prefix-cache hits
+  double burstiness = 1;          // rate sweeps: gamma shape of the gaps (1: Poisson)
   std::optional<double> slo_ttft_ms, slo_tpot_ms;
 };
 

@@ -159,7 +159,13 @@ void BenchRunner::launch(bool warmup) {
   }
   connect(client, &OpenAiClient::runFinished, this,
           [this, client, manager, warmup] { onRequestEnd(client, manager, warmup); });
-  client->start(options_.endpoint, options_.request);
+  ++sent_;
+  if (!options_.distinct_prompts || options_.request.messages.empty())
+    return client->start(options_.endpoint, options_.request);
+  GenerationRequest request = options_.request;
+  std::string& text = request.messages.back().content;
+  text = std::to_string(sent_) + ": " + text;
+  client->start(options_.endpoint, request);
 }
 
 void BenchRunner::onRequestEnd(OpenAiClient* client, QNetworkAccessManager* manager, bool warmup) {

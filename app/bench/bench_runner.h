@@ -31,6 +31,9 @@ struct BenchOptions {
   double burstiness = 1.0;
   uint64_t seed = 0;  // arrival times
   Slo slo;
+  // Each request's last message starts with its own number ("17: "), so that no prefix
+  // cache serves one request's prompt from another's: every prompt is read in full.
+  bool distinct_prompts = false;
 };
 
 struct BenchRequest {
@@ -74,6 +77,7 @@ class BenchRunner : public QObject {
   std::mt19937_64 rng_;
   int warmups_left_ = 0;
   int launched_ = 0;               // measured requests started
+  int sent_ = 0;                   // requests started, warm-ups included
   int in_flight_ = 0;              // measured requests running
   bool waiting_for_slot_ = false;  // open loop: an arrival came while at the cap
   bool cancelled_ = false;

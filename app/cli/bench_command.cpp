@@ -73,6 +73,9 @@ int runBenchCommand(const QStringList& args) {
       {"store", "Run store to record the requests in (default: the app's runs.sqlite).", "FILE"},
       {"no-store", "Do not record the requests."},
       {"tag", "Tag the recorded requests (repeatable).", "TAG"},
+      {"distinct-prompts",
+       "Start each request's prompt with its own number, so that no prefix cache serves one "
+       "request from another's (every prompt is read in full)."},
       {"json", "Print one JSON object with the results."},
   });
   addSchedulerOptions(p, "With --model-path: ");
@@ -110,6 +113,7 @@ int runBenchCommand(const QStringList& args) {
   o.seed = static_cast<uint64_t>(integer("seed", 0, 0, INT32_MAX).value_or(0));
   o.slo.ttft_ms = real("slo-ttft-ms", 0, 1e9);
   o.slo.tpot_ms = real("slo-tpot-ms", 0, 1e9);
+  o.distinct_prompts = p.isSet("distinct-prompts");
   const double timeout = real("timeout", 0.001, 86'400).value_or(60);
   const auto scheduling = schedulerOptions(p, err);
   if (!err.message.isEmpty()) return fail(err.message);

@@ -149,6 +149,7 @@ void BenchmarkController::run(const RemoteEndpoint& endpoint, const QString& mod
   o.slo.tpot_ms = plan.slo_tpot_ms;
   if (plan.kind == ui::SweepKind::PrefillChunk || plan.kind == ui::SweepKind::MaxRunning)
     o.concurrency = plan.concurrency;
+  o.distinct_prompts = plan.distinct_prompts;
   RunContext context{
       endpoint.provider_name,
       local_model ? QString("local: %1").arg(local_spec_->model_path) : endpoint.base_url, model};

@@ -1532,6 +1532,14 @@ Fix: </source>
         <source>Values: expected whole numbers of tokens (0: whole prompts) separated by commas, found &apos;%1&apos;</source>
         <translation>取值：应为以逗号分隔的令牌整数（0：整段提示），实际为“%1”</translation>
     </message>
+    <message>
+        <source>&amp;Distinct prompts (numbered: no prefix-cache hits)</source>
+        <translation>互不相同的提示(&amp;D)（编号：不命中前缀缓存）</translation>
+    </message>
+    <message>
+        <source>Start each request&apos;s prompt with its own number, so that the server reads every prompt in full instead of serving it from an earlier one&apos;s cache</source>
+        <translation>每个请求的提示以其自己的编号开头，使服务器完整读取每个提示，而不是从先前请求的缓存中提供</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::ChatPanel</name>

@@ -38,6 +38,7 @@
 #include <QAction>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFontMetricsF>
 #include <QLineSeries>
@@ -606,6 +607,7 @@ class TestMainWindow : public QObject {
     QVERIFY(chunk_axis >= 0);
     axis->setCurrentIndex(chunk_axis);
     QVERIFY(dialog->findChild<QSpinBox*>("benchConcurrency")->isEnabled());
+    QVERIFY(dialog->findChild<QCheckBox*>("benchDistinct")->isChecked());
     dialog->findChild<QLineEdit*>("benchValues")->setText("16,0");
     dialog->findChild<QSpinBox*>("benchConcurrency")->setValue(2);
     dialog->findChild<QSpinBox*>("benchRequests")->setValue(2);
@@ -624,6 +626,17 @@ class TestMainWindow : public QObject {
     const QList<StoredRun> runs = controller_->runStore()->list({"", "", "bench"});
     QVERIFY(runs.size() >= 4);
     QVERIFY2(runs[0].context.group.endsWith("prefill_chunk=0"), qPrintable(runs[0].context.group));
+    // Numbered prompts: each was read in full, none served from another's cache beyond the
+    // few tokens they all begin with.
+    for (int i = 0; i < 4; ++i) {
+      const std::optional<StoredRun> run = controller_->runStore()->load(runs[i].id);
+      QVERIFY(run);
+      const RunMetrics m = computeMetrics(run->run);
+      QVERIFY2(m.cached_tokens && *m.cached_tokens < 4 && m.prompt_tokens && *m.prompt_tokens > 8,
+               qPrintable(QString("cached %1 of %2")
+                              .arg(m.cached_tokens.value_or(-1))
+                              .arg(m.prompt_tokens.value_or(-1))));
+    }
     dialog->close();
   }
 
