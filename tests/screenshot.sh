@@ -4,6 +4,7 @@
 #   main-window.png      the chat with its live charts (tokenscope --send … --screenshot)
 #   comparison.png       History → Compare of a run on a slower and a faster gateway
 #   benchmark-sweep.png  Provider → Benchmark, a concurrency sweep 1, 2, 4, 8
+#   benchmark-chunks.png Provider → Benchmark on a local model, a prefill-chunk sweep
 # and checks that each is a PNG of the expected size.
 # Usage: tests/screenshot.sh [build-dir] [output-dir]
 set -euo pipefail
@@ -51,3 +52,4 @@ check() {
 check main-window.png 800 500
 check comparison.png 1000 700
 check benchmark-sweep.png 1000 700
+check benchmark-chunks.png 1000 700

@@ -1,8 +1,10 @@
 // tokenscope-screenshot-tour: the README's comparison and benchmark screenshots, taken of
 // the app's own windows (MainWindow, AppController, the history's comparison view and
 // the benchmark dialog) driven like a user would, against two scripted gateways on
-// 127.0.0.1 — a slower "Gateway A" and a faster "Gateway B". Run under Xvfb by
-// tests/screenshot.sh. Usage: tokenscope-screenshot-tour OUTPUT-DIR
+// 127.0.0.1 — a slower "Gateway A" and a faster "Gateway B" — and, for the prefill-chunk
+// sweep, a local model: random weights 2,048 wide (four layers, int8) with the demo model's
+// vocabulary, big enough that reading a prompt costs what a chunk trades. Run under Xvfb
+// by tests/screenshot.sh. Usage: tokenscope-screenshot-tour OUTPUT-DIR
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -18,7 +20,11 @@
 #include <cstdio>
 
 #include "app/desktop/app_controller.h"
+#include "app/local/demo_model.h"
+#include "app/local/loaded_models.h"
 #include "app/store/run_store.h"
+#include "inference/engine/formats/model_loader.h"
+#include "inference/engine/model/random_model.h"
 #include "tests/support/openai_test_server.h"
 #include "ui/benchmark_dialog.h"
 #include "ui/comparison_view.h"
@@ -39,6 +45,25 @@ bool save(QWidget* window, const QString& path) {
 int fail(const char* what) {
   std::fprintf(stderr, "screenshot tour: %s\n", what);
   return 1;
+}
+
+// The local model of the chunk sweep, registered as loaded under `path` (no file: the app
+// finds it among the loaded models while the caller holds it). Null when the demo
+// vocabulary cannot be made.
+std::shared_ptr<ts::engine::Model> registerSweepModel(const QString& path,
+                                                      const QString& demo_path) {
+  if (!ts::ensureDemoModel(demo_path).isEmpty()) return nullptr;
+  auto demo = ts::engine::loadModel(demo_path.toStdString());
+  auto config = ts::engine::shapeConfig("baichuan-7b", 4);
+  if (!demo || !config) return nullptr;
+  ts::engine::ModelConfig c = config.value();
+  c.dim = 2048, c.n_heads = c.n_kv_heads = 16, c.head_dim = c.rope_dim = 128, c.ffn_dim = 5504;
+  c.vocab = demo.value()->config.vocab;
+  c.context = 2048;
+  auto model = ts::engine::randomModel(c, ts::engine::WeightFormat::Int8, 7);
+  model->vocab = demo.value()->vocab;
+  ts::LoadedModels::add(path, "auto", model);
+  return model;
 }
 
 }  // namespace
@@ -109,5 +134,41 @@ int main(int argc, char** argv) {
   if (!QTest::qWaitFor([&] { return finished; }, 60000))
     return fail("the benchmark sweep did not end");
   if (!save(bench, out.filePath("benchmark-sweep.png"))) return 1;
+  bench->close();
+
+  // Provider → Benchmark on a local model: the prefill chunk swept at concurrency 4 with
+  // a long prompt, numbered per request (each read in full): the TTFT / TPOT trade-off.
+  const QString local_path = work.filePath("sweep-model.gguf");
+  const auto sweep_model = registerSweepModel(local_path, work.filePath("demo.gguf"));
+  if (!sweep_model) return fail("the local sweep model could not be made");
+  ts::ProviderSettings local{
+      "Local (random, 2,048 wide)", local_path.toStdString(), "sweep", "", 60, 0};
+  local.kind = ts::ProviderKind::LocalEngine;
+  local.local.threads = 2;
+  window.setProviders({local}, 0);
+  window.findChild<QAction*>("benchmarkAction")->trigger();
+  ts::ui::BenchmarkDialog* chunks = controller.benchmark();
+  if (!chunks) return fail("the local benchmark dialog did not open");
+  auto* axis = chunks->findChild<QComboBox*>("benchAxis");
+  axis->setCurrentIndex(axis->findData(static_cast<int>(ts::ui::SweepKind::PrefillChunk)));
+  QString prompt;
+  for (int i = 0; i < 12; ++i)
+    prompt +=
+        "The first token waits for the whole prompt to be read; every later token waits "
+        "for one step of the batch it runs in. ";
+  chunks->findChild<QPlainTextEdit*>("benchPrompt")->setPlainText(prompt);
+  chunks->findChild<QLineEdit*>("benchValues")->setText("8,32,128,0");
+  chunks->findChild<QSpinBox*>("benchConcurrency")->setValue(4);
+  chunks->findChild<QSpinBox*>("benchRequests")->setValue(8);
+  chunks->findChild<QSpinBox*>("benchWarmup")->setValue(1);
+  chunks->findChild<QSpinBox*>("benchMaxTokens")->setValue(24);
+  finished = false;
+  QObject::connect(chunks, &ts::ui::BenchmarkDialog::sweepFinished,
+                   [&finished] { finished = true; });
+  chunks->resize(1100, 760);
+  chunks->findChild<QPushButton*>("benchStart")->click();
+  if (!QTest::qWaitFor([&] { return finished; }, 150000))
+    return fail("the prefill-chunk sweep did not end");
+  if (!save(chunks, out.filePath("benchmark-chunks.png"))) return 1;
   return 0;
 }
