@@ -4,7 +4,6 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "app/server/model_server.h"
-#include "inference/engine/core/thread_pool.h"
 
 namespace ts {
 namespace {
@@ -103,19 +102,14 @@ QString BenchmarkController::serveStep(const std::shared_ptr<engine::Model>& mod
     error = QString::fromStdString(kv.error());
     return {};
   }
-  engine::BackendRequest backend;
-  backend.name = spec.engine.backend;
-  backend.threads =
-      spec.engine.threads > 0 ? spec.engine.threads : engine::ThreadPool::defaultThreads();
-  backend.cuda.device = spec.engine.device;
   server::ServerOptions options;
   options.model_name = model_name.toStdString();
   options.chat = server::isChatModel(*model);
   // A benchmark queues rather than being refused (the server keeps a thread per admitted
   // request: at most every request of a step at once)
   options.max_queue = std::min(plan.requests + plan.warmup, 1024);
-  auto served =
-      server::serveModel(model, spec.engine.context, kv.value(), backend, scheduling, options);
+  auto served = server::serveModel(model, spec.engine.context, kv.value(),
+                                   backendRequestFor(spec.engine), scheduling, options);
   if (!served) {
     error = QString::fromStdString(served.error());
     return {};

@@ -53,6 +53,14 @@ std::shared_ptr<engine::Model> loadLocalModel(const LocalEngineSpec& spec, QStri
   return model.value();
 }
 
+engine::BackendRequest backendRequestFor(const LocalEngineSettings& settings) {
+  engine::BackendRequest request;
+  request.name = settings.backend;
+  request.threads = settings.threads > 0 ? settings.threads : engine::ThreadPool::defaultThreads();
+  request.cuda.device = settings.device;
+  return request;
+}
+
 QString loadLocalEngine(const LocalEngineSpec& spec, LocalEngine& out,
                         const engine::LoadProgress& progress) {
   auto kv = engine::parseKvFormat(spec.engine.kv);
@@ -60,11 +68,7 @@ QString loadLocalEngine(const LocalEngineSpec& spec, LocalEngine& out,
   QString error;
   auto model = loadLocalModel(spec, error, progress);
   if (!model) return error;
-  engine::BackendRequest request;
-  request.name = spec.engine.backend;
-  request.threads =
-      spec.engine.threads > 0 ? spec.engine.threads : engine::ThreadPool::defaultThreads();
-  request.cuda.device = spec.engine.device;
+  const engine::BackendRequest request = backendRequestFor(spec.engine);
   const int positions =
       spec.engine.context > 0 ? spec.engine.context : engine::defaultPositions(model->config);
   auto opened = engine::openSession(model, positions, kv.value(), request);

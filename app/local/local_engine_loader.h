@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "inference/engine/backend/decode_session.h"
+#include "inference/engine/decode/open_session.h"
 #include "inference/engine/formats/model_loader.h"
 #include "inference/engine/model/kv_cache.h"
 #include "inference/engine/model/model.h"
@@ -36,6 +37,9 @@ struct LocalEngine {
 // exactly engine::kLoadCancelled). Null with `error` set when it cannot be loaded.
 std::shared_ptr<engine::Model> loadLocalModel(const LocalEngineSpec& spec, QString& error,
                                               const engine::LoadProgress& progress = {});
+
+// The backend, CPU threads (0: one per core) and CUDA device a provider's settings ask for.
+engine::BackendRequest backendRequestFor(const LocalEngineSettings& settings);
 
 // Fills `out`; returns "" or why the model cannot run.
 QString loadLocalEngine(const LocalEngineSpec& spec, LocalEngine& out,

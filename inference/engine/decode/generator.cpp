@@ -13,6 +13,10 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+bool endsGeneration(const Tokenizer& tokenizer, int id, bool chat) {
+  return id == tokenizer.eos() || (chat && id == kBaichuanUserToken);
+}
+
 GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
                            const std::vector<int>& prompt, const GenerateOptions& options,
                            const std::function<bool(const GeneratedToken&)>& on_token) {
@@ -33,7 +37,7 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
   std::vector<int> history = prompt;
   // Each token as it is produced: false when generation ends here.
   const auto take = [&](int id, bool drafted) {
-    if (id == tokenizer.eos() || (options.chat && id == kBaichuanUserToken)) {
+    if (endsGeneration(tokenizer, id, options.chat)) {
       out.finish = "stop";
       return false;
     }

@@ -47,6 +47,10 @@ struct GenerationOutcome {
   int target_forwards = 0;  // passes of the target model (speculative runs)
 };
 
+// Whether sampling `id` ends a generation: the end-of-sequence token, or with the chat
+// format its user token (the model starting the next turn).
+bool endsGeneration(const Tokenizer& tokenizer, int id, bool chat);
+
 // on_token returns false to stop now (finish "cancelled"). Throws what the session throws.
 GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
                            const std::vector<int>& prompt, const GenerateOptions& options,

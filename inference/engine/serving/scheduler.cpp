@@ -5,7 +5,6 @@
 
 #include "inference/engine/decode/sampler.h"
 #include "inference/engine/model/kv_cache.h"
-#include "inference/engine/tokenizer/chat_template.h"
 
 namespace ts::engine {
 
@@ -134,7 +133,7 @@ GenerationOutcome Scheduler::generate(const ScheduledRequest& request,
   std::unique_lock lock(mutex_);
   s->order = next_order_++;
   waiting_.push_back(s);
-  metrics_.waiting = static_cast<int>(waiting_.size());
+  metrics_.waiting = static_cast<int>(waiting_.size());  // running_ is the loop's to count
   work_.notify_all();
   bool cancelled = false;
   while (true) {
@@ -298,8 +297,14 @@ void Scheduler::admit() {
     }
   }
   std::lock_guard lock(mutex_);
+  countQueues();
+}
+
+void Scheduler::countQueues() {
   metrics_.running = static_cast<int>(running_.size());
   metrics_.waiting = static_cast<int>(waiting_.size());
+  metrics_.kv_blocks_used = blocks_.held();
+  metrics_.kv_blocks_cached = blocks_.cached();
 }
 
 void Scheduler::finish(const std::shared_ptr<Sequence>& s, const std::string& reason) {
@@ -317,13 +322,11 @@ void Scheduler::finish(const std::shared_ptr<Sequence>& s, const std::string& re
   s->outcome.finish = reason;
   s->done = true;
   ++metrics_.requests_finished;
-  metrics_.running = static_cast<int>(running_.size());
-  metrics_.kv_blocks_used = blocks_.held();
-  metrics_.kv_blocks_cached = blocks_.cached();
+  countQueues();
   progress_.notify_all();
 }
 
-void Scheduler::preemptNewest() {
+std::shared_ptr<Scheduler::Sequence> Scheduler::preemptNewest() {
   const auto newest =
       std::max_element(running_.begin(), running_.end(),
                        [](const auto& a, const auto& b) { return a->order < b->order; });
@@ -335,14 +338,14 @@ void Scheduler::preemptNewest() {
   std::lock_guard lock(mutex_);
   waiting_.push_front(s);  // first in line again
   ++metrics_.preemptions;
-  metrics_.running = static_cast<int>(running_.size());
-  metrics_.waiting = static_cast<int>(waiting_.size());
+  countQueues();
+  return s;
 }
 
 std::string Scheduler::advance(Sequence& s, std::span<const float> logits, int batch) {
   const int id = s.sampler.sample(logits, s.tokens);
   const bool first = s.generated == 0;
-  if (id == tokenizer_.eos() || (s.chat && id == kBaichuanUserToken)) return "stop";
+  if (endsGeneration(tokenizer_, id, s.chat)) return "stop";
   s.tokens.push_back(id);
   ++s.generated;
   GeneratedToken token{id, s.utf8.push(tokenizer_.piece(id)), false, batch};
@@ -359,11 +362,11 @@ std::string Scheduler::advance(Sequence& s, std::span<const float> logits, int b
   return more ? "" : "length";
 }
 
-bool Scheduler::step() {
+void Scheduler::step() {
   admit();
   for (const auto& s : std::vector(running_))
     if (s->cancelled || (s->cancel && s->cancel->load())) finish(s, "cancelled");
-  if (running_.empty()) return false;
+  if (running_.empty()) return;
 
   // The step's share of each sequence: decoding ones their next token first, then up to a
   // chunk of prompt tokens within the budget, the oldest prompt first (first come, first
@@ -408,10 +411,7 @@ bool Scheduler::step() {
         items.erase(items.begin() + i);
         continue;
       }
-      const std::shared_ptr<Sequence> newest =
-          *std::max_element(running_.begin(), running_.end(),
-                            [](const auto& a, const auto& b) { return a->order < b->order; });
-      preemptNewest();
+      const std::shared_ptr<Sequence> newest = preemptNewest();
       const auto at = std::find_if(items.begin(), items.end(),
                                    [&](const Item& item) { return item.s == newest; });
       if (at != items.end()) {
@@ -420,7 +420,7 @@ bool Scheduler::step() {
       }
     }
   }
-  if (items.empty()) return true;
+  if (items.empty()) return;
 
   std::vector<SequencePass> passes;
   int tokens = 0, prefill = 0;
@@ -458,12 +458,10 @@ bool Scheduler::step() {
     metrics_.step_seconds.observe(record.seconds);
     metrics_.step_tokens.observe(tokens);
     metrics_.step_sequences.observe(record.sequences);
-    metrics_.kv_blocks_used = blocks_.held();
-    metrics_.kv_blocks_cached = blocks_.cached();
+    countQueues();
     on_step = on_step_;
   }
   if (on_step) on_step(record);
-  return true;
 }
 
 }  // namespace ts::engine

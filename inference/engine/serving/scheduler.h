@@ -122,10 +122,13 @@ class Scheduler {
  private:
   struct Sequence;
   void loop();
-  bool step();  // false when there was nothing to run
+  void step();
   void admit();
   void finish(const std::shared_ptr<Sequence>& s, const std::string& finish);
-  void preemptNewest();
+  std::shared_ptr<Sequence> preemptNewest();  // the sequence it sent back to wait
+  // metrics_'s running / waiting counts and held / cached blocks, from the queues and the
+  // pool (mutex_ held; the loop's thread).
+  void countQueues();
   // Samples the sequence's next token from `logits`: "" when it goes on, else how it ended
   // ("stop": end of sequence; "length": max_tokens or the context).
   // batch: sequences in the step (the token says so).
