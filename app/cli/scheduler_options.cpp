@@ -23,6 +23,12 @@ void addSchedulerOptions(QCommandLineParser& p, const QString& prefix) {
                         "meanwhile).")
                     .arg(d.prefill_chunk),
        "N", QString::number(d.prefill_chunk)},
+      {"tpot-target",
+       prefix + QString("Milliseconds per output token to keep the decoding requests near "
+                        "while prompts are computed: prompt chunks then wait between steps, "
+                        "trading the prompts' time to first token for the others' pace "
+                        "(default 0: a chunk in every step)."),
+       "MS", "0"},
       {"kv-positions",
        prefix + QString("KV cache positions all requests share, in blocks of %1 (default: two "
                         "contexts, or --parallel x 1,024 if more); full blocks of prompts stay "
@@ -42,7 +48,9 @@ std::optional<engine::SchedulerOptions> schedulerOptions(const QCommandLineParse
                              ? parseIntOption("kv-positions", p.value("kv-positions"),
                                               engine::kKvBlock, 1 << 26, error)
                              : std::optional<int>(0);
-  if (!parallel || !tokens || !chunk || !positions) return std::nullopt;
+  const auto tpot = parseIntOption("tpot-target", p.value("tpot-target"), 0, 60000, error);
+  if (!parallel || !tokens || !chunk || !positions || !tpot) return std::nullopt;
+  o.tpot_target_ms = *tpot;
   o.max_running = *parallel;
   o.batch_tokens = *tokens;
   o.prefill_chunk = *chunk;

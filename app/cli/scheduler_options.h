@@ -1,5 +1,5 @@
 // The serving scheduler's options that `serve` and `bench --model-path` share: --parallel,
-// --batch-tokens, --prefill-chunk and --kv-positions (engine/serving/scheduler.h).
+// --batch-tokens, --prefill-chunk, --tpot-target and --kv-positions (engine/serving/scheduler.h).
 #pragma once
 #include <QCommandLineParser>
 #include <optional>

@@ -32,6 +32,9 @@ std::string describeScheduling(const engine::Scheduler& scheduler) {
   return std::to_string(o.max_running) + " running, " +
          (o.prefill_chunk > 0 ? "prompt chunks of " + std::to_string(o.prefill_chunk)
                               : std::string("whole prompts")) +
+         (o.tpot_target_ms > 0
+              ? " paced to " + std::to_string(o.tpot_target_ms) + " ms per output token"
+              : std::string()) +
          ", " + std::to_string(o.batch_tokens) + " tokens per step, " +
          std::to_string(o.kv_blocks) + " KV blocks of " + std::to_string(engine::kKvBlock);
 }

@@ -1,6 +1,7 @@
 #include "inference/engine/serving/scheduler.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "inference/engine/decode/sampler.h"
@@ -69,8 +70,10 @@ Scheduler::Scheduler(std::unique_ptr<DecodeSession> session, Tokenizer tokenizer
       options_(options),
       context_(session_->maxPositions()),
       paged_(false),
-      blocks_(0) {
+      blocks_(0),
+      pacer_(0) {
   options_.max_running = std::max(1, options_.max_running);
+  options_.tpot_target_ms = std::max(0, options_.tpot_target_ms);
   options_.batch_tokens = std::max(1, options_.batch_tokens);
   options_.prefill_chunk = std::max(0, options_.prefill_chunk);
   const int blocks =
@@ -83,7 +86,9 @@ Scheduler::Scheduler(std::unique_ptr<DecodeSession> session, Tokenizer tokenizer
     options_.max_running = 1;
     options_.prefill_chunk = 0;
     options_.kv_blocks = 0;
+    options_.tpot_target_ms = 0;
   }
+  pacer_ = PromptPacer(options_.tpot_target_ms);
   metrics_.kv_blocks_total = options_.kv_blocks;
   thread_ = std::thread([this] { loop(); });
 }
@@ -370,7 +375,8 @@ void Scheduler::step() {
 
   // The step's share of each sequence: decoding ones their next token first, then up to a
   // chunk of prompt tokens within the budget, the oldest prompt first (first come, first
-  // served: the first prompt's TTFT does not wait for the others'), or whole prompts.
+  // served: the first prompt's TTFT does not wait for the others'), or whole prompts;
+  // none in this step when the pacer keeps it for the decoding ones.
   struct Item {
     std::shared_ptr<Sequence> s;
     int n;
@@ -382,12 +388,14 @@ void Scheduler::step() {
       items.push_back({s, 1});
       --budget;
     }
-  const bool whole = options_.prefill_chunk == 0;
-  int allowance = whole ? 0 : std::min(options_.prefill_chunk, budget);
+  const bool decoding = !items.empty();
+  int allowance = !pacer_.allowPrompts(decoding) ? 0
+                  : options_.prefill_chunk == 0  ? std::numeric_limits<int>::max()  // whole
+                                                 : std::min(options_.prefill_chunk, budget);
   for (const auto& s : running_) {
     const int pending = static_cast<int>(s->tokens.size()) - s->computed;
     if (pending <= 1) continue;
-    const int n = whole ? pending : std::min(pending, allowance);
+    const int n = std::min(pending, allowance);
     if (n <= 0) break;
     items.push_back({s, n});
     allowance -= n;
@@ -435,6 +443,7 @@ void Scheduler::step() {
       paged_ ? session_->forwardSequences(passes)
              : session_->forwardBatch(passes[0].tokens, passes[0].pos, false);
   const auto t1 = Clock::now();
+  pacer_.stepped(decoding, prefill > 0, msBetween(t0, t1));
   const size_t vocab = session_->vocab();
   for (size_t k = 0; k < items.size(); ++k) {
     Sequence& s = *items[k].s;

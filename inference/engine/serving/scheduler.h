@@ -32,6 +32,7 @@
 #include "inference/engine/backend/decode_session.h"
 #include "inference/engine/decode/generator.h"
 #include "inference/engine/serving/kv_block_manager.h"
+#include "inference/engine/serving/prompt_pacer.h"
 #include "inference/engine/tokenizer/tokenizer.h"
 
 namespace ts::engine {
@@ -43,6 +44,9 @@ struct SchedulerOptions {
                             // next's), within batch_tokens; 0: whole prompts (they run
                             // whole whatever the budget)
   int kv_blocks = 0;        // paged pool size; 0: defaultKvBlocks
+  int tpot_target_ms = 0;   // > 0: while sequences decode, prompt chunks are spread over
+                            // the steps so that their TPOT stays near this (PromptPacer);
+                            // 0: a chunk in every step
 };
 
 // Blocks of kKvBlock positions for a pool when none is named: two whole contexts, or
@@ -115,7 +119,8 @@ class Scheduler {
   void onStep(std::function<void(const StepRecord&)> fn);
   int context() const { return context_; }  // positions per sequence
   bool paged() const { return paged_; }
-  // As given, with max_running, prefill_chunk and kv_blocks as they apply (unpaged: 1, 0, 0).
+  // As given, with max_running, prefill_chunk, kv_blocks and tpot_target_ms as they apply
+  // (unpaged: 1, 0, 0, 0).
   const SchedulerOptions& options() const { return options_; }
   const Tokenizer& tokenizer() const { return tokenizer_; }
 
@@ -140,6 +145,7 @@ class Scheduler {
   int context_;
   bool paged_;
   KvBlockManager blocks_;
+  PromptPacer pacer_;      // the loop's thread alone
   std::vector<int> held_;  // unpaged: the tokens the session's one cache holds
 
   mutable std::mutex mutex_;

@@ -212,11 +212,12 @@ class TestCliBench : public QObject {
                           "/models/aidreams260K/aidreams260K.gguf";
     if (!QFile::exists(model)) QSKIP("the shared fixtures are absent");
     const QString store = dir_.filePath("local.sqlite");
-    const Run r =
-        bench({"--model-path", model, "--weights", "int8", "--prompt", "I dreamed", "--requests",
-               "4", "--concurrency", "2", "--max-tokens", "8", "--store", store, "--json"});
+    const Run r = bench({"--model-path", model, "--weights", "int8", "--prompt", "I dreamed",
+                         "--requests", "4", "--concurrency", "2", "--max-tokens", "8",
+                         "--tpot-target", "50", "--store", store, "--json"});
     QVERIFY2(r.exit_code == 0, qPrintable(r.stderr_text));
     QVERIFY(r.stderr_text.contains("serving aidreams260K on http://127.0.0.1:"));
+    QVERIFY2(r.stderr_text.contains("paced to 50 ms per output token"), qPrintable(r.stderr_text));
     QCOMPARE(r.json.value("requests_completed").toInt(), 4);
     QCOMPARE(r.json.value("total_output_tokens").toInt(), 32);
     const QList<StoredRun> runs = RunStore(store).list();
@@ -278,6 +279,8 @@ class TestCliBench : public QObject {
         {local + QStringList{"--prompt", "x", "--burstiness", "2"}, 2, "--burstiness needs --rate"},
         {local + QStringList{"--prompt", "x", "--concurrency", "0"}, 2,
          "--concurrency: expected a whole number from 1"},
+        {local + QStringList{"--prompt", "x", "--tpot-target", "-5"}, 2,
+         "--tpot-target: expected a whole number from 0 to 60000, found '-5'"},
         {local + QStringList{"--prompt", "x", "--prompt-file", "/etc/hostname"}, 2,
          "expected one of --prompt TEXT or --prompt-file F"},
         {QStringList{"--model-path", dir_.filePath("absent.gguf"), "--requests", "1", "--no-store",

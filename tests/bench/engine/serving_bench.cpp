@@ -17,7 +17,9 @@
 //   --prefix                   a --system-tokens (512) system prompt: TTFT of the first
 //                              request, then of one with the same system prompt and another
 //                              question (cached), median of --repeat (3) pairs
-// Default scheduler settings unless --parallel, --batch-tokens, --prefill-chunk are given.
+// Default scheduler settings unless --parallel, --batch-tokens, --prefill-chunk,
+// --tpot-target are given (--tpot-target auto: twice the one stream alone's TPOT, measured
+// first; with --mixed).
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -174,7 +176,7 @@ void throughput(const Settings& s, const std::vector<int>& levels, int requests,
 }
 
 void mixed(const Settings& s, const std::vector<int>& chunks, int streams, int gen, int long_tokens,
-           double every, int arrivals) {
+           double every, int arrivals, bool tpot_auto) {
   const int vocab = s.model->config.vocab;
   double alone_tpot = 0;
   {
@@ -184,8 +186,12 @@ void mixed(const Settings& s, const std::vector<int>& chunks, int streams, int g
     alone_tpot = median(tpot) * 1e3;
     std::printf("  one stream alone: TPOT p50 %s ms\n", number(alone_tpot, 1).c_str());
   }
+  SchedulerOptions paced = s.scheduling;
+  if (tpot_auto) paced.tpot_target_ms = static_cast<int>(2 * alone_tpot);
+  if (paced.tpot_target_ms > 0)
+    std::printf("  prompt chunks paced to a TPOT of %d ms\n", paced.tpot_target_ms);
   for (int chunk : chunks) {
-    SchedulerOptions o = s.scheduling;
+    SchedulerOptions o = paced;
     o.prefill_chunk = chunk;
     auto sched = scheduler(s, o);
     std::atomic<bool> over{false};
@@ -259,7 +265,7 @@ int main(int argc, char** argv) {
   s.threads = ThreadPool::defaultThreads();
   std::string model_path, kv = "f16";
   std::string steps_list, throughput_list, mixed_list;
-  bool prefix_run = false, same_prompt = false;
+  bool prefix_run = false, same_prompt = false, tpot_auto = false;
   int requests = 0, prompt_tokens = 16, gen = -1, context_tokens = 64, streams = 4,
       long_tokens = 1024, arrivals = 5, system_tokens = 512, repeat = 3;
   double every = 2;
@@ -284,7 +290,11 @@ int main(int argc, char** argv) {
       s.scheduling.batch_tokens = std::atoi(value().c_str());
     else if (a == "--prefill-chunk")
       s.scheduling.prefill_chunk = std::atoi(value().c_str());
-    else if (a == "--steps")
+    else if (a == "--tpot-target") {
+      const std::string v = value();
+      tpot_auto = v == "auto";
+      s.scheduling.tpot_target_ms = tpot_auto ? 0 : std::atoi(v.c_str());
+    } else if (a == "--steps")
       steps_list = value();
     else if (a == "--throughput")
       throughput_list = value();
@@ -339,7 +349,8 @@ int main(int argc, char** argv) {
   if (!throughput_list.empty())
     throughput(s, list(throughput_list), requests, prompt_tokens, gen > 0 ? gen : 32, same_prompt);
   if (!mixed_list.empty())
-    mixed(s, list(mixed_list), streams, gen > 0 ? gen : 64, long_tokens, every, arrivals);
+    mixed(s, list(mixed_list), streams, gen > 0 ? gen : 64, long_tokens, every, arrivals,
+          tpot_auto);
   if (prefix_run) prefix(s, system_tokens, repeat);
   return 0;
 }

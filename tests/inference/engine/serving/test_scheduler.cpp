@@ -6,6 +6,8 @@
 // before and after the first token gives every block back; many concurrent streams get
 // exactly their tokens. A random llama-tiny-shape model (GQA), so no fixture is needed.
 #include <atomic>
+#include <chrono>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -66,8 +68,62 @@ void runAll(Scheduler& scheduler, std::vector<Run>& runs) {
   for (auto& t : threads) t.join();
 }
 
+// Runs `request` on a thread of its own, counting its tokens in `seen` as they come.
+std::thread generating(Scheduler& scheduler, const ScheduledRequest& request,
+                       GenerationOutcome& out, std::atomic<int>& seen) {
+  return std::thread([&scheduler, &request, &out, &seen] {
+    out = scheduler.generate(request, [&seen](const GeneratedToken&) {
+      ++seen;
+      return true;
+    });
+  });
+}
+
 std::unique_ptr<CpuSession> session(const std::shared_ptr<const Model>& model, KvFormat kv) {
   return std::make_unique<CpuSession>(model, kContext, kv, 2);
+}
+
+// A CPU session whose prompt tokens cost 1 ms each on top (a machine where prefill is
+// slow next to a decode step, as on 2 CPU threads): pacing then has something to spread.
+class SlowPromptSession : public DecodeSession {
+ public:
+  explicit SlowPromptSession(std::unique_ptr<CpuSession> inner) : inner_(std::move(inner)) {}
+  std::span<const float> forwardBatch(std::span<const int> tokens, int pos, bool all) override {
+    return inner_->forwardBatch(tokens, pos, all);
+  }
+  void truncate(int length) override { inner_->truncate(length); }
+  int vocab() const override { return inner_->vocab(); }
+  int maxPositions() const override { return inner_->maxPositions(); }
+  bool usePagedKv(int blocks) override { return inner_->usePagedKv(blocks); }
+  std::span<const float> forwardSequences(std::span<const SequencePass> passes) override {
+    size_t prompt = 0;
+    for (const SequencePass& p : passes)
+      if (p.tokens.size() > 1) prompt += p.tokens.size();
+    std::this_thread::sleep_for(std::chrono::milliseconds(prompt));
+    return inner_->forwardSequences(passes);
+  }
+  void copyKvBlock(int from, int to) override { inner_->copyKvBlock(from, to); }
+
+ private:
+  std::unique_ptr<CpuSession> inner_;
+};
+
+// The pacer alone, on modelled step times: decoding steps of decode_ms, steps with a chunk
+// chunk_ms longer; prompts always waiting. Returns the average step time and the share of
+// steps that carried a chunk.
+std::pair<double, double> paced(double target, double decode_ms, double chunk_ms) {
+  PromptPacer pacer(target);
+  double total = 0;
+  int chunks = 0;
+  const int steps = 1000;
+  for (int i = 0; i < steps; ++i) {
+    const bool prompts = pacer.allowPrompts(true);
+    const double ms = decode_ms + (prompts ? chunk_ms : 0);
+    pacer.stepped(true, prompts, ms);
+    total += ms;
+    chunks += prompts;
+  }
+  return {total / steps, static_cast<double>(chunks) / steps};
 }
 
 }  // namespace
@@ -277,12 +333,7 @@ int main() {
     later.max_tokens = 6;
     std::atomic<int> seen{0};
     GenerationOutcome first, second;
-    std::thread a([&] {
-      first = scheduler.generate(running, [&](const GeneratedToken&) {
-        ++seen;
-        return true;
-      });
-    });
+    std::thread a = generating(scheduler, running, first, seen);
     while (seen == 0) std::this_thread::yield();  // it runs
     bool alone_inside = false;
     std::vector<float> logits;
@@ -330,6 +381,75 @@ int main() {
     check(m.generation_tokens == tokens && m.requests_finished == 64 &&
               m.step_sequences.count == m.steps,
           "the counters add up: " + std::to_string(m.generation_tokens) + " tokens generated");
+  }
+
+  // 6. Pacing prompt chunks (tpot_target_ms). The pacer on modelled times (a 4-stream decode
+  // step of 26 ms, a 64-token chunk 194 ms more, as on 2 threads): steps average the target,
+  // a chunk every ~17 steps; decoders slower than the target still leave prompts a tenth.
+  {
+    const auto [average, share] = paced(37, 26, 194);
+    check(average <= 37.5 && average > 34 && share > 0.04 && share < 0.07,
+          "paced to 37 ms: steps average " + std::to_string(average) + " ms, " +
+              std::to_string(share) + " of them with a chunk");
+    const auto slow_share = paced(37, 50, 194).second;
+    check(slow_share > 0.015, "decoders slower than the target: prompts still get chunks (" +
+                                  std::to_string(slow_share) + " of the steps)");
+    PromptPacer pacer(37);
+    pacer.stepped(true, true, 500);
+    check(!pacer.allowPrompts(true) && pacer.allowPrompts(false),
+          "after an expensive chunk the decoders' next step goes without one; with no "
+          "decoders nothing waits");
+    check(paced(0, 26, 194).second == 1.0, "no target: a chunk every step");
+  }
+  // The scheduler with it: a stream decoding while a 300-token prompt arrives, chunks of 64
+  // costing 64 ms more each: paced to 20 ms no two steps in a row carry a chunk while the
+  // stream decodes (unpaced they do), and both answers are their lone ones.
+  for (int target : {20, 0}) {
+    SchedulerOptions o;
+    o.prefill_chunk = 64;
+    o.tpot_target_ms = target;
+    Scheduler scheduler(std::make_unique<SlowPromptSession>(session(model, KvFormat::F16)),
+                        tokenizer, o);
+    std::mutex records_mutex;
+    std::vector<StepRecord> records;
+    scheduler.onStep([&](const StepRecord& r) {
+      bool first = false;
+      {
+        std::lock_guard lock(records_mutex);
+        records.push_back(r);
+        first = records.size() == 1;
+      }
+      // After the stream's first step, the next waits for the long prompt to arrive: it
+      // comes while the stream decodes, however slowly the threads run.
+      while (first && scheduler.metrics().waiting == 0) std::this_thread::yield();
+    });
+    ScheduledRequest stream, long_prompt;
+    stream.prompt = promptOf(5, 31, vocab);
+    stream.max_tokens = 60;
+    long_prompt.prompt = promptOf(300, 32, vocab);
+    long_prompt.max_tokens = 4;
+    std::atomic<int> seen{0};
+    GenerationOutcome stream_out, long_out;
+    std::thread a = generating(scheduler, stream, stream_out, seen);
+    while (seen == 0) std::this_thread::yield();  // the stream decodes
+    long_out = scheduler.generate(long_prompt, [](const GeneratedToken&) { return true; });
+    a.join();
+    int chunk_after_chunk = 0, chunk_steps = 0;
+    for (size_t i = 0; i < records.size(); ++i) {
+      const auto decoding = [&](size_t k) { return records[k].tokens > records[k].prefill_tokens; };
+      chunk_steps += records[i].prefill_tokens > 1;
+      if (i > 0 && decoding(i - 1) && decoding(i) && records[i - 1].prefill_tokens > 1 &&
+          records[i].prefill_tokens > 1)
+        ++chunk_after_chunk;
+    }
+    const std::string name = target > 0 ? "paced to 20 ms" : "unpaced";
+    check(chunk_steps >= 5 && (target > 0 ? chunk_after_chunk == 0 : chunk_after_chunk > 0),
+          name + ": " + std::to_string(chunk_after_chunk) +
+              " steps with a chunk right after another while the stream decodes (" +
+              std::to_string(chunk_steps) + " with a chunk)");
+    check(stream_out.ids == alone(model, KvFormat::F16, tokenizer, stream) &&
+              long_out.ids == alone(model, KvFormat::F16, tokenizer, long_prompt),
+          name + ": both answers are their lone ones");
   }
   return ts::testing::finish();
 }
