@@ -444,6 +444,17 @@ void Scheduler::step() {
              : session_->forwardBatch(passes[0].tokens, passes[0].pos, false);
   const auto t1 = Clock::now();
   pacer_.stepped(decoding, prefill > 0, msBetween(t0, t1));
+  // The step's figures first: a caller handed its last token below may read the metrics
+  // at once, and they must count the step that made it.
+  const StepRecord record{t1, std::chrono::duration<double>(t1 - t0).count(),
+                          static_cast<int>(items.size()), tokens, prefill};
+  {
+    std::lock_guard lock(mutex_);
+    ++metrics_.steps;
+    metrics_.step_seconds.observe(record.seconds);
+    metrics_.step_tokens.observe(tokens);
+    metrics_.step_sequences.observe(record.sequences);
+  }
   const size_t vocab = session_->vocab();
   for (size_t k = 0; k < items.size(); ++k) {
     Sequence& s = *items[k].s;
@@ -458,15 +469,9 @@ void Scheduler::step() {
         !ended.empty())
       finish(items[k].s, ended);
   }
-  StepRecord record{t1, std::chrono::duration<double>(t1 - t0).count(),
-                    static_cast<int>(items.size()), tokens, prefill};
   std::function<void(const StepRecord&)> on_step;
   {
     std::lock_guard lock(mutex_);
-    ++metrics_.steps;
-    metrics_.step_seconds.observe(record.seconds);
-    metrics_.step_tokens.observe(tokens);
-    metrics_.step_sequences.observe(record.sequences);
     countQueues();
     on_step = on_step_;
   }
