@@ -52,7 +52,8 @@ Session::Session(const TsCudaModel& m, const TsCudaSessionOptions& o)
                     " free. Choose int4 or int8 weights, an int8 KV cache "
                     "or a shorter context");
   }
-  TS_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  stream_owner_ = StreamHandle::nonBlocking();
+  stream_ = stream_owner_.get();
   token_embd_ = uploadFloats(m.token_embd, static_cast<size_t>(m.vocab) * m.dim, kRandomAmplitude);
   output_norm_ = uploadFloats(m.output_norm, m.dim, 0.f);
   if (m.alibi_slopes) slopes_ = uploadFloats(m.alibi_slopes, m.n_heads, -1.f);
@@ -90,19 +91,14 @@ Session::Session(const TsCudaModel& m, const TsCudaSessionOptions& o)
     blas_scratch_.o = scratch(B * Q);
     blas_ = std::make_unique<Blas>(stream_);
   }
-  TS_CUDA(cudaMallocHost(&h_step_, (B + 1) * sizeof(int)));
-  TS_CUDA(cudaMallocHost(&h_logits_, B * vocab_ * sizeof(float)));
+  h_step_ = PinnedBuffer<int>(B + 1);
+  h_logits_ = PinnedBuffer<float>(static_cast<size_t>(kMaxMatvecTokens) * vocab_);
   d_step_ = reinterpret_cast<int*>(scratch(B + 1));
   TS_CUDA(cudaStreamSynchronize(stream_));  // uploads and fills done before the first pass
 }
 
 Session::~Session() {
-  cudaSetDevice(options_.device);
-  if (graph_) cudaGraphExecDestroy(graph_);
-  blas_.reset();
-  if (h_step_) cudaFreeHost(h_step_);
-  if (h_logits_) cudaFreeHost(h_logits_);
-  if (stream_) cudaStreamDestroy(stream_);
+  cudaSetDevice(options_.device);  // the members give their handles back on this device
 }
 
 float* Session::scratch(size_t floats) {
@@ -263,29 +259,33 @@ void Session::runPass(int n, int pos, bool all_logits) {
   }
 }
 
-// The one-token step with its copies: tokens and position in from pinned memory, logits
-// out to pinned memory, so that a replay reads the values written just before it.
-void Session::runCapturedStep() {
-  if (!graph_) {
+void Session::runCapturedPass(int n, bool all_logits) {
+  GraphExec& exec = graphs_[all_logits ? 1 : 0][n];
+  if (!exec) {
     cudaGraph_t graph = nullptr;
     TS_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
     try {
-      TS_CUDA(cudaMemcpyAsync(d_step_, h_step_, (options_.max_batch + 1) * sizeof(int),
+      TS_CUDA(cudaMemcpyAsync(d_step_, h_step_.get(), (options_.max_batch + 1) * sizeof(int),
                               cudaMemcpyHostToDevice, stream_));
-      runPass(1, 0, false);
-      TS_CUDA(cudaMemcpyAsync(h_logits_, logits_, vocab_ * sizeof(float), cudaMemcpyDeviceToHost,
-                              stream_));
+      runPass(n, 0, all_logits);  // a short pass reads its position from d_step_
+      TS_CUDA(cudaMemcpyAsync(h_logits_.get(), logits_,
+                              static_cast<size_t>(all_logits ? n : 1) * vocab_ * sizeof(float),
+                              cudaMemcpyDeviceToHost, stream_));
     } catch (...) {
       cudaStreamEndCapture(stream_, &graph);
       if (graph) cudaGraphDestroy(graph);
       throw;
     }
     TS_CUDA(cudaStreamEndCapture(stream_, &graph));
-    const cudaError_t err = cudaGraphInstantiate(&graph_, graph, 0);
+    try {
+      exec = GraphExec(graph);
+    } catch (...) {
+      cudaGraphDestroy(graph);
+      throw;
+    }
     cudaGraphDestroy(graph);
-    TS_CUDA(err);
   }
-  TS_CUDA(cudaGraphLaunch(graph_, stream_));
+  TS_CUDA(cudaGraphLaunch(exec.get(), stream_));
 }
 
 void Session::forward(const int* tokens, int count, int pos, bool all_logits, float* logits) {
@@ -294,6 +294,7 @@ void Session::forward(const int* tokens, int count, int pos, bool all_logits, fl
     throw CudaError("forward: positions " + std::to_string(pos) + ".." +
                     std::to_string(pos + count - 1) + " outside the KV cache of " +
                     std::to_string(options_.max_positions));
+  if (!tokens || !logits) throw CudaError("forward: null tokens or logits");
   for (int t = 0; t < count; ++t)
     if (tokens[t] < 0 || tokens[t] >= vocab_)
       throw CudaError("forward: token " + std::to_string(tokens[t]) +
@@ -302,26 +303,26 @@ void Session::forward(const int* tokens, int count, int pos, bool all_logits, fl
   const int B = options_.max_batch;
   for (int done = 0; done < count; done += B) {  // passes of at most max_batch positions
     const int n = std::min(B, count - done), at = pos + done;
-    const bool last = done + n == count;
-    std::memcpy(h_step_, tokens + done, n * sizeof(int));
-    h_step_[B] = at;
-    const int rows = all_logits ? n : 1;
-    if (n == 1 && options_.use_graph) {
-      runCapturedStep();
+    const bool wanted = all_logits || done + n == count;  // this pass's logits go out
+    const size_t rows = all_logits ? n : 1;
+    const size_t bytes = rows * vocab_ * sizeof(float);
+    float* out = logits + (all_logits ? static_cast<size_t>(done) * vocab_ : 0);
+    // Through the pinned buffer up to a verify window; beyond, straight into `out`.
+    const bool pinned = rows <= static_cast<size_t>(kMaxMatvecTokens);
+    std::memcpy(h_step_.get(), tokens + done, n * sizeof(int));
+    h_step_.get()[B] = at;
+    if (n <= kMaxMatvecTokens && options_.use_graph) {
+      runCapturedPass(n, all_logits);
     } else {
-      TS_CUDA(cudaMemcpyAsync(d_step_, h_step_, (B + 1) * sizeof(int), cudaMemcpyHostToDevice,
+      TS_CUDA(cudaMemcpyAsync(d_step_, h_step_.get(), (B + 1) * sizeof(int), cudaMemcpyHostToDevice,
                               stream_));
       runPass(n, at, all_logits);
-      if (all_logits || last)
-        TS_CUDA(cudaMemcpyAsync(h_logits_, logits_, rows * vocab_ * sizeof(float),
+      if (wanted)
+        TS_CUDA(cudaMemcpyAsync(pinned ? h_logits_.get() : out, logits_, bytes,
                                 cudaMemcpyDeviceToHost, stream_));
     }
     TS_CUDA(cudaStreamSynchronize(stream_));  // h_step_ is reused by the next pass
-    if (all_logits)
-      std::memcpy(logits + static_cast<size_t>(done) * vocab_, h_logits_,
-                  static_cast<size_t>(rows) * vocab_ * sizeof(float));
-    else if (last)
-      std::memcpy(logits, h_logits_, vocab_ * sizeof(float));
+    if (wanted && pinned) std::memcpy(out, h_logits_.get(), bytes);
   }
 }
 

@@ -1,8 +1,11 @@
 // A decoding session on one CUDA device: the model's weights uploaded in their runtime
 // format, the KV cache, the activations and the cuBLAS scratch, and the forward pass.
 // Passes of up to kMaxMatvecTokens positions (decode, speculative verify) use the fused
-// matvec and split-KV attention; longer ones (prefill) cuBLAS. The one-position pass is
-// captured into a CUDA graph on first use and replayed for every token after.
+// matvec and split-KV attention; longer ones (prefill) cuBLAS. Each of those short pass
+// lengths (with the last position's logits, or every position's) is captured into a CUDA
+// graph on first use and replayed after: positions come from device memory, tokens and
+// logits through pinned host buffers. Every handle is owned by a member, so a constructor
+// that throws half-way leaks nothing.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -11,8 +14,10 @@
 #include <vector>
 
 #include "cuda/blas.h"
+#include "cuda/cuda_handles.h"
 #include "cuda/device_buffer.h"
 #include "cuda/kernels.h"
+#include "inference/engine/backend/memory_estimate.h"
 #include "inference/engine/backend/plugin_abi.h"
 
 namespace ts::cuda {
@@ -46,7 +51,10 @@ class Session {
   // the cuBLAS attention, which is never captured); logits of the last position or of
   // every position into d_logits_.
   void runPass(int count, int pos, bool all_logits);
-  void runCapturedStep();
+  // A pass of count <= kMaxMatvecTokens positions with its copies (tokens and position in
+  // from h_step_, logits out to h_logits_: the last position's, or every position's), from
+  // its graph.
+  void runCapturedPass(int count, bool all_logits);
 
   TsCudaSessionOptions options_;
   int n_layers_, dim_, n_heads_, n_kv_heads_, head_dim_, ffn_dim_, vocab_, rope_dim_;
@@ -54,7 +62,8 @@ class Session {
   uint64_t seed_;
   int splits_;
   int written_ = 0;
-  cudaStream_t stream_ = nullptr;
+  StreamHandle stream_owner_;
+  cudaStream_t stream_ = nullptr;  // stream_owner_'s
   std::vector<DeviceBuffer> owned_;
   const float* token_embd_ = nullptr;
   const float* output_norm_ = nullptr;
@@ -66,10 +75,12 @@ class Session {
   float *x_, *xb_, *q_, *k_, *v_, *att_, *hb_, *hb2_, *logits_, *partial_;
   BlasScratch blas_scratch_;
   std::unique_ptr<Blas> blas_;
-  int* h_step_ = nullptr;      // pinned: tokens [max_batch], then the first position
-  float* h_logits_ = nullptr;  // pinned [max_batch, vocab]
+  PinnedBuffer<int> h_step_;  // tokens [max_batch], then the pass's first position
+  // Logits [kMaxMatvecTokens, vocab]: a decode step's or a verify window's. Longer passes
+  // asking for every position's logits copy them straight into the caller's array.
+  PinnedBuffer<float> h_logits_;
   int* d_step_ = nullptr;
-  cudaGraphExec_t graph_ = nullptr;
+  GraphExec graphs_[2][kMaxMatvecTokens + 1];  // [all_logits][positions]
 };
 
 }  // namespace ts::cuda

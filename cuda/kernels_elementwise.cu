@@ -8,6 +8,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/kernels.h"
 #include "inference/engine/backend/plugin_abi.h"
+#include "inference/engine/model/kv_int8.h"
 
 namespace ts::cuda {
 namespace {
@@ -58,12 +59,10 @@ __device__ void storeRow(const float* src, int head_dim, int format, void* value
     float amax = 0.f;
     for (int d = threadIdx.x; d < head_dim; d += blockDim.x) amax = fmaxf(amax, fabsf(src[d]));
     amax = blockReduce(amax, true);
-    const float scale = amax > 0 ? amax / 127.f : 1.f;
+    const float scale = kv_int8::scaleFor(amax);
     int8_t* dst = static_cast<int8_t*>(values) + row * head_dim;
-    for (int d = threadIdx.x; d < head_dim; d += blockDim.x) {
-      const float q = fminf(fmaxf(rintf(src[d] / scale), -127.f), 127.f);
-      dst[d] = static_cast<int8_t>(q);
-    }
+    for (int d = threadIdx.x; d < head_dim; d += blockDim.x)
+      dst[d] = kv_int8::quantize(src[d], scale);  // the CPU cache's rule, bit for bit
     if (threadIdx.x == 0) scales[row] = scale;
   }
 }
@@ -213,13 +212,17 @@ void kvClear(const KvLayer& first, int layers, int positions, int from, int to,
   const size_t row_bytes = first.head_dim * kvValueBytes(first.format);
   const size_t begin = static_cast<size_t>(from) * first.kv_heads,
                n = static_cast<size_t>(to - from) * first.kv_heads;
-  // One strided memset per array over all layers: layer l's rows start rows_per_layer later.
-  for (void* base : {first.k, first.v})
-    TS_CUDA(cudaMemset2DAsync(static_cast<char*>(base) + begin * row_bytes,
-                              rows_per_layer * row_bytes, 0, n * row_bytes, layers, stream));
-  if (first.format == TS_CUDA_KV_INT8)
-    for (float* base : {first.k_scale, first.v_scale})
-      TS_CUDA(cudaMemset2DAsync(base + begin, rows_per_layer * 4, 0, n * 4, layers, stream));
+  // One memset per layer and array: layer l's rows start rows_per_layer later. (One 2D
+  // memset over all layers would need a pitch of a whole layer's bytes, beyond the
+  // maximum pitch at long contexts.)
+  for (int l = 0; l < layers; ++l) {
+    const size_t at = l * rows_per_layer + begin;
+    for (void* base : {first.k, first.v})
+      TS_CUDA(cudaMemsetAsync(static_cast<char*>(base) + at * row_bytes, 0, n * row_bytes, stream));
+    if (first.format == TS_CUDA_KV_INT8)
+      for (float* base : {first.k_scale, first.v_scale})
+        TS_CUDA(cudaMemsetAsync(base + at, 0, n * 4, stream));
+  }
 }
 
 void kvRead(const KvLayer& cache, int length, float* k_out, float* v_out, cudaStream_t stream) {

@@ -35,6 +35,10 @@ int main(int argc, char** argv) {
     report.note("device: " + d.name + " (" + std::to_string(d.total_bytes >> 20) + " MiB, sm_" +
                 std::to_string(d.compute_major) + std::to_string(d.compute_minor) + ")");
   ts::selftest::cpuChecks(report);
+  if (const ts::engine::CudaPlugin plugin = ts::engine::loadCudaPlugin(); plugin.api)
+    ts::selftest::abiChecks(report, *plugin.api);
+  else
+    report.note("the plugin's argument checks skipped: " + plugin.reason);
   if (cuda.usable) {
     const ts::engine::CudaPlugin plugin = ts::engine::loadCudaPlugin();
     ts::selftest::opChecks(report, *plugin.api);

@@ -76,6 +76,9 @@ struct Device {
 std::vector<std::pair<std::string, ts::engine::ModelConfig>> architectureConfigs();
 
 void cpuChecks(Report& report);
+// The plugin's entry points refuse bad arguments with a message before touching CUDA:
+// runs wherever the plugin loads, device or not.
+void abiChecks(Report& report, const TsCudaApi& api);
 void opChecks(Report& report, const TsCudaApi& api);
 void modelChecks(Report& report, const std::string& models_dir);
 

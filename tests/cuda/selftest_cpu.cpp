@@ -1,13 +1,17 @@
 // The self-test's CPU-side checks, run with or without a device: the weight layouts the
 // plugin is handed decode to the engine's values; the memory estimate counts exactly the
 // bytes the engine holds; the CPU twins of the CUDA ops agree with double-precision
-// formulas.
+// formulas; the int8 KV cache rounds as the plugin's rule says; a model view cannot be
+// copied; the plugin's entry points refuse bad arguments.
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 
 #include "inference/engine/backend/cuda_session.h"
 #include "inference/engine/backend/memory_estimate.h"
 #include "inference/engine/core/tensor_types.h"
 #include "inference/engine/cpu/cpu_ops.h"
+#include "inference/engine/model/kv_int8.h"
 #include "inference/engine/model/random_model.h"
 #include "tests/cuda/selftest.h"
 
@@ -173,12 +177,84 @@ void twinChecks(Report& report) {
   report.close("cpu twin attention (ALiBi slope) vs f64", normalisedError(att, expect), 1e-5);
 }
 
+// The int8 KV cache's rule (model/kv_int8.h), which the plugin's write kernel shares: ties
+// round away from zero (lround's rule; the device's rintf rounded them to even before), and
+// the CPU cache stores exactly what the rule gives.
+void kvInt8Checks(Report& report) {
+  const bool ties = kv_int8::quantize(2.5f, 1.f) == 3 && kv_int8::quantize(-2.5f, 1.f) == -3 &&
+                    kv_int8::quantize(0.5f, 1.f) == 1 && kv_int8::quantize(1.5f, 1.f) == 2 &&
+                    kv_int8::quantize(300.f, 1.f) == 127 && kv_int8::quantize(-300.f, 1.f) == -127;
+  report.check("int8 KV rule: ties away from zero (2.5 -> 3, -2.5 -> -3, 0.5 -> 1), clamped to 127",
+               ties);
+  const int hd = 64;
+  std::vector<float> k(hd), v(hd);
+  for (int d = 0; d < hd; ++d) {  // amax 127: scale 1, every other value a tie
+    k[d] = d == 0 ? 127.f : (d % 2 ? 0.5f : -1.5f) * (1 + d % 5);
+    v[d] = d == 0 ? -127.f : d * 0.5f - 16.f;
+  }
+  KvCache cache(1, 1, 1, hd, KvFormat::Int8);
+  cache.store(0, 0, k.data(), v.data());
+  bool same = true;
+  for (bool values : {false, true}) {
+    const KvCache::Rows r = cache.rows(0, 0, 0, values);
+    const float* src = values ? v.data() : k.data();
+    same = same && r.scale[0] == kv_int8::scaleFor(127.f);
+    for (int d = 0; d < hd; ++d)
+      same = same && static_cast<const int8_t*>(r.data)[d] == kv_int8::quantize(src[d], r.scale[0]);
+  }
+  report.check("the CPU int8 KV cache stores the rule's values (ties included)", same);
+  report.check("CudaModelView cannot be copied or moved (it points into itself)",
+               !std::is_copy_constructible_v<CudaModelView> &&
+                   !std::is_move_constructible_v<CudaModelView> &&
+                   !std::is_copy_assignable_v<CudaModelView>);
+}
+
+// rc != 0 and the message starts as expected.
+void refused(Report& report, const std::string& name, int rc, const char* error,
+             const std::string& expected) {
+  std::string quoted = "'";  // (GCC 12 warns falsely on "'" + std::string(error))
+  quoted.append(error).append("'");
+  report.check(name, rc != 0 && std::strncmp(error, expected.c_str(), expected.size()) == 0,
+               quoted);
+}
+
 }  // namespace
 
 void cpuChecks(Report& report) {
   layoutChecks(report);
   estimateChecks(report);
   twinChecks(report);
+  kvInt8Checks(report);
+}
+
+void abiChecks(Report& report, const TsCudaApi& api) {
+  char err[512] = {};
+  double gb = 0;
+  refused(report, "copy_bandwidth with 0 iterations is refused",
+          api.copy_bandwidth(0, 1 << 20, 0, &gb, err, sizeof err), err,
+          "copy_bandwidth: expected 1 to 10,000 iterations, found 0");
+  refused(report, "copy_bandwidth of 0 bytes is refused",
+          api.copy_bandwidth(0, 0, 5, &gb, err, sizeof err), err,
+          "copy_bandwidth: expected bytes > 0, found 0");
+  const int token = 1;
+  float logits = 0;
+  refused(report, "session_forward without a session is refused",
+          api.session_forward(nullptr, &token, 1, 0, 0, &logits, err, sizeof err), err,
+          "session_forward: expected a session, found a null pointer");
+  TsCudaModel model{};
+  TsCudaSessionOptions options{};
+  options.max_positions = 16;
+  TsCudaSession* session = nullptr;
+  refused(report, "session_create of a model without layers is refused",
+          api.session_create(&model, &options, &session, err, sizeof err), err,
+          "session_create: expected a model with layers");
+  TsCudaMemory memory{};
+  refused(report, "estimate without options is refused",
+          api.estimate(&model, nullptr, &memory, err, sizeof err), err,
+          "estimate: expected session options, found a null pointer");
+  refused(report, "op_rmsnorm of 0 rows is refused",
+          api.op_rmsnorm(&logits, &logits, 0, 4, 1e-5f, &logits, err, sizeof err), err,
+          "op_rmsnorm: expected count and dim > 0, found 0, 4");
 }
 
 }  // namespace ts::selftest

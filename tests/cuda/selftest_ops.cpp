@@ -4,6 +4,7 @@
 #include <string>
 
 #include "inference/engine/backend/cuda_session.h"
+#include "inference/engine/core/tensor_types.h"
 #include "inference/engine/cpu/cpu_forward.h"
 #include "inference/engine/cpu/cpu_ops.h"
 #include "inference/engine/model/positional.h"
@@ -19,6 +20,22 @@ std::string dims(std::initializer_list<int> values) {
   std::string s;
   for (int v : values) s += (s.empty() ? "" : "x") + std::to_string(v);
   return s;
+}
+
+// The CPU cache's rows [0, length) read back as f32 [length, kv_heads, head_dim], as the
+// plugin's kvRead reads its cache (int8: value x its row's scale).
+std::vector<float> cpuCacheRows(const KvCache& cache, int length, int kv_heads, int hd, KvFormat kv,
+                                bool values) {
+  std::vector<float> out;
+  for (int t = 0; t < length; ++t)
+    for (int h = 0; h < kv_heads; ++h) {
+      const KvCache::Rows r = cache.rows(0, t, h, values);
+      for (int d = 0; d < hd; ++d)
+        out.push_back(kv == KvFormat::F32   ? static_cast<const float*>(r.data)[d]
+                      : kv == KvFormat::F16 ? f16ToF32(static_cast<const uint16_t*>(r.data)[d])
+                                            : static_cast<const int8_t*>(r.data)[d] * r.scale[0]);
+    }
+  return out;
 }
 
 void elementwise(Report& report, const TsCudaApi& api) {
@@ -169,6 +186,11 @@ void attentions(Report& report, const TsCudaApi& api) {
           report.close(
               "kv write/read " + kvFormatName(kv) + " " + std::to_string(length) + " positions",
               std::max(normalisedError(k_read, k), normalisedError(v_read, v)), write_limit);
+          // One rounding rule (model/kv_int8.h, f16 round-to-nearest-even): the same values.
+          const auto cpu_k = cpuCacheRows(cache, length, s.kv_heads, s.hd, kv, false),
+                     cpu_v = cpuCacheRows(cache, length, s.kv_heads, s.hd, kv, true);
+          report.check("kv write " + kvFormatName(kv) + " equals the CPU cache's, value for value",
+                       k_read == cpu_k && v_read == cpu_v);
         }
       }
 }

@@ -38,6 +38,10 @@ class CudaModelView {
   // random values in `format` (benchmarks of full-size shapes).
   CudaModelView(const ModelConfig& config, WeightFormat format, int int4_group,
                 unsigned long long seed);
+  // The TsCudaModel points into this object's own arrays (layers_, slopes_): a copy or a
+  // move would leave it pointing at another's.
+  CudaModelView(const CudaModelView&) = delete;
+  CudaModelView& operator=(const CudaModelView&) = delete;
   const TsCudaModel& get() const { return model_; }
 
  private:

@@ -79,7 +79,8 @@ typedef struct TsCudaSessionOptions {
   int max_positions;  // KV cache capacity
   int kv_format;      // TS_CUDA_KV_*
   int max_batch;      // positions per pass; longer inputs run in passes of this size
-  int use_graph;      // capture the one-token decode step into a CUDA graph
+  int use_graph;      // capture passes of up to 8 positions (decode, speculative verify)
+                      // into CUDA graphs, one per length
 } TsCudaSessionOptions;
 
 // Device memory a session needs, bytes (computed before anything is allocated).

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "inference/engine/core/tensor_types.h"
+#include "inference/engine/model/kv_int8.h"
 
 namespace ts::engine {
 
@@ -214,9 +215,8 @@ void KvCache::store(int layer, int pos, const float* k, const float* v) {
         const auto quantize = [&](const float* src, int8_t* dst, float& scale) {
           float amax = 0.f;
           for (int i = 0; i < head_dim_; ++i) amax = std::max(amax, std::abs(src[i]));
-          scale = amax > 0 ? amax / 127.f : 1.f;
-          for (int i = 0; i < head_dim_; ++i)
-            dst[i] = static_cast<int8_t>(std::clamp(std::lround(src[i] / scale), -127L, 127L));
+          scale = kv_int8::scaleFor(amax);
+          for (int i = 0; i < head_dim_; ++i) dst[i] = kv_int8::quantize(src[i], scale);
         };
         quantize(kh, b.kq.data() + at, b.k_scale[r]);
         quantize(vh, b.vq.data() + at, b.v_scale[r]);
