@@ -66,6 +66,8 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
     axis_->addItem(tr("Prefill-chunk sweep (tokens per step; 0: whole prompts)"),
                    static_cast<int>(SweepKind::PrefillChunk));
     axis_->addItem(tr("Running-sequences sweep"), static_cast<int>(SweepKind::MaxRunning));
+    axis_->addItem(tr("TPOT-target sweep (ms per output token prompts are paced to; 0: unpaced)"),
+                   static_cast<int>(SweepKind::TpotTarget));
   }
   sweep_form->addRow(tr("&Sweep"), axis_);
   values_ = new QLineEdit("1,2,4,8", this);
@@ -87,10 +89,11 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
   sweep_form->addRow(QString(), distinct_);
   connect(axis_, &QComboBox::currentIndexChanged, this, [this] {
     const auto kind = static_cast<SweepKind>(axis_->currentData().toInt());
-    const bool scheduler = kind == SweepKind::PrefillChunk || kind == SweepKind::MaxRunning;
+    const bool scheduler = sweepsScheduler(kind);
     concurrency_->setEnabled(scheduler);
     if (scheduler) distinct_->setChecked(true);  // what a chunk changes is the prompt's reading
     if (kind == SweepKind::PrefillChunk) values_->setText("16,64,256,0");
+    if (kind == SweepKind::TpotTarget) values_->setText("0,100,50,25");
   });
   burstiness_ = new QDoubleSpinBox(this);
   burstiness_->setObjectName("benchBurstiness");
@@ -176,13 +179,17 @@ void BenchmarkDialog::start() {
   for (const QString& part : values_->text().split(',', Qt::SkipEmptyParts)) {
     bool ok = false;
     const double v = part.trimmed().toDouble(&ok);
-    if (kind == SweepKind::PrefillChunk && (!ok || v < 0 || v != std::floor(v))) {
-      status_->setText(tr("Values: expected whole numbers of tokens (0: whole prompts) separated "
-                          "by commas, found '%1'")
-                           .arg(part.trimmed()));
+    if (sweepAllowsZero(kind) && (!ok || v < 0 || v != std::floor(v))) {
+      status_->setText(
+          (kind == SweepKind::PrefillChunk
+               ? tr("Values: expected whole numbers of tokens (0: whole prompts) separated "
+                    "by commas, found '%1'")
+               : tr("Values: expected whole numbers of milliseconds (0: unpaced) separated by "
+                    "commas, found '%1'"))
+              .arg(part.trimmed()));
       return;
     }
-    if (kind != SweepKind::PrefillChunk && (!ok || v <= 0)) {
+    if (!sweepAllowsZero(kind) && (!ok || v <= 0)) {
       status_->setText(tr("Values: expected positive numbers separated by commas, found '%1'")
                            .arg(part.trimmed()));
       return;

@@ -7,16 +7,27 @@
 
 namespace ts::ui {
 
-// What varies between steps. PrefillChunk and MaxRunning: the local model's scheduler
-// settings (each step serves it anew with that setting), at the plan's concurrency.
-enum class SweepKind { Concurrency, Rate, PromptLength, PrefillChunk, MaxRunning };
+// What varies between steps. PrefillChunk, MaxRunning and TpotTarget (ms per output token
+// the scheduler paces prompt chunks to; 0: unpaced): the local model's scheduler settings
+// (each step serves it anew with that setting), at the plan's concurrency.
+enum class SweepKind { Concurrency, Rate, PromptLength, PrefillChunk, MaxRunning, TpotTarget };
+
+inline bool sweepsScheduler(SweepKind kind) {
+  return kind == SweepKind::PrefillChunk || kind == SweepKind::MaxRunning ||
+         kind == SweepKind::TpotTarget;
+}
+// Whole numbers from 0 (0 meaning "whole prompts" or "unpaced"), where the others are > 0.
+inline bool sweepAllowsZero(SweepKind kind) {
+  return kind == SweepKind::PrefillChunk || kind == SweepKind::TpotTarget;
+}
 
 struct BenchmarkPlan {
   QString prompt;
   int requests = 1, warmup = 0, max_tokens = 128;  // per step
   SweepKind kind = SweepKind::Concurrency;
   QList<double> values;           // one step per value: concurrency, req/s, prompt words, prompt
-                                  // tokens per step (0: whole prompts) or running sequences
+                                  // tokens per step (0: whole prompts), running sequences or
+                                  // a TPOT target in ms (0: unpaced)
   int concurrency = 8;            // scheduler sweeps: requests in flight
   bool distinct_prompts = false;  // each request's prompt numbered: no prefix-cache hits
   double burstiness = 1;          // rate sweeps: gamma shape of the gaps (1: Poisson)

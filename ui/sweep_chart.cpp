@@ -63,6 +63,7 @@ void SweepChart::reset(SweepKind kind, std::optional<double> slo_ttft_ms,
                    : kind == SweepKind::Rate         ? tr("requests per second")
                    : kind == SweepKind::PrefillChunk ? tr("prefill chunk (tokens; 0: whole)")
                    : kind == SweepKind::MaxRunning   ? tr("running sequences")
+                   : kind == SweepKind::TpotTarget   ? tr("TPOT target (ms; 0: unpaced)")
                                                      : tr("prompt length (words)"));
   chart()->setTitle(tr("p99 latency per step"));
   rescale();

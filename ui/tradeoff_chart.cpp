@@ -25,6 +25,8 @@ QString settingLabel(SweepKind kind, double value) {
       return value == 0 ? QObject::tr("whole prompts") : QObject::tr("chunk %1").arg(value);
     case SweepKind::MaxRunning:
       return QObject::tr("%1 running").arg(value);
+    case SweepKind::TpotTarget:
+      return value == 0 ? QObject::tr("unpaced") : QObject::tr("paced to %1 ms").arg(value);
   }
   return QString::number(value);
 }

@@ -14,6 +14,8 @@ const char* sweepAxisName(SweepAxis axis) {
       return "prefill_chunk";
     case SweepAxis::MaxRunning:
       return "max_running";
+    case SweepAxis::TpotTarget:
+      return "tpot_target_ms";
     case SweepAxis::Concurrency:
       break;
   }
@@ -62,6 +64,7 @@ BenchOptions BenchSweep::optionsFor(double value) const {
     }
     case SweepAxis::PrefillChunk:
     case SweepAxis::MaxRunning:
+    case SweepAxis::TpotTarget:
       break;  // what serves changes (the step target), not the requests
   }
   return o;

@@ -14,10 +14,11 @@
 
 namespace ts {
 
-// PrefillChunk and MaxRunning vary what serves (a local model's scheduler): the sweep's
-// step target sets it up for each value.
-enum class SweepAxis { Concurrency, Rate, PromptLength, PrefillChunk, MaxRunning };
-// "concurrency" | "request_rate" | "prompt_words" | "prefill_chunk" | "max_running"
+// PrefillChunk, MaxRunning and TpotTarget vary what serves (a local model's scheduler): the
+// sweep's step target sets it up for each value.
+enum class SweepAxis { Concurrency, Rate, PromptLength, PrefillChunk, MaxRunning, TpotTarget };
+// "concurrency" | "request_rate" | "prompt_words" | "prefill_chunk" | "max_running" |
+// "tpot_target_ms"
 const char* sweepAxisName(SweepAxis axis);
 
 struct SweepStep {

@@ -31,6 +31,7 @@ class AppController : public QObject {
   ModelManager& modelManager() { return model_manager_; }
   HistoryController& history() { return history_; }
   ui::BenchmarkDialog* benchmark() const { return benchmark_.dialog(); }
+  const BenchmarkController& benchmarks() const { return benchmark_; }
   // Where every run is recorded (ChatController::setRunStore); the history reads it.
   void setRunStore(std::unique_ptr<RunStore> store);
   RunStore* runStore() const { return chat_.runStore(); }

@@ -18,6 +18,8 @@ SweepAxis axisOf(ui::SweepKind kind) {
       return SweepAxis::PrefillChunk;
     case ui::SweepKind::MaxRunning:
       return SweepAxis::MaxRunning;
+    case ui::SweepKind::TpotTarget:
+      return SweepAxis::TpotTarget;
     case ui::SweepKind::Concurrency:
       break;
   }
@@ -97,6 +99,7 @@ QString BenchmarkController::serveStep(const std::shared_ptr<engine::Model>& mod
   engine::SchedulerOptions scheduling;
   if (plan.kind == ui::SweepKind::PrefillChunk) scheduling.prefill_chunk = static_cast<int>(value);
   if (plan.kind == ui::SweepKind::MaxRunning) scheduling.max_running = static_cast<int>(value);
+  if (plan.kind == ui::SweepKind::TpotTarget) scheduling.tpot_target_ms = static_cast<int>(value);
   auto kv = engine::parseKvFormat(spec.engine.kv);
   if (!kv) {
     error = QString::fromStdString(kv.error());
@@ -115,6 +118,7 @@ QString BenchmarkController::serveStep(const std::shared_ptr<engine::Model>& mod
     return {};
   }
   step_server_ = std::make_unique<server::ServedModel>(std::move(served.value()));
+  step_schedulings_ << QString::fromStdString(server::describeScheduling(*step_server_->scheduler));
   const int port = step_server_->server->bind("127.0.0.1", 0);
   if (port < 0 || !step_server_->server->start()) {
     step_server_.reset();
@@ -141,14 +145,14 @@ void BenchmarkController::run(const RemoteEndpoint& endpoint, const QString& mod
   o.burstiness = plan.burstiness;
   o.slo.ttft_ms = plan.slo_ttft_ms;
   o.slo.tpot_ms = plan.slo_tpot_ms;
-  if (plan.kind == ui::SweepKind::PrefillChunk || plan.kind == ui::SweepKind::MaxRunning)
-    o.concurrency = plan.concurrency;
+  if (ui::sweepsScheduler(plan.kind)) o.concurrency = plan.concurrency;
   o.distinct_prompts = plan.distinct_prompts;
   RunContext context{
       endpoint.provider_name,
       local_model ? QString("local: %1").arg(local_spec_->model_path) : endpoint.base_url, model};
   context.tags = {"bench"};
   if (sweep_) sweep_->deleteLater();
+  step_schedulings_.clear();
   // A child of the dialog: closing it ends the sweep (the dialog asks to cancel first).
   ui::BenchmarkDialog* dialog = dialog_;
   auto* sweep = new BenchSweep(o, axisOf(plan.kind), plan.values, store_(), context, dialog);

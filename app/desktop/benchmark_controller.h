@@ -6,6 +6,7 @@
 #pragma once
 #include <QObject>
 #include <QPointer>
+#include <QStringList>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -26,6 +27,8 @@ class BenchmarkController : public QObject {
   BenchmarkController(ui::MainWindow* window, ProviderKeys* keys, std::function<RunStore*()> store,
                       QObject* parent = nullptr);
   ui::BenchmarkDialog* dialog() const { return dialog_; }
+  // How each step of the last local sweep was served (server::describeScheduling), in order.
+  const QStringList& stepSchedulings() const { return step_schedulings_; }
 
  signals:
   void sweepFinished();  // its steps are in the run store
@@ -52,6 +55,7 @@ class BenchmarkController : public QObject {
   QPointer<BenchSweep> sweep_;
   std::optional<LocalEngineSpec> local_spec_;  // the dialog benchmarks this local model
   std::unique_ptr<server::ServedModel> step_server_;
+  QStringList step_schedulings_;
 };
 
 }  // namespace ts

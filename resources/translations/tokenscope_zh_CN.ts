@@ -75,6 +75,14 @@
         <source>%1 running</source>
         <translation>%1 个运行中</translation>
     </message>
+    <message>
+        <source>unpaced</source>
+        <translation>不限速</translation>
+    </message>
+    <message>
+        <source>paced to %1 ms</source>
+        <translation>限速至 %1 毫秒</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -1540,6 +1548,14 @@ Fix: </source>
         <source>Start each request&apos;s prompt with its own number, so that the server reads every prompt in full instead of serving it from an earlier one&apos;s cache</source>
         <translation>每个请求的提示以其自己的编号开头，使服务器完整读取每个提示，而不是从先前请求的缓存中提供</translation>
     </message>
+    <message>
+        <source>TPOT-target sweep (ms per output token prompts are paced to; 0: unpaced)</source>
+        <translation>TPOT 目标扫描（提示按每个输出令牌的毫秒数限速；0：不限速）</translation>
+    </message>
+    <message>
+        <source>Values: expected whole numbers of milliseconds (0: unpaced) separated by commas, found &apos;%1&apos;</source>
+        <translation>取值：应为以逗号分隔的整数毫秒数（0：不限速），实际为“%1”</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::ChatPanel</name>
@@ -2841,6 +2857,10 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>running sequences</source>
         <translation>运行中的序列</translation>
+    </message>
+    <message>
+        <source>TPOT target (ms; 0: unpaced)</source>
+        <translation>TPOT 目标（毫秒；0：不限速）</translation>
     </message>
 </context>
 <context>

@@ -640,6 +640,47 @@ class TestMainWindow : public QObject {
     dialog->close();
   }
 
+  // The TPOT-target sweep: each step served with prompts paced to its value (0: unpaced);
+  // a value that is not whole milliseconds is refused before anything runs.
+  void aLocalBenchmarkSweepsTheTpotTarget() {
+    if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
+    setLocalProvider(localModel());
+    window_->findChild<QAction*>("benchmarkAction")->trigger();
+    ui::BenchmarkDialog* dialog = controller_->benchmark();
+    QVERIFY(dialog && dialog->isVisible());
+    auto* axis = dialog->findChild<QComboBox*>("benchAxis");
+    const int tpot_axis = axis->findData(static_cast<int>(ui::SweepKind::TpotTarget));
+    QVERIFY(tpot_axis >= 0);
+    axis->setCurrentIndex(tpot_axis);
+    auto* values = dialog->findChild<QLineEdit*>("benchValues");
+    QCOMPARE(values->text(), QString("0,100,50,25"));
+    QVERIFY(dialog->findChild<QSpinBox*>("benchConcurrency")->isEnabled());
+    values->setText("0,2.5");
+    QTest::mouseClick(dialog->findChild<QPushButton*>("benchStart"), Qt::LeftButton);
+    QCOMPARE(dialog->findChild<QLabel*>("benchStatus")->text(),
+             QString("Values: expected whole numbers of milliseconds (0: unpaced) separated by "
+                     "commas, found '2.5'"));
+    values->setText("0,30");
+    dialog->findChild<QSpinBox*>("benchConcurrency")->setValue(2);
+    dialog->findChild<QSpinBox*>("benchRequests")->setValue(2);
+    dialog->findChild<QSpinBox*>("benchWarmup")->setValue(0);
+    dialog->findChild<QSpinBox*>("benchMaxTokens")->setValue(4);
+    QSignalSpy done(dialog, &ui::BenchmarkDialog::sweepFinished);
+    QTest::mouseClick(dialog->findChild<QPushButton*>("benchStart"), Qt::LeftButton);
+    QVERIFY(done.wait(60000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QCOMPARE(dialog->findChild<QTableWidget*>("benchTable")->rowCount(), 2);
+    QCOMPARE(dialog->tradeoffChart()->labels(), QStringList({"unpaced", "paced to 30 ms"}));
+    const QStringList served = controller_->benchmarks().stepSchedulings();
+    QCOMPARE(served.size(), 2);
+    QVERIFY2(!served[0].contains("paced") && served[1].contains("paced to 30 ms per output token"),
+             qPrintable(served.join(" | ")));
+    const QList<StoredRun> runs = controller_->runStore()->list({"", "", "bench"});
+    QVERIFY2(runs[0].context.group.endsWith("tpot_target_ms=30"),
+             qPrintable(runs[0].context.group));
+    dialog->close();
+  }
+
   // Provider → Serve the local model: other tools reach it over the OpenAI API until the
   // action is unchecked, on the same engine (and prefix cache) as the chat.
   void theAppServesTheLocalModel() {
