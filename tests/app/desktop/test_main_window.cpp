@@ -129,6 +129,32 @@ class TestMainWindow : public QObject {
   void setProvider(const std::string& key_env = "") {
     window_->setProviders({{"Test server", server_.baseUrl(), "test-model", key_env, 5, 0}}, 0);
   }
+  // Provider → Benchmark on the local provider, its sweep axis set to `kind` (a scheduler
+  // sweep: the concurrency field enabled); null when something is missing.
+  ui::BenchmarkDialog* openLocalBenchmark(ui::SweepKind kind) {
+    setLocalProvider(localModel());
+    window_->findChild<QAction*>("benchmarkAction")->trigger();
+    ui::BenchmarkDialog* dialog = controller_->benchmark();
+    if (!dialog || !dialog->isVisible()) return nullptr;
+    auto* axis = dialog->findChild<QComboBox*>("benchAxis");
+    const int at = axis->findData(static_cast<int>(kind));
+    if (at < 0) return nullptr;
+    axis->setCurrentIndex(at);
+    return dialog->findChild<QSpinBox*>("benchConcurrency")->isEnabled() ? dialog : nullptr;
+  }
+
+  // Two requests per step at concurrency 2, no warm-up, 4 tokens each: true once the sweep
+  // over `values` has ended uncancelled.
+  bool runSmallSweep(ui::BenchmarkDialog* dialog, const QString& values) {
+    dialog->findChild<QLineEdit*>("benchValues")->setText(values);
+    dialog->findChild<QSpinBox*>("benchConcurrency")->setValue(2);
+    dialog->findChild<QSpinBox*>("benchRequests")->setValue(2);
+    dialog->findChild<QSpinBox*>("benchWarmup")->setValue(0);
+    dialog->findChild<QSpinBox*>("benchMaxTokens")->setValue(4);
+    QSignalSpy done(dialog, &ui::BenchmarkDialog::sweepFinished);
+    QTest::mouseClick(dialog->findChild<QPushButton*>("benchStart"), Qt::LeftButton);
+    return done.wait(60000) && !done.at(0).at(0).toBool();
+  }
 
  private slots:
   void initTestCase() {
@@ -598,25 +624,10 @@ class TestMainWindow : public QObject {
   // the model anew per step with that chunk, and the trade-off chart labels each setting.
   void aLocalBenchmarkSweepsThePrefillChunk() {
     if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
-    setLocalProvider(localModel());
-    window_->findChild<QAction*>("benchmarkAction")->trigger();
-    ui::BenchmarkDialog* dialog = controller_->benchmark();
-    QVERIFY(dialog && dialog->isVisible());
-    auto* axis = dialog->findChild<QComboBox*>("benchAxis");
-    const int chunk_axis = axis->findData(static_cast<int>(ui::SweepKind::PrefillChunk));
-    QVERIFY(chunk_axis >= 0);
-    axis->setCurrentIndex(chunk_axis);
-    QVERIFY(dialog->findChild<QSpinBox*>("benchConcurrency")->isEnabled());
+    ui::BenchmarkDialog* dialog = openLocalBenchmark(ui::SweepKind::PrefillChunk);
+    QVERIFY(dialog);
     QVERIFY(dialog->findChild<QCheckBox*>("benchDistinct")->isChecked());
-    dialog->findChild<QLineEdit*>("benchValues")->setText("16,0");
-    dialog->findChild<QSpinBox*>("benchConcurrency")->setValue(2);
-    dialog->findChild<QSpinBox*>("benchRequests")->setValue(2);
-    dialog->findChild<QSpinBox*>("benchWarmup")->setValue(0);
-    dialog->findChild<QSpinBox*>("benchMaxTokens")->setValue(4);
-    QSignalSpy done(dialog, &ui::BenchmarkDialog::sweepFinished);
-    QTest::mouseClick(dialog->findChild<QPushButton*>("benchStart"), Qt::LeftButton);
-    QVERIFY(done.wait(60000));
-    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QVERIFY(runSmallSweep(dialog, "16,0"));
     auto* table = dialog->findChild<QTableWidget*>("benchTable");
     QCOMPARE(table->rowCount(), 2);
     QCOMPARE(table->item(1, 0)->text(), QString("0"));
@@ -644,31 +655,16 @@ class TestMainWindow : public QObject {
   // a value that is not whole milliseconds is refused before anything runs.
   void aLocalBenchmarkSweepsTheTpotTarget() {
     if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
-    setLocalProvider(localModel());
-    window_->findChild<QAction*>("benchmarkAction")->trigger();
-    ui::BenchmarkDialog* dialog = controller_->benchmark();
-    QVERIFY(dialog && dialog->isVisible());
-    auto* axis = dialog->findChild<QComboBox*>("benchAxis");
-    const int tpot_axis = axis->findData(static_cast<int>(ui::SweepKind::TpotTarget));
-    QVERIFY(tpot_axis >= 0);
-    axis->setCurrentIndex(tpot_axis);
+    ui::BenchmarkDialog* dialog = openLocalBenchmark(ui::SweepKind::TpotTarget);
+    QVERIFY(dialog);
     auto* values = dialog->findChild<QLineEdit*>("benchValues");
     QCOMPARE(values->text(), QString("0,100,50,25"));
-    QVERIFY(dialog->findChild<QSpinBox*>("benchConcurrency")->isEnabled());
     values->setText("0,2.5");
     QTest::mouseClick(dialog->findChild<QPushButton*>("benchStart"), Qt::LeftButton);
     QCOMPARE(dialog->findChild<QLabel*>("benchStatus")->text(),
              QString("Values: expected whole numbers of milliseconds (0: unpaced) separated by "
                      "commas, found '2.5'"));
-    values->setText("0,30");
-    dialog->findChild<QSpinBox*>("benchConcurrency")->setValue(2);
-    dialog->findChild<QSpinBox*>("benchRequests")->setValue(2);
-    dialog->findChild<QSpinBox*>("benchWarmup")->setValue(0);
-    dialog->findChild<QSpinBox*>("benchMaxTokens")->setValue(4);
-    QSignalSpy done(dialog, &ui::BenchmarkDialog::sweepFinished);
-    QTest::mouseClick(dialog->findChild<QPushButton*>("benchStart"), Qt::LeftButton);
-    QVERIFY(done.wait(60000));
-    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QVERIFY(runSmallSweep(dialog, "0,30"));
     QCOMPARE(dialog->findChild<QTableWidget*>("benchTable")->rowCount(), 2);
     QCOMPARE(dialog->tradeoffChart()->labels(), QStringList({"unpaced", "paced to 30 ms"}));
     const QStringList served = controller_->benchmarks().stepSchedulings();
