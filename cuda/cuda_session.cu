@@ -294,7 +294,6 @@ void Session::forward(const int* tokens, int count, int pos, bool all_logits, fl
     throw CudaError("forward: positions " + std::to_string(pos) + ".." +
                     std::to_string(pos + count - 1) + " outside the KV cache of " +
                     std::to_string(options_.max_positions));
-  if (!tokens || !logits) throw CudaError("forward: null tokens or logits");
   for (int t = 0; t < count; ++t)
     if (tokens[t] < 0 || tokens[t] >= vocab_)
       throw CudaError("forward: token " + std::to_string(tokens[t]) +

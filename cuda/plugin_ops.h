@@ -14,7 +14,8 @@ void opSwiglu(const float* gate, const float* up, size_t n, float* out);
 void opMatmul(const TsCudaMatrix& w, const float* x, int count, const float* residual, int path,
               float* out);
 void opAttention(const TsCudaAttentionOp& op);
-// (read + written) bytes per second of a device-to-device copy, median of `iterations`.
+// (read + written) bytes per second of a device-to-device copy, median of `iterations`
+// (>= 1, bytes > 0: plugin_api.cu checks them).
 double copyBandwidth(int device, size_t bytes, int iterations);
 
 }  // namespace ts::cuda

@@ -62,6 +62,7 @@ engine::BackendRequest backendRequestFor(const LocalEngineSettings& settings) {
 }
 
 QString loadLocalEngine(const LocalEngineSpec& spec, LocalEngine& out,
+                        std::unique_ptr<engine::DecodeSession>& session,
                         const engine::LoadProgress& progress) {
   auto kv = engine::parseKvFormat(spec.engine.kv);
   if (!kv) return QString::fromStdString(kv.error());
@@ -74,7 +75,7 @@ QString loadLocalEngine(const LocalEngineSpec& spec, LocalEngine& out,
   auto opened = engine::openSession(model, positions, kv.value(), request);
   if (!opened) return QString::fromStdString(opened.error());
   out.model = model;
-  out.session = std::move(opened.value().session);
+  session = std::move(opened.value().session);
   out.kv = kv.value();
   out.threads = request.threads;
   out.backend_note = QString::fromStdString(opened.value().note);

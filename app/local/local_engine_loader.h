@@ -24,9 +24,9 @@ struct LocalEngineSpec {
 };
 LocalEngineSpec localSpecFor(const ProviderSettings& provider);
 
+// What a local engine runs: the model and how (its session goes to a scheduler).
 struct LocalEngine {
   std::shared_ptr<engine::Model> model;
-  std::unique_ptr<engine::DecodeSession> session;
   engine::KvFormat kv = engine::KvFormat::F32;
   int threads = 1;
   QString backend_note;  // why CUDA was not used, when it was asked for
@@ -41,8 +41,9 @@ std::shared_ptr<engine::Model> loadLocalModel(const LocalEngineSpec& spec, QStri
 // The backend, CPU threads (0: one per core) and CUDA device a provider's settings ask for.
 engine::BackendRequest backendRequestFor(const LocalEngineSettings& settings);
 
-// Fills `out`; returns "" or why the model cannot run.
+// Fills `out` and opens `session` on its model; returns "" or why the model cannot run.
 QString loadLocalEngine(const LocalEngineSpec& spec, LocalEngine& out,
+                        std::unique_ptr<engine::DecodeSession>& session,
                         const engine::LoadProgress& progress = {});
 
 }  // namespace ts

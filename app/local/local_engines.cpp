@@ -33,16 +33,12 @@ std::shared_ptr<SharedEngine> sharedLocalEngine(const LocalEngineSpec& spec, QSt
     if (progress) progress(1.0);
     return running;
   }
-  LocalEngine loaded;
-  error = loadLocalEngine(spec, loaded, progress);
-  if (!error.isEmpty()) return nullptr;
   auto out = std::make_shared<SharedEngine>();
-  out->model = loaded.model;
-  out->kv = loaded.kv;
-  out->threads = loaded.threads;
-  out->backend_note = loaded.backend_note;
+  std::unique_ptr<engine::DecodeSession> session;
+  error = loadLocalEngine(spec, *out, session, progress);
+  if (!error.isEmpty()) return nullptr;
   out->scheduler = std::make_shared<engine::Scheduler>(
-      std::move(loaded.session), engine::Tokenizer(server::servedVocabulary(*loaded.model)),
+      std::move(session), engine::Tokenizer(server::servedVocabulary(*out->model)),
       engine::SchedulerOptions{});
   for (auto it = g_engines.begin(); it != g_engines.end();)  // forget engines nobody holds
     it = it->second.expired() ? g_engines.erase(it) : std::next(it);

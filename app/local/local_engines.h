@@ -12,12 +12,9 @@
 
 namespace ts {
 
-struct SharedEngine {
-  std::shared_ptr<engine::Model> model;
+// A loaded engine whose session runs behind its scheduler, shared by the chat and Serve.
+struct SharedEngine : LocalEngine {
   std::shared_ptr<engine::Scheduler> scheduler;
-  engine::KvFormat kv = engine::KvFormat::F16;
-  int threads = 1;
-  QString backend_note;  // why CUDA was not used, when it was asked for
 };
 
 // The engine of `spec`, shared when it runs already, else loaded (`progress` as
