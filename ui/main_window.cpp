@@ -111,6 +111,7 @@ void MainWindow::buildToolbar() {
     if (i < 0 || i >= static_cast<int>(providers_.size())) return;
     setModel(QString::fromStdString(providers_[i].default_model));
     emit providersEdited(providers_, i);
+    emit currentProviderChanged();
   });
 }
 
@@ -257,6 +258,7 @@ void MainWindow::refreshProviderCombo(int current) {
   current = std::clamp(current, 0, static_cast<int>(providers_.size()) - 1);
   provider_combo_->setCurrentIndex(current);
   setModel(QString::fromStdString(providers_[current].default_model));
+  emit currentProviderChanged();
 }
 
 int MainWindow::currentProvider() const {

@@ -91,7 +91,8 @@ class MainWindow : public QMainWindow {
   void sendRequested(const ts::ProviderSettings& provider, const ts::GenerationRequest& request);
   void stopRequested();
   void providersEdited(const std::vector<ts::ProviderSettings>& providers, int current);
-  void runDisplayed();  // the terminal event has been painted
+  void currentProviderChanged();  // another provider is selected, or the list was replaced
+  void runDisplayed();            // the terminal event has been painted
   void doctorRequested(const ts::ProviderSettings& provider);
   void apiKeyRequested(const ts::ProviderSettings& provider);
   void modelsRequested(const ts::ProviderSettings& provider);

@@ -5,8 +5,10 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
 #include <cmath>
@@ -62,6 +64,35 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   top_p_->setToolTip(
       tr("Sample only from the smallest set of tokens whose probability sums to p."));
 
+  // top_k and the repetition penalty share a row: both are off at their defaults.
+  auto* more = new QWidget(this);
+  auto* mh = new QHBoxLayout(more);
+  mh->setContentsMargins(0, 0, 0, 0);
+  top_k_ = new QSpinBox(more);
+  top_k_->setObjectName("topKSpin");
+  top_k_->setRange(0, 1000);
+  top_k_->setSpecialValueText(tr("off"));
+  top_k_->setToolTip(
+      tr("Sample only from the k most likely tokens (0: off). Remote providers "
+         "get it as the top_k extension, which vLLM, SGLang, TGI and llama.cpp "
+         "accept."));
+  repetition_penalty_ = new QDoubleSpinBox(more);
+  repetition_penalty_->setObjectName("repetitionPenaltySpin");
+  repetition_penalty_->setRange(0.5, 2.0);
+  repetition_penalty_->setDecimals(2);
+  repetition_penalty_->setSingleStep(0.01);
+  repetition_penalty_->setToolTip(
+      tr("Above 1 makes tokens already in the prompt or answer less likely (1: off). Remote "
+         "providers get it as the repetition_penalty extension."));
+  auto* penalty_label = new QLabel(tr("&Repetition penalty"), more);
+  penalty_label->setBuddy(repetition_penalty_);
+  mh->addWidget(top_k_);
+  mh->addSpacing(8);
+  mh->addWidget(penalty_label);
+  mh->addWidget(repetition_penalty_);
+  mh->addStretch(1);
+  form->addRow(tr("Top &k"), more);
+
   auto* tokens_row = new QWidget(this);
   auto* h = new QHBoxLayout(tokens_row);
   h->setContentsMargins(0, 0, 0, 0);
@@ -79,6 +110,22 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   h->addWidget(max_tokens_slider_, 1);
   h->addWidget(max_tokens_);
   form->addRow(tr("&Max tokens"), tokens_row);
+
+  suggestions_row_ = new QWidget(this);
+  suggestions_row_->setObjectName("modelSuggestions");
+  auto* sug = new QHBoxLayout(suggestions_row_);
+  sug->setContentsMargins(0, 0, 0, 0);
+  suggestions_ = new QLabel(suggestions_row_);
+  suggestions_->setObjectName("modelSuggestionsText");
+  suggestions_->setWordWrap(true);
+  auto* use = new QPushButton(tr("Use the model's defaults"), suggestions_row_);
+  use->setObjectName("useModelDefaultsButton");
+  use->setToolTip(tr("Set the values the model's authors suggest (generation_config.json)."));
+  connect(use, &QPushButton::clicked, this, &ParameterPanel::useSuggestions);
+  sug->addWidget(suggestions_, 1);
+  sug->addWidget(use);
+  form->addRow("", suggestions_row_);
+  suggestions_row_->hide();
 
   stream_ = new QCheckBox(tr("Stream tokens as they are generated"), this);
   stream_->setObjectName("streamCheck");
@@ -137,6 +184,8 @@ SamplingParams ParameterPanel::params() const {
   SamplingParams p;
   p.temperature = temperature_->value();
   p.top_p = top_p_->value();
+  p.top_k = top_k_->value();
+  p.repetition_penalty = repetition_penalty_->value();
   p.max_tokens = max_tokens_->value();
   p.stream = stream_->isChecked();
   const QString spec = speculative_->currentData().toString();
@@ -149,6 +198,8 @@ SamplingParams ParameterPanel::params() const {
 void ParameterPanel::setParams(const SamplingParams& p) {
   temperature_->setValue(p.temperature);
   top_p_->setValue(p.top_p);
+  top_k_->setValue(p.top_k);
+  repetition_penalty_->setValue(p.repetition_penalty);
   max_tokens_->setValue(p.max_tokens);
   stream_->setChecked(p.stream);
   const QString draft = QString::fromStdString(p.draft);
@@ -171,6 +222,28 @@ void ParameterPanel::setSystemPrompt(const QString& text) {
 }
 void ParameterPanel::focusFirstField() {
   temperature_->setFocus();
+}
+
+void ParameterPanel::setSuggestions(const SuggestedParams& s) {
+  suggested_ = s;
+  suggestions_row_->setVisible(!s.empty());
+  if (s.empty()) return;
+  QStringList parts;
+  if (s.temperature) parts << tr("temperature %1").arg(*s.temperature);
+  if (s.top_k) parts << tr("top-k %1").arg(*s.top_k);
+  if (s.top_p) parts << tr("top-p %1").arg(*s.top_p);
+  if (s.repetition_penalty) parts << tr("repetition penalty %1").arg(*s.repetition_penalty);
+  if (s.max_tokens) parts << tr("max tokens %1").arg(*s.max_tokens);
+  suggestions_->setText(tr("The model suggests %1.").arg(parts.join(", ")));
+}
+
+void ParameterPanel::useSuggestions() {
+  const SuggestedParams& s = suggested_;
+  if (s.temperature) temperature_->setValue(*s.temperature);
+  if (s.top_p) top_p_->setValue(*s.top_p);
+  if (s.top_k) top_k_->setValue(*s.top_k);
+  if (s.repetition_penalty) repetition_penalty_->setValue(*s.repetition_penalty);
+  if (s.max_tokens) max_tokens_->setValue(*s.max_tokens);
 }
 
 }  // namespace ts::ui

@@ -1,5 +1,7 @@
-// Sampling parameters: temperature, top_p and max_tokens as sliders with spin boxes,
-// stream on/off, speculative sampling (local engine), and the system prompt.
+// Sampling parameters: temperature, top_p and max_tokens as sliders with spin boxes, top_k
+// and the repetition penalty, stream on/off, speculative sampling (local engine), and the
+// system prompt. For a local model whose authors suggest settings (generation_config.json)
+// a line shows them with "Use the model's defaults".
 #pragma once
 #include <QWidget>
 
@@ -7,6 +9,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QDoubleSpinBox;
 class QPlainTextEdit;
@@ -24,12 +27,21 @@ class ParameterPanel : public QWidget {
   QString systemPrompt() const;
   void setSystemPrompt(const QString& text);
   void focusFirstField();
+  // The current model's suggested settings (empty: the line is hidden).
+  void setSuggestions(const SuggestedParams& suggested);
+  // Sets the suggested values (the others stay as they are).
+  void useSuggestions();
 
  private:
   QDoubleSpinBox* temperature_;
   QSlider* temperature_slider_;
   QDoubleSpinBox* top_p_;
   QSlider* top_p_slider_;
+  QSpinBox* top_k_;
+  QDoubleSpinBox* repetition_penalty_;
+  QWidget* suggestions_row_;
+  QLabel* suggestions_;
+  SuggestedParams suggested_;
   QSpinBox* max_tokens_;
   QSlider* max_tokens_slider_;
   QCheckBox* stream_;

@@ -1,15 +1,20 @@
 #include "app/cli/convert_command.h"
 
+#include <unistd.h>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 
 #include "app/cli/common.h"
 #include "app/cli/options.h"
+#include "inference/engine/formats/gguf_export.h"
+#include "inference/engine/formats/model_config_readers.h"
 #include "inference/engine/formats/model_loader.h"
 #include "inference/engine/formats/model_writer.h"
 #include "inference/engine/model/random_model.h"
@@ -56,14 +61,96 @@ engine::Result<engine::ModelConfig> randomShape(const QCommandLineParser& p, Opt
   return c;
 }
 
+// Progress on stderr while a terminal shows it ("converting: 45%"), else nothing.
+std::function<bool(double)> terminalProgress(const char* what) {
+  if (!isatty(fileno(stderr))) return {};
+  return [what, last = -1](double f) mutable {
+    const int percent = static_cast<int>(f * 100);
+    if (percent != last)
+      std::fprintf(stderr, "\r%s: %d%%%s", what, percent, percent == 100 ? "\n" : "");
+    last = percent;
+    return true;
+  };
+}
+
+// convert --to gguf --model FOLDER --out FILE [--type T]
+int convertToGguf(const QCommandLineParser& p) {
+  const QString to = p.value("to").toLower(), type = p.value("type").toLower();
+  if (to != "gguf") {
+    printErr("tokenscope-cli convert: --to: expected gguf, found '" + p.value("to") + "'");
+    return 2;
+  }
+  if (!p.isSet("model") || !p.isSet("out") || p.isSet("random") || p.isSet("format") ||
+      p.isSet("dtype")) {
+    printErr(
+        "tokenscope-cli convert --to gguf: expected --model FOLDER (a Hugging Face folder) "
+        "and --out FILE, with --type optionally; --random, --format and --dtype do not apply");
+    return 2;
+  }
+  const QStringList types = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k"};
+  if (p.isSet("type") && !types.contains(type)) {
+    printErr("tokenscope-cli convert --to gguf: --type: expected " + types.join(", ") +
+             ", found '" + p.value("type") + "'");
+    return 2;
+  }
+  const std::string model = p.value("model").toStdString();
+  const std::string folder = engine::hfFolderOf(model);
+  if (folder.empty()) {
+    printErr(
+        "tokenscope-cli convert --to gguf: expected a Hugging Face folder (config.json with "
+        "safetensors or pytorch_model*.bin), found '" +
+        p.value("model") + "'; a GGUF or llama2.c file converts with --format gguf");
+    return 2;
+  }
+  engine::GgufExportOptions options;
+  if (p.isSet("type"))
+    options.matrices = type == "f32"    ? engine::TensorType::F32
+                       : type == "f16"  ? engine::TensorType::F16
+                       : type == "bf16" ? engine::TensorType::BF16
+                       : type == "q8_0" ? engine::TensorType::Q8_0
+                       : type == "q4_0" ? engine::TensorType::Q4_0
+                                        : engine::TensorType::Q4_K;
+  options.progress = terminalProgress("converting");
+  QElapsedTimer clock;
+  clock.start();
+  const std::string out = p.value("out").toStdString();
+  auto written = engine::exportHfFolderToGguf(folder, out, options);
+  if (!written) {
+    printErr("tokenscope-cli convert: " + QString::fromStdString(written.error()));
+    return 1;
+  }
+  const QString written_type =
+      QString::fromStdString(engine::typeName(written->matrices)).toLower();
+  const QJsonObject result{{"out", QString::fromStdString(out)},
+                           {"format", "gguf"},
+                           {"type", written_type},
+                           {"architecture", QString::fromStdString(written->architecture)},
+                           {"normalized_head", written->normalized_head},
+                           {"tensors", written->tensors},
+                           {"bytes", sizeOnDisk(out)},
+                           {"seconds", clock.nsecsElapsed() / 1e9}};
+  if (p.isSet("json"))
+    std::printf("%s", QJsonDocument(result).toJson(QJsonDocument::Indented).constData());
+  else
+    printOut(QString("wrote %1 (%2 MB, GGUF %3, architecture %4%5) in %6 s")
+                 .arg(QString::fromStdString(out))
+                 .arg(result.value("bytes").toDouble() / 1e6, 0, 'f', 1)
+                 .arg(written_type, QString::fromStdString(written->architecture),
+                      written->normalized_head ? ", NormHead applied to output.weight" : "")
+                 .arg(result.value("seconds").toDouble(), 0, 'f', 2));
+  return 0;
+}
+
 }  // namespace
 
 int runConvertCommand(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription(
-      "Writes a model as our GGUF (or a Hugging Face safetensors folder): from a GGUF file, a "
-      "Hugging Face folder or a llama2.c checkpoint, or with seeded random weights in a named "
-      "shape.");
+      "Writes a model as our GGUF (or a Hugging Face folder of safetensors or PyTorch .bin "
+      "shards): from a GGUF file, a Hugging Face folder or a llama2.c checkpoint, or with seeded "
+      "random weights in a named shape. --to gguf writes a Hugging Face folder (safetensors or "
+      "PyTorch .bin, as Baichuan publishes them) as a GGUF llama.cpp reads as 'baichuan', tensor "
+      "by tensor.");
   p.addOptions(
       {{"model", "Source: GGUF file, Hugging Face folder or llama2.c checkpoint.", "PATH"},
        {"tokenizer", "Tokenizer: llama2.c .bin or sentencepiece tokenizer.model.", "PATH"},
@@ -79,19 +166,26 @@ int runConvertCommand(const QStringList& args) {
        {"vocab", "Random shape: vocabulary size.", "N"},
        {"context", "Random shape: context length.", "N"},
        {"seed", "Random weights' seed (default 1234).", "S", "1234"},
-       {"out", "Output GGUF file (or folder with --format safetensors).", "PATH"},
-       {"format", "gguf (default) or safetensors.", "FORMAT", "gguf"},
+       {"out", "Output GGUF file (or folder with --format safetensors / pytorch).", "PATH"},
+       {"format", "gguf (default), safetensors or pytorch (pytorch_model.bin as torch.save).",
+        "FORMAT", "gguf"},
+       {"to",
+        "gguf: the Hugging Face folder --model as a GGUF for llama.cpp's 'baichuan' (W_pack "
+        "split, Q/K in RoPE pairs, Baichuan2's NormHead applied), tensor by tensor; --type picks "
+        "f32, f16, bf16, q8_0, q4_0 or q4_k (default: as the checkpoint stores it).",
+        "FORMAT"},
        {"dtype",
         "Matrices as f32 (default) or f16; GGUF also q8_0 / q4_0 (blocks of 32, as llama.cpp), "
-        "safetensors also bf16.",
+        "safetensors and pytorch also bf16.",
         "TYPE", "f32"},
        {"type",
         "GGUF: every matrix and the embedding table as f32, f16, q8_0, q4_0, q4_k or q6_k (as a "
         "downloaded file stores them; norms stay f32).",
         "TYPE"},
-       {"shards", "safetensors: number of shard files (default 1).", "N", "1"},
+       {"shards", "safetensors / pytorch: number of shard files (default 1).", "N", "1"},
        {"json", "Print one JSON object."}});
   if (auto done = parseCommandLine(p, args, "convert")) return *done;
+  if (p.isSet("to")) return convertToGguf(p);
   if (p.isSet("model") == p.isSet("random") || !p.isSet("out")) {
     printErr(
         "tokenscope-cli convert: expected exactly one of --model PATH or --random SHAPE, and "
@@ -99,9 +193,9 @@ int runConvertCommand(const QStringList& args) {
     return 2;
   }
   const QString format = p.value("format"), dtype = p.value("dtype").toLower();
-  if (format != "gguf" && format != "safetensors") {
-    printErr("tokenscope-cli convert: --format: expected gguf or safetensors, found '" + format +
-             "'");
+  if (format != "gguf" && format != "safetensors" && format != "pytorch") {
+    printErr("tokenscope-cli convert: --format: expected gguf, safetensors or pytorch, found '" +
+             format + "'");
     return 2;
   }
   const QStringList dtypes = format == "gguf" ? QStringList{"f32", "f16", "q8_0", "q4_0"}
@@ -165,6 +259,7 @@ int runConvertCommand(const QStringList& args) {
     engine::HfWriteOptions options;
     options.dtype = dtype.toUpper().toStdString();
     options.shards = *shards;
+    options.format = format.toStdString();
     written = engine::writeHfFolder(*model, out, options);
   }
   if (!written) {

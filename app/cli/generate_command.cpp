@@ -153,7 +153,8 @@ int runGenerateCommand(const QStringList& args) {
     }
     const std::string text = p.value("prompt").toStdString();
     prompt = p.isSet("chat") ? engine::baichuanChatPrompt(tokenizer, {{"user", text}},
-                                                          config.context - *max_tokens)
+                                                          config.context - *max_tokens,
+                                                          model.value()->generation.roles())
                              : engine::completionPrompt(tokenizer, text);
   }
   if (prompt.empty()) {
@@ -204,6 +205,7 @@ int runGenerateCommand(const QStringList& args) {
   options.sampling = {static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
                       static_cast<float>(*penalty), static_cast<uint64_t>(*seed)};
   options.chat = p.isSet("chat");
+  options.user_token = model.value()->generation.roles().user;
   options.draft = draft.get();
   options.speculative.k = *draft_k;
   options.speculative.adaptive = adaptive_k;

@@ -8,6 +8,7 @@
 #include "app/cli/model_options.h"
 #include "app/cli/options.h"
 #include "app/cli/scheduler_options.h"
+#include "app/server/chat_api.h"
 #include "app/server/model_server.h"
 #include "inference/engine/core/thread_pool.h"
 #include "inference/engine/decode/open_session.h"
@@ -37,7 +38,10 @@ int runServeCommand(const QStringList& args) {
         "Positions of one request, prompt and answer (default: the model's context, at most "
         "4096).",
         "N"},
-       {"max-tokens", "Answer length when a request gives none (default 256).", "N", "256"},
+       {"max-tokens",
+        "Answer length when a request gives none (default: the model's generation_config.json "
+        "max_new_tokens, else 256).",
+        "N", "256"},
        {"backend", "cpu, cuda or auto.", "NAME", "cpu"},
        {"device", "CUDA device index.", "N", "0"},
        {"kv", "KV cache format: f16 (default), f32 or int8.", "FORMAT", "f16"},
@@ -96,7 +100,9 @@ int runServeCommand(const QStringList& args) {
                            ? p.value("model-name").toStdString()
                            : QFileInfo(p.value("model")).completeBaseName().toStdString();
   options.chat = chat == "on" || (chat == "auto" && server::isChatModel(*model.value()));
-  options.default_max_tokens = *max_tokens;
+  const engine::GenerationDefaults& suggested = model.value()->generation;
+  options.default_max_tokens =
+      p.isSet("max-tokens") ? *max_tokens : suggested.max_new_tokens.value_or(*max_tokens);
   options.max_queue = *max_queue;
   // SIGINT / SIGTERM end the server: blocked here (and so in every thread started after),
   // awaited below while another thread serves.
@@ -134,6 +140,11 @@ int runServeCommand(const QStringList& args) {
               options.chat ? "chat template" : "plain completion",
               server::describeScheduling(*served->scheduler).c_str(), host.c_str(), bound,
               options.api_key.empty() ? "" : " (API key required)");
+  if (suggested.suggestsSampling())
+    std::printf(
+        "requests that leave them out get the model's suggested settings "
+        "(generation_config.json): %s\n",
+        server::describeSuggestions(suggested, options.default_max_tokens).c_str());
   std::fflush(stdout);
   int signal = 0;
   sigwait(&stop_signals, &signal);

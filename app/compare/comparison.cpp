@@ -32,6 +32,8 @@ QList<QPair<QString, QString>> settingsOf(const StoredRun& r) {
           {"speculative", r.context.speculative},
           {"temperature", QString::number(p.temperature)},
           {"top_p", QString::number(p.top_p)},
+          {"top_k", QString::number(p.top_k)},
+          {"repetition_penalty", QString::number(p.repetition_penalty)},
           {"max_tokens", QString::number(p.max_tokens)},
           {"stream", p.stream ? "true" : "false"},
           {"seed", p.seed ? QString::number(*p.seed) : QString()},

@@ -1,6 +1,8 @@
 #include "app/desktop/app_controller.h"
 
 #include "app/desktop/about_box.h"
+#include "inference/engine/formats/generation_config.h"
+#include "ui/parameter_panel.h"
 
 namespace ts {
 
@@ -26,6 +28,23 @@ AppController::AppController(ui::MainWindow* window, ProviderStore store, QStrin
   connect(window, &ui::MainWindow::compareLatestRequested, &history_,
           &HistoryController::compareLatest);
   connect(window, &ui::MainWindow::aboutRequested, this, [this] { AboutBox::show(window_); });
+  connect(window, &ui::MainWindow::currentProviderChanged, this,
+          &AppController::showModelSuggestions);
+  showModelSuggestions();
+}
+
+void AppController::showModelSuggestions() {
+  SuggestedParams s;
+  const auto current = window_->currentProviderSettings();
+  if (current && current->kind == ProviderKind::LocalEngine && !current->base_url.empty()) {
+    // generation_config.json beside a local model (a small file, read on the UI thread)
+    if (auto d = engine::readGenerationConfig(current->base_url)) {
+      s = {d->temperature, d->top_p, d->repetition_penalty, d->top_k, d->max_new_tokens};
+    } else {
+      window_->showStatus(QString::fromStdString(d.error()));
+    }
+  }
+  window_->parameterPanel()->setSuggestions(s);
 }
 
 void AppController::setRunStore(std::unique_ptr<RunStore> store) {

@@ -50,6 +50,8 @@ class AppController : public QObject {
   // The model manager, on the current local provider's model and settings when there is one.
   void openModelManager();
   // A model loaded by the model manager becomes the current provider.
+  // The parameter panel's line of the current local model's suggested settings.
+  void showModelSuggestions();
   void useLoadedModel(const QString& path, const LocalEngineSettings& settings);
 
   ui::MainWindow* window_;

@@ -34,6 +34,16 @@ uint64_t availableHostMemory() {
   return 0;
 }
 
+// What the file is, as a user downloaded it.
+QString formatName(const std::string& format) {
+  if (format == "gguf") return "GGUF";
+  if (format == "safetensors") return ModelManager::tr("Hugging Face safetensors");
+  if (format == "pytorch")
+    return ModelManager::tr("PyTorch checkpoint (.bin), read without running its pickle");
+  if (format == "llama2c") return ModelManager::tr("llama2.c checkpoint");
+  return QString::fromStdString(format);
+}
+
 QString positionalName(const engine::ModelConfig& c) {
   return c.positional == engine::Positional::Rope ? "RoPE" : "ALiBi";
 }
@@ -141,7 +151,7 @@ void ModelManager::inspect(const QString& path) {
                        (c.norm_head ? tr(" (Baichuan2, NormHead)") : QString());
   QList<QPair<QString, QString>> rows = {
       {tr("Architecture"), arch},
-      {tr("Format"), QString::fromStdString(c.source_format)},
+      {tr("Format"), formatName(c.source_format)},
       {tr("Parameters"), ui::formatCount(s.parameters)},
       {tr("Layers"), QString::number(c.n_layers)},
       {tr("Width"), tr("%1 (FFN %2)").arg(c.dim).arg(c.ffn_dim)},
@@ -157,6 +167,9 @@ void ModelManager::inspect(const QString& path) {
                                    .arg(QString::fromStdString(s.vocabulary_note))},
       {tr("Context length"), c.context > 0 ? tr("%1 tokens").arg(c.context) : tr("not stated")},
       {tr("Positions"), positionalName(c)},
+      {tr("Classifier"), c.norm_head ? tr("NormHead, normalized at load (each row to unit "
+                                          "length, in f32)")
+                                     : tr("as stored")},
       {tr("Stored weights"), stored.join(", ")},
       {tr("On disk"), ui::formatBytes(s.file_bytes)}};
   dialog_->showFacts(rows, c.context);

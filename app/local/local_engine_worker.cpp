@@ -60,8 +60,9 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   for (const auto& m : request.messages) messages.push_back({m.role, m.content});
   const int context = scheduler.context();
   const bool chat = server::isChatModel(*engine_->model);
+  const engine::ChatRoles roles = engine_->model->generation.roles();
   const std::vector<int> prompt =
-      engine::conversationPrompt(tokenizer, messages, chat, context - 1);
+      engine::conversationPrompt(tokenizer, messages, chat, context - 1, roles);
   if (prompt.empty() || static_cast<int>(prompt.size()) >= context)
     return fail(FailureKind::BadRequest,
                 tr("The prompt has %1 tokens and the context holds %2: shorten the conversation "
@@ -74,8 +75,11 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
       std::min(request.params.max_tokens, context - static_cast<int>(prompt.size()));
   options.sampling.temperature = static_cast<float>(request.params.temperature);
   options.sampling.top_p = static_cast<float>(request.params.top_p);
+  options.sampling.top_k = request.params.top_k;
+  options.sampling.repetition_penalty = static_cast<float>(request.params.repetition_penalty);
   options.sampling.seed = request.params.seed ? static_cast<uint64_t>(*request.params.seed) : 0;
   options.chat = chat;
+  options.user_token = roles.user;
   if (!request.params.draft.empty()) {  // speculative sampling with the chosen draft
     if (!draft_ || draft_spec_ != request.params.draft) {
       draft_.reset();
@@ -113,6 +117,7 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
       r.max_tokens = options.max_tokens;
       r.sampling = options.sampling;
       r.chat = chat;
+      r.user_token = roles.user;
       r.cancel = cancel_flag_;  // also before the first token (a long prompt's prefill)
       out = scheduler.generate(r, on_token);
     }

@@ -3,6 +3,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStringList>
 #include <cmath>
 
 namespace ts::server {
@@ -121,7 +122,27 @@ std::string ApiError::body() const {
                    {"code", code.empty() ? QJsonValue() : QString::fromStdString(code)}}}});
 }
 
-std::variant<ChatCompletionRequest, ApiError> parseChatCompletionRequest(const std::string& body) {
+engine::SamplingConfig requestDefaults(const engine::GenerationDefaults& suggested) {
+  engine::SamplingConfig s;
+  s.temperature = static_cast<float>(suggested.temperature.value_or(1.0));  // OpenAI's: 1
+  s.top_p = static_cast<float>(suggested.top_p.value_or(1.0));
+  s.top_k = suggested.top_k.value_or(0);
+  s.repetition_penalty = static_cast<float>(suggested.repetition_penalty.value_or(1.0));
+  return s;
+}
+
+std::string describeSuggestions(const engine::GenerationDefaults& s, int max_tokens) {
+  QStringList parts;
+  if (s.temperature) parts << QString("temperature %1").arg(*s.temperature);
+  if (s.top_k) parts << QString("top_k %1").arg(*s.top_k);
+  if (s.top_p) parts << QString("top_p %1").arg(*s.top_p);
+  if (s.repetition_penalty) parts << QString("repetition_penalty %1").arg(*s.repetition_penalty);
+  parts << QString("max_tokens %1").arg(max_tokens);
+  return parts.join(", ").toStdString();
+}
+
+std::variant<ChatCompletionRequest, ApiError> parseChatCompletionRequest(
+    const std::string& body, const engine::SamplingConfig& defaults) {
   QJsonParseError error;
   const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(body), &error);
   if (error.error != QJsonParseError::NoError)
@@ -134,7 +155,7 @@ std::variant<ChatCompletionRequest, ApiError> parseChatCompletionRequest(const s
                     "invalid_request_error", "", ""};
   const QJsonObject o = doc.object();
   ChatCompletionRequest r;
-  r.sampling.temperature = 1.f;  // OpenAI's default
+  r.sampling = defaults;
   if (o.contains("model")) {
     if (!o.value("model").isString()) return badField("model", "a string", o.value("model"));
     r.model = o.value("model").toString().toStdString();

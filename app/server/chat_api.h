@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "inference/engine/decode/sampler.h"
+#include "inference/engine/model/generation_defaults.h"
 #include "inference/engine/tokenizer/chat_template.h"
 
 namespace ts::server {
@@ -16,10 +17,19 @@ struct ChatCompletionRequest {
   std::string model;  // empty: the served model
   std::vector<engine::ChatMessage> messages;
   bool stream = false;
-  bool include_usage = false;       // stream_options.include_usage
-  std::optional<int> max_tokens;    // max_tokens or max_completion_tokens
-  engine::SamplingConfig sampling;  // temperature (default 1, as OpenAI), top_p, top_k, seed
+  bool include_usage = false;     // stream_options.include_usage
+  std::optional<int> max_tokens;  // max_tokens or max_completion_tokens
+  // temperature, top_p, top_k (extension), repetition_penalty (extension), seed; a field the
+  // request leaves out takes the model's suggestion (requestDefaults)
+  engine::SamplingConfig sampling;
 };
+
+// The sampling a request starts from: the model's generation_config.json suggestions where
+// it has them, else OpenAI's defaults (temperature 1, top_p 1) and no top-k or penalty.
+engine::SamplingConfig requestDefaults(const engine::GenerationDefaults& suggested);
+// "temperature 0.3, top_k 5, top_p 0.85, repetition_penalty 1.05, max_tokens 2048": the
+// suggestions a model makes (max_tokens as given), for the serve banner.
+std::string describeSuggestions(const engine::GenerationDefaults& suggested, int max_tokens);
 
 struct ApiError {
   int status = 400;
@@ -30,7 +40,8 @@ struct ApiError {
   std::string body() const;  // {"error": {"message", "type", "param", "code"}}
 };
 
-std::variant<ChatCompletionRequest, ApiError> parseChatCompletionRequest(const std::string& body);
+std::variant<ChatCompletionRequest, ApiError> parseChatCompletionRequest(
+    const std::string& body, const engine::SamplingConfig& defaults = requestDefaults({}));
 
 struct CompletionIds {
   std::string id;     // "chatcmpl-…"

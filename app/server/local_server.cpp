@@ -86,9 +86,11 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
 
   http_->Post("/v1/chat/completions", [this, running](const httplib::Request& req,
                                                       httplib::Response& res) {
-    auto parsed = parseChatCompletionRequest(req.body);
+    // a field the request leaves out takes the model's generation_config.json suggestion
+    auto parsed = parseChatCompletionRequest(req.body, requestDefaults(model_->generation));
     if (auto* e = std::get_if<ApiError>(&parsed)) return sendError(res, *e);
     ChatCompletionRequest request = std::get<ChatCompletionRequest>(std::move(parsed));
+    const engine::ChatRoles roles = model_->generation.roles();
     if (!request.model.empty() && request.model != options_.model_name)
       return sendError(res,
                        {404,
@@ -98,7 +100,7 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
     const int context = scheduler_->context();
     const int wanted = request.max_tokens.value_or(options_.default_max_tokens);
     const std::vector<int> prompt = engine::conversationPrompt(
-        scheduler_->tokenizer(), request.messages, options_.chat, context - 1);
+        scheduler_->tokenizer(), request.messages, options_.chat, context - 1, roles);
     if (prompt.empty() || static_cast<int>(prompt.size()) >= context)
       return sendError(
           res, {400,
@@ -129,6 +131,7 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
       r.max_tokens = job->max_tokens;
       r.sampling = job->request.sampling;
       r.chat = options_.chat;
+      r.user_token = model_->generation.roles().user;
       return scheduler_->generate(r,
                                   [&](const engine::GeneratedToken& t) { return on_text(t.text); });
     };

@@ -1,7 +1,9 @@
 // An OpenAI-compatible HTTP server on the local engine (cpp-httplib): GET /v1/models,
 // POST /v1/chat/completions streamed (SSE) or not, usage and stream_options, a bearer key
 // when one is configured (401 otherwise), 400 with an OpenAI-style error body for bad
-// requests, 404 for another model; GET /health and GET /metrics (Prometheus text). Every
+// requests, 404 for another model; GET /health and GET /metrics (Prometheus text). Sampling
+// fields a request leaves out take the model's generation_config.json suggestions, and the
+// chat template uses its role tokens (engine::GenerationDefaults). Every
 // generation runs on the model's scheduler (engine/serving/scheduler.h): continuous
 // batching of up to max_running requests, a prefix cache shared by all of them
 // (usage.prompt_tokens_details.cached_tokens); requests beyond those wait there, at most

@@ -123,6 +123,9 @@ QJsonObject requestJson(const GenerationRequest& request) {
                      {"max_tokens", request.params.max_tokens},
                      {"stream", request.params.stream}};
   if (request.params.seed) params.insert("seed", static_cast<qint64>(*request.params.seed));
+  if (request.params.top_k > 0) params.insert("top_k", request.params.top_k);
+  if (request.params.repetition_penalty != 1.0)
+    params.insert("repetition_penalty", request.params.repetition_penalty);
   if (!request.params.draft.empty()) {
     params.insert("draft", QString::fromStdString(request.params.draft));
     params.insert("draft_k", request.params.draft_k);
@@ -184,6 +187,8 @@ GenerationRequest requestFromJson(const QJsonObject& o) {
   r.params.temperature = p.value("temperature").toDouble(r.params.temperature);
   r.params.top_p = p.value("top_p").toDouble(r.params.top_p);
   r.params.max_tokens = p.value("max_tokens").toInt(r.params.max_tokens);
+  r.params.top_k = p.value("top_k").toInt(0);
+  r.params.repetition_penalty = p.value("repetition_penalty").toDouble(1.0);
   r.params.stream = p.value("stream").toBool(r.params.stream);
   if (p.value("seed").isDouble()) r.params.seed = static_cast<int64_t>(p.value("seed").toDouble());
   r.params.draft = p.value("draft").toString().toStdString();

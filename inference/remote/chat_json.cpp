@@ -58,6 +58,11 @@ QByteArray buildChatRequestBody(const GenerationRequest& request, bool include_s
       {"temperature", request.params.temperature},      {"top_p", request.params.top_p},
       {"max_tokens", request.params.max_tokens},        {"stream", request.params.stream}};
   if (request.params.seed) body.insert("seed", static_cast<qint64>(*request.params.seed));
+  // Extensions that vLLM, SGLang, TGI and llama.cpp's server accept: only when set, since
+  // OpenAI's own API refuses fields it does not know.
+  if (request.params.top_k > 0) body.insert("top_k", request.params.top_k);
+  if (request.params.repetition_penalty != 1.0)
+    body.insert("repetition_penalty", request.params.repetition_penalty);
   if (request.params.stream && include_stream_options)
     body.insert("stream_options", QJsonObject{{"include_usage", true}});
   return QJsonDocument(body).toJson(QJsonDocument::Compact);

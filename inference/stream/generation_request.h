@@ -22,6 +22,18 @@ struct SamplingParams {
   std::string draft;
   int draft_k = 4;
   bool draft_auto = false;
+  int top_k = 0;                    // 0: no limit; remote: the `top_k` extension when set
+  double repetition_penalty = 1.0;  // 1: none; remote: the `repetition_penalty` extension
+};
+
+// What a local model's authors suggest (its generation_config.json), for the parameter
+// panel's "Use the model's defaults"; unset: the file does not say.
+struct SuggestedParams {
+  std::optional<double> temperature, top_p, repetition_penalty;
+  std::optional<int> top_k, max_tokens;
+  bool empty() const {
+    return !temperature && !top_p && !repetition_penalty && !top_k && !max_tokens;
+  }
 };
 
 struct GenerationRequest {

@@ -842,6 +842,30 @@
         <source>Conversion cache: %1 in %2 file(s) of at most %3, in %4; the least recently used go first</source>
         <translation>转换缓存：%2 个文件共 %1，上限 %3，位于 %4；最久未用的先被移除</translation>
     </message>
+    <message>
+        <source>Hugging Face safetensors</source>
+        <translation>Hugging Face safetensors</translation>
+    </message>
+    <message>
+        <source>PyTorch checkpoint (.bin), read without running its pickle</source>
+        <translation>PyTorch 检查点（.bin），读取时不执行其 pickle</translation>
+    </message>
+    <message>
+        <source>llama2.c checkpoint</source>
+        <translation>llama2.c 检查点</translation>
+    </message>
+    <message>
+        <source>Classifier</source>
+        <translation>分类头</translation>
+    </message>
+    <message>
+        <source>NormHead, normalized at load (each row to unit length, in f32)</source>
+        <translation>NormHead，加载时归一化（每行按 f32 缩放为单位长度）</translation>
+    </message>
+    <message>
+        <source>as stored</source>
+        <translation>按文件存储</translation>
+    </message>
 </context>
 <context>
     <name>ts::OpenAiClient</name>
@@ -2636,6 +2660,58 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>draft model file (same vocabulary)</source>
         <translation>草稿模型文件（词表相同）</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Sample only from the k most likely tokens (0: off). Remote providers get it as the top_k extension, which vLLM, SGLang, TGI and llama.cpp accept.</source>
+        <translation>只从概率最高的 k 个词元中采样（0：关闭）。远程提供方会收到扩展字段 top_k，vLLM、SGLang、TGI 和 llama.cpp 都支持它。</translation>
+    </message>
+    <message>
+        <source>Above 1 makes tokens already in the prompt or answer less likely (1: off). Remote providers get it as the repetition_penalty extension.</source>
+        <translation>大于 1 时，已在提示或回答中出现的词元更不容易再出现（1：关闭）。远程提供方会收到扩展字段 repetition_penalty。</translation>
+    </message>
+    <message>
+        <source>&amp;Repetition penalty</source>
+        <translation>重复惩罚(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Top &amp;k</source>
+        <translation>Top &amp;k</translation>
+    </message>
+    <message>
+        <source>Use the model&apos;s defaults</source>
+        <translation>使用模型的默认值</translation>
+    </message>
+    <message>
+        <source>Set the values the model&apos;s authors suggest (generation_config.json).</source>
+        <translation>设为模型作者建议的取值（generation_config.json）。</translation>
+    </message>
+    <message>
+        <source>temperature %1</source>
+        <translation>温度 %1</translation>
+    </message>
+    <message>
+        <source>top-k %1</source>
+        <translation>top-k %1</translation>
+    </message>
+    <message>
+        <source>top-p %1</source>
+        <translation>top-p %1</translation>
+    </message>
+    <message>
+        <source>repetition penalty %1</source>
+        <translation>重复惩罚 %1</translation>
+    </message>
+    <message>
+        <source>max tokens %1</source>
+        <translation>最大词元数 %1</translation>
+    </message>
+    <message>
+        <source>The model suggests %1.</source>
+        <translation>模型建议：%1。</translation>
     </message>
 </context>
 <context>

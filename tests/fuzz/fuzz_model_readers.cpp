@@ -1,6 +1,7 @@
-// libFuzzer target: the GGUF, llama2.c checkpoint, llama2.c tokenizer, safetensors, JSON
-// and tokenizer.model parsers must never crash or read out of bounds, whatever the bytes
-// (the first byte picks the parser).
+// libFuzzer target: the GGUF, llama2.c checkpoint, llama2.c tokenizer, safetensors, JSON,
+// tokenizer.model, PyTorch checkpoint (ZIP + pickle) and pickle-interpreter parsers must
+// never crash, read out of bounds or grow without bound, whatever the bytes (the first
+// byte picks the parser).
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -8,13 +9,15 @@
 #include "inference/engine/formats/gguf.h"
 #include "inference/engine/formats/json_reader.h"
 #include "inference/engine/formats/llama2c.h"
+#include "inference/engine/formats/pytorch_checkpoint.h"
 #include "inference/engine/formats/safetensors.h"
+#include "inference/engine/formats/torch_pickle.h"
 #include "inference/engine/tokenizer/sentencepiece_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::span<const uint8_t> bytes(data + 1, size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 8) {
     case 0: {
       auto g = ts::engine::parseGguf(bytes);
       if (g.ok())  // touch every tensor's bytes: offsets were checked against the size
@@ -44,6 +47,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 4:
       (void)ts::engine::parseJson({reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+      break;
+    case 6: {
+      auto pt = ts::engine::parsePytorchCheckpoint(bytes);
+      if (pt.ok())  // every tensor lies inside its record, inside the file
+        for (const auto& t : pt->tensors)
+          if (t.bytes) (void)*(volatile const uint8_t*)(bytes.data() + t.offset + t.bytes - 1);
+      break;
+    }
+    case 7:
+      (void)ts::engine::readTorchStateDict(bytes);
       break;
     default:
       (void)ts::engine::parseSentencePieceModel(bytes);

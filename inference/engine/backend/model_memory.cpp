@@ -25,7 +25,8 @@ MemoryEstimate estimateMemory(const ModelConfig& config, WeightFormat weights, i
     e.weights = stored_bytes + (2 * static_cast<uint64_t>(config.n_layers) + 1) * config.dim * 4;
     const uint64_t D = config.dim, Q = static_cast<uint64_t>(config.n_heads) * config.head_dim,
                    KV = static_cast<uint64_t>(config.n_kv_heads) * config.head_dim;
-    if (config.source_format == "safetensors" && config.positional == Positional::Rope) {
+    if ((config.source_format == "safetensors" || config.source_format == "pytorch") &&
+        config.positional == Positional::Rope) {
       // q and k rows are reordered into copies (in their stored element size)
       const uint64_t elements = 2 * static_cast<uint64_t>(config.vocab) * D +
                                 config.n_layers * (2 * D * Q + 2 * D * KV + 3 * D * config.ffn_dim);

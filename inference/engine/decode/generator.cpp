@@ -13,8 +13,8 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-bool endsGeneration(const Tokenizer& tokenizer, int id, bool chat) {
-  return id == tokenizer.eos() || (chat && id == kBaichuanUserToken);
+bool endsGeneration(const Tokenizer& tokenizer, int id, bool chat, int user_token) {
+  return id == tokenizer.eos() || (chat && id == user_token);
 }
 
 GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
@@ -37,7 +37,7 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
   std::vector<int> history = prompt;
   // Each token as it is produced: false when generation ends here.
   const auto take = [&](int id, bool drafted) {
-    if (endsGeneration(tokenizer, id, options.chat)) {
+    if (endsGeneration(tokenizer, id, options.chat, options.user_token)) {
       out.finish = "stop";
       return false;
     }

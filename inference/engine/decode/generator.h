@@ -15,6 +15,7 @@
 #include "inference/engine/backend/decode_session.h"
 #include "inference/engine/decode/sampler.h"
 #include "inference/engine/decode/speculative.h"
+#include "inference/engine/tokenizer/chat_template.h"
 #include "inference/engine/tokenizer/tokenizer.h"
 
 namespace ts::engine {
@@ -22,8 +23,9 @@ namespace ts::engine {
 struct GenerateOptions {
   int max_tokens = 128;
   SamplingConfig sampling;
-  bool chat = false;             // stop also at the chat format's user token (195)
-  DraftSource* draft = nullptr;  // speculative sampling when set
+  bool chat = false;                    // stop also at the chat format's user token
+  int user_token = kBaichuanUserToken;  // that token (generation_config.json's user_token_id)
+  DraftSource* draft = nullptr;         // speculative sampling when set
   SpeculativeConfig speculative;
   // The tokens at the session's KV positions [0, size) (what earlier generations fed it),
   // kept up to date here; null: start from an empty session. Speculative runs start empty.
@@ -49,7 +51,8 @@ struct GenerationOutcome {
 
 // Whether sampling `id` ends a generation: the end-of-sequence token, or with the chat
 // format its user token (the model starting the next turn).
-bool endsGeneration(const Tokenizer& tokenizer, int id, bool chat);
+bool endsGeneration(const Tokenizer& tokenizer, int id, bool chat,
+                    int user_token = kBaichuanUserToken);
 
 // on_token returns false to stop now (finish "cancelled"). Throws what the session throws.
 GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,

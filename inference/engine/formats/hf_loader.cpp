@@ -9,11 +9,11 @@
 #include <sstream>
 #include <tuple>
 
+#include "inference/engine/formats/checkpoint_shards.h"
 #include "inference/engine/formats/json_reader.h"
 #include "inference/engine/formats/mapped_file.h"
 #include "inference/engine/formats/model_config_readers.h"
 #include "inference/engine/formats/model_loader.h"
-#include "inference/engine/formats/safetensors.h"
 #include "inference/engine/tokenizer/sentencepiece_model.h"
 
 namespace ts::engine {
@@ -59,22 +59,6 @@ WeightBuffer<float> pairsToRotateHalf(const WeightBuffer<float>& w, int heads, i
 
 namespace {
 
-Result<std::string> readText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-Result<Json> readJson(const fs::path& path) {
-  auto text = readText(path);
-  if (!text) return fail(text.error());
-  auto json = parseJson(text.value());
-  if (!json) return fail(path.filename().string() + ": " + json.error());
-  return json;
-}
-
 // A stored matrix's rows reordered from rotate-half to adjacent pairs, in its own type
 // (whole rows move: no conversion). A copy: the file's order cannot be mapped as it is.
 QuantMatrix ropePairRows(const QuantMatrix& m, int heads, int head_dim) {
@@ -91,125 +75,6 @@ QuantMatrix storedRows(const QuantMatrix& m, int first, int rows) {
                              rows, m.cols(), m.owner());
 }
 
-// The shards: one mapped file per safetensors file, and where each tensor lives.
-struct Shards {
-  std::vector<std::shared_ptr<MappedFile>> files;
-  std::vector<SafetensorsFile> parsed;
-  std::map<std::string, std::pair<size_t, const SafetensorsTensor*>> tensors;
-
-  Result<bool> add(const fs::path& path) {
-    auto file = MappedFile::open(path.string(), MappedFile::Access::Whole);
-    if (!file) return fail(file.error());
-    auto parsed_file = parseSafetensors(file.value()->bytes());
-    if (!parsed_file) return fail(path.filename().string() + ": " + parsed_file.error());
-    files.push_back(file.value());
-    parsed.push_back(std::move(parsed_file.value()));
-    return true;
-  }
-  void index() {
-    for (size_t i = 0; i < parsed.size(); ++i)
-      for (const auto& t : parsed[i].tensors) tensors[t.name] = {i, &t};
-  }
-
-  struct Found {
-    const SafetensorsTensor* tensor;
-    TensorType type;
-    const std::shared_ptr<MappedFile>* file;
-  };
-  // Tensor `name`, checked: present, of shape `shape`, in a type the engine reads.
-  Result<Found> find(const std::string& name, const std::vector<uint64_t>& shape) const {
-    const auto it = tensors.find(name);
-    if (it == tensors.end()) return fail("missing tensor '" + name + "'");
-    const SafetensorsTensor& t = *it->second.second;
-    if (t.shape != shape) {
-      const auto text = [](const std::vector<uint64_t>& s) {
-        std::string out = "[";
-        for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-        return out + "]";
-      };
-      return fail("tensor '" + name + "': expected shape " + text(shape) + ", found " +
-                  text(t.shape));
-    }
-    const auto type = t.type();
-    if (!type)
-      return fail("tensor '" + name + "' is stored as " + t.dtype +
-                  ", which this engine cannot load (supported: F32, F16, BF16)");
-    return Found{&t, *type, &files[it->second.first]};
-  }
-
-  // Matrix `name` [rows, cols] as stored in its mapped shard (F32, F16 or BF16: no copy).
-  Result<QuantMatrix> matrix(const std::string& name, uint64_t rows, uint64_t cols) const {
-    auto f = find(name, {rows, cols});
-    if (!f) return fail(f.error());
-    const std::shared_ptr<MappedFile>& file = *f->file;
-    return QuantMatrix::stored(f->type, file->bytes().data() + f->tensor->offset,
-                               static_cast<int>(rows), static_cast<int>(cols), file);
-  }
-
-  // Tensor `name` as f32, checked as find() does.
-  Result<WeightBuffer<float>> read(const std::string& name, std::vector<uint64_t> shape) const {
-    auto f = find(name, shape);
-    if (!f) return fail(f.error());
-    uint64_t n = 1;
-    for (uint64_t d : shape) n *= d;
-    WeightBuffer<float> out(n);
-    dequantize(f->type, (*f->file)->bytes().subspan(f->tensor->offset, f->tensor->bytes),
-               out.data(), out.size());
-    return out;
-  }
-};
-
-}  // namespace
-
-Result<std::vector<fs::path>> safetensorsFiles(const fs::path& dir) {
-  std::vector<fs::path> files;
-  const fs::path index = dir / "model.safetensors.index.json";
-  if (fs::exists(index)) {
-    auto json = readJson(index);
-    if (!json) return fail(json.error());
-    const Json* map = jsonFind(json.value(), "weight_map");
-    if (!map || !map->is_object())
-      return fail("model.safetensors.index.json: expected an object \"weight_map\"");
-    std::set<std::string> names;
-    for (const auto& [tensor, file] : map->items()) {
-      if (!file.is_string())
-        return fail("model.safetensors.index.json: weight_map['" + tensor +
-                    "']: expected a file name, found " + file.type_name());
-      const std::string& name = file.get_ref<const std::string&>();
-      if (name.find('/') != std::string::npos || name.find("..") != std::string::npos)
-        return fail("model.safetensors.index.json: expected a file name in the folder, found '" +
-                    name + "'");
-      names.insert(name);
-    }
-    for (const auto& name : names) {
-      if (!fs::exists(dir / name))
-        return fail("shard " + name + " named by model.safetensors.index.json is missing");
-      files.push_back(dir / name);
-    }
-  } else if (fs::exists(dir / "model.safetensors")) {
-    files.push_back(dir / "model.safetensors");
-  } else {
-    const bool torch =
-        fs::exists(dir / "pytorch_model.bin") || fs::exists(dir / "pytorch_model.bin.index.json");
-    return fail(std::string("expected model.safetensors or model.safetensors.index.json") +
-                (torch ? ", found PyTorch .bin weights: convert them to safetensors first"
-                       : ", found neither"));
-  }
-  return files;
-}
-
-namespace {
-
-Result<Shards> openShards(const fs::path& dir) {
-  auto files = safetensorsFiles(dir);
-  if (!files) return fail(files.error());
-  Shards shards;
-  for (const fs::path& file : files.value())
-    if (auto ok = shards.add(file); !ok) return fail(ok.error());
-  shards.index();
-  return shards;
-}
-
 Result<int> configInt(const Json& config, const char* key, std::optional<int> fallback = {}) {
   const Json* v = jsonFind(config, key);
   if (!v) {
@@ -223,10 +88,6 @@ Result<int> configInt(const Json& config, const char* key, std::optional<int> fa
   return static_cast<int>(*i);
 }
 
-}  // namespace
-
-namespace {
-
 Result<ModelConfig> configFromHfJson(const Json& cfg, bool* tied) {
   const Json* archs = jsonFind(cfg, "architectures");
   const std::string arch = archs && archs->is_array() && !archs->empty() && (*archs)[0].is_string()
@@ -238,9 +99,30 @@ Result<ModelConfig> configFromHfJson(const Json& cfg, bool* tied) {
         "config.json: architectures: expected BaichuanForCausalLM, BaiChuanForCausalLM or "
         "LlamaForCausalLM, found '" +
         arch + "'");
+  if (const Json* q = jsonFind(cfg, "quantization_config"); q && q->is_object()) {
+    const Json* method = jsonFind(*q, "quant_method");
+    const Json* four = jsonFind(*q, "load_in_4bit");
+    const Json* eight = jsonFind(*q, "load_in_8bit");
+    const bool bnb =
+        (method && method->is_string() && method->get<std::string>() == "bitsandbytes") ||
+        (four && four->is_boolean() && four->get<bool>()) ||
+        (eight && eight->is_boolean() && eight->get<bool>());
+    const Json* kind = jsonFind(*q, "bnb_4bit_quant_type");
+    const std::string name =
+        bnb ? "bitsandbytes " +
+                  (eight && eight->is_boolean() && eight->get<bool>()
+                       ? std::string("8-bit")
+                       : (kind && kind->is_string() ? kind->get<std::string>() : "nf4") + " 4-bit")
+            : (method && method->is_string() ? method->get<std::string>() : "quantized");
+    return fail("config.json: this checkpoint is " + name +
+                " (quantization_config, as Baichuan2-*-4bits ships), which TokenScope does not "
+                "read: download the full-precision repository (for example "
+                "baichuan-inc/Baichuan2-7B-Chat) and load it with --weights int4, or write a "
+                "4-bit GGUF from it with `tokenscope-cli convert --to gguf --type q4_k`");
+  }
   ModelConfig c;
   c.architecture = baichuan ? "baichuan" : "llama";
-  c.source_format = "safetensors";
+  c.source_format = "safetensors";  // loadHfFolder says which once it has seen the files
   for (auto [key, field] :
        {std::pair{"num_hidden_layers", &c.n_layers}, std::pair{"hidden_size", &c.dim},
         std::pair{"num_attention_heads", &c.n_heads}, std::pair{"intermediate_size", &c.ffn_dim},
@@ -286,7 +168,7 @@ Result<ModelConfig> configFromHfFolder(const std::string& folder, bool* tied) {
   const fs::path dir(folder);
   if (!fs::exists(dir / "config.json"))
     return fail("expected a Hugging Face model folder with config.json, found none");
-  auto config_json = readJson(dir / "config.json");
+  auto config_json = readJsonFile((dir / "config.json").string());
   if (!config_json) return fail(config_json.error());
   return configFromHfJson(config_json.value(), tied);
 }
@@ -300,10 +182,15 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder, const Loa
   auto model = std::make_shared<Model>();
   ModelConfig& c = model->config;
   c = config.value();
-  auto shards = openShards(dir);
-  if (!shards) return fail(shards.error());
-  const Shards& s = shards.value();
-  if (files) *files = s.files;
+  // Mapping the files is most of a cold load (a 15 GB checkpoint from disk): the first 80%.
+  const MapProgress mapping = [&](uint64_t done, uint64_t total) {
+    return !progress || progress(0.8 * static_cast<double>(done) / std::max<uint64_t>(1, total));
+  };
+  auto shards = CheckpointShards::open(dir, mapping);
+  if (!shards) return fail(shards.error() == "cancelled" ? kLoadCancelled : shards.error());
+  const CheckpointShards& s = shards.value();
+  c.source_format = checkpointFormatName(s.format());
+  if (files) *files = s.files();
   const uint64_t D = c.dim, F = c.ffn_dim, V = c.vocab, Q = c.n_heads * c.head_dim,
                  KV = c.n_kv_heads * c.head_dim;
   // Every matrix and the embedding table as stored in the mapped shards; q and k rows
@@ -314,7 +201,7 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder, const Loa
   if (!norm) return fail(norm.error());
   model->token_embd = std::move(embd.value());
   model->output_norm = std::move(norm.value());
-  const bool has_head = s.tensors.count("lm_head.weight") > 0;
+  const bool has_head = s.has("lm_head.weight");
   if (!has_head && !tied) return fail("missing tensor 'lm_head.weight'");
   if (has_head) {
     auto head = s.matrix("lm_head.weight", V, D);
@@ -326,10 +213,10 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder, const Loa
   const bool rope = c.positional == Positional::Rope;
   model->layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
-    if (progress && !progress(static_cast<double>(l) / c.n_layers)) return fail(kLoadCancelled);
+    if (progress && !progress(0.8 + 0.2 * l / c.n_layers)) return fail(kLoadCancelled);
     LayerWeights& L = model->layers[l];
     const std::string p = "model.layers." + std::to_string(l) + ".";
-    if (s.tensors.count(p + "self_attn.W_pack.weight")) {  // Baichuan: q, k, v stacked
+    if (s.has(p + "self_attn.W_pack.weight")) {  // Baichuan: q, k, v stacked
       if (c.n_kv_heads != c.n_heads)
         return fail("W_pack with grouped-query attention: expected equal head counts");
       auto pack = s.matrix(p + "self_attn.W_pack.weight", 3 * D, D);

@@ -1,5 +1,6 @@
-// Hugging Face model folders -> Model: config.json, model.safetensors or the shards named
-// by model.safetensors.index.json, and tokenizer.model for the vocabulary.
+// Hugging Face model folders -> Model: config.json, the weights (safetensors, or PyTorch
+// pytorch_model*.bin checkpoints read without running their pickle: checkpoint_shards.h),
+// and tokenizer.model for the vocabulary.
 //
 // Architecture rule (documented in README): architectures[0] BaichuanForCausalLM /
 // BaiChuanForCausalLM or LlamaForCausalLM. A Baichuan config with 40 hidden layers is the
@@ -21,16 +22,12 @@
 
 namespace ts::engine {
 
-// `progress` is told the share of layers read (false: fail with kLoadCancelled). `files`,
-// when given, gets the mapped shards the matrices read (so that a caller that repacks them
-// can release their pages).
+// `progress` is told the share read, 0..1 (mapping the files, by bytes, then the layers);
+// false: fail with kLoadCancelled. `files`, when given, gets the mapped shards the matrices
+// read (so that a caller that repacks them can release their pages).
 Result<std::shared_ptr<Model>> loadHfFolder(
     const std::string& folder, const LoadProgress& progress = {},
     std::vector<std::shared_ptr<MappedFile>>* files = nullptr);
-
-// The safetensors files of a folder: the shards model.safetensors.index.json names, or
-// model.safetensors (an error says what was expected: PyTorch .bin weights, nothing).
-Result<std::vector<std::filesystem::path>> safetensorsFiles(const std::filesystem::path& dir);
 
 // Rows of a [heads * head_dim, cols] matrix from rotate-half to adjacent-pair order, and
 // back (the safetensors writer's direction).

@@ -1,6 +1,9 @@
 #include "inference/engine/formats/json_reader.h"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace ts::engine {
 namespace {
@@ -60,6 +63,16 @@ std::optional<int64_t> jsonInt(const Json& value) {
 std::optional<double> jsonNumber(const Json& value) {
   if (value.is_number()) return value.get<double>();
   return std::nullopt;
+}
+
+Result<Json> readJsonFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto json = parseJson(text.str());
+  if (!json) return fail(std::filesystem::path(path).filename().string() + ": " + json.error());
+  return json;
 }
 
 }  // namespace ts::engine

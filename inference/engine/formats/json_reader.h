@@ -22,6 +22,9 @@ constexpr int kMaxJsonDepth = 64;
 // nlohmann-json reports it).
 Result<Json> parseJson(std::string_view text);
 
+// A JSON file's value; errors name the file ("config.json: expected ...").
+Result<Json> readJsonFile(const std::string& path);
+
 // Member `key` of an object, or null when `value` is no object or has no such member.
 const Json* jsonFind(const Json& value, std::string_view key);
 // An integer, or a floating-point number without a fraction (as Python's json writes 1e3).

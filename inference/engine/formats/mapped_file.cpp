@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -23,14 +24,22 @@ namespace {
 // cached yet into 2 MiB page-cache folios (on file systems with large folios: xfs, ext4
 // from Linux 6.16), and folios of that size are then mapped whole. Hints: without them the
 // mapping works the same.
-void mapAllPages(void* p, size_t size) {
+// In steps of 64 MiB, each reported to `progress` (false: stop, and say so).
+bool mapAllPages(void* p, size_t size, const MappedFile::Progress& progress) {
   madvise(p, size, MADV_HUGEPAGE);
-  if (madvise(p, size, MADV_POPULATE_READ) == 0) return;
-  // Before Linux 5.14: touch one byte per page.
+  constexpr size_t kStep = size_t{64} << 20;
   const long page = sysconf(_SC_PAGESIZE);
-  volatile uint8_t sink = 0;
-  for (size_t at = 0; at < size; at += static_cast<size_t>(page))
-    sink = sink ^ static_cast<const uint8_t*>(p)[at];
+  auto* bytes = static_cast<uint8_t*>(p);
+  for (size_t at = 0; at < size; at += kStep) {
+    const size_t n = std::min(kStep, size - at);
+    if (madvise(bytes + at, n, MADV_POPULATE_READ) != 0) {
+      // Before Linux 5.14: touch one byte per page.
+      volatile uint8_t sink = 0;
+      for (size_t k = 0; k < n; k += static_cast<size_t>(page)) sink = sink ^ bytes[at + k];
+    }
+    if (progress && !progress(at + n)) return false;
+  }
+  return true;
 }
 
 // A free address aligned to 2 MiB for `size` bytes (the file's huge folios can only be
@@ -51,7 +60,8 @@ void* hugeAlignedAddress(size_t size) {
 
 }  // namespace
 
-Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, Access access) {
+Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, Access access,
+                                                     const Progress& progress) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fail("cannot open " + path + ": " + std::strerror(errno));
   struct stat st {};
@@ -74,7 +84,10 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, Ac
     file->data_ = static_cast<const uint8_t*>(p);
     // Whole reads map every page up front: one fault per page on first touch costs more
     // than the bytes' copy would.
-    if (access == Access::Whole) mapAllPages(p, file->size_);
+    if (access == Access::Whole && !mapAllPages(p, file->size_, progress)) {
+      ::close(fd);
+      return fail(kMapCancelled);  // ~MappedFile unmaps
+    }
   }
   ::close(fd);  // the mapping stays valid
   return file;

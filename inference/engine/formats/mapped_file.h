@@ -2,6 +2,7 @@
 // from the opening (calm's tensors_parse / tensors_open split).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -15,8 +16,13 @@ class MappedFile {
   // Whole: every byte will be read (weights): pages are mapped up front. Sparse: only parts
   // (a vocabulary, a header), mapped on first touch.
   enum class Access { Sparse, Whole };
+  // Whole reads are told the bytes mapped so far (about every 64 MiB: a 15 GB checkpoint
+  // read from disk takes minutes); false stops and fails with kMapCancelled.
+  using Progress = std::function<bool(uint64_t bytes_mapped)>;
   static Result<std::shared_ptr<MappedFile>> open(const std::string& path,
-                                                  Access access = Access::Sparse);
+                                                  Access access = Access::Sparse,
+                                                  const Progress& progress = {});
+  static constexpr const char* kMapCancelled = "mapping cancelled";
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

@@ -14,8 +14,8 @@ Result<ModelConfig> configFromGguf(const GgufFile& g);
 // config.json of a Hugging Face folder; `tied` is set from tie_word_embeddings.
 Result<ModelConfig> configFromHfFolder(const std::string& folder, bool* tied = nullptr);
 ModelConfig configFromLlama2c(const Llama2cHeader& header);
-// A folder (or its config.json / a .safetensors shard in it) is a Hugging Face model:
-// that folder; otherwise "".
+// A folder (or its config.json, a .safetensors shard or a pytorch_model*.bin beside a
+// config.json) is a Hugging Face model: that folder; otherwise "".
 std::string hfFolderOf(const std::string& path);
 
 }  // namespace ts::engine

@@ -3,11 +3,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "inference/engine/formats/checkpoint_shards.h"
+#include "inference/engine/formats/generation_config.h"
 #include "inference/engine/formats/hf_loader.h"
 #include "inference/engine/formats/mapped_file.h"
 #include "inference/engine/formats/model_config_readers.h"
 #include "inference/engine/formats/model_loader.h"
-#include "inference/engine/formats/safetensors.h"
 
 namespace ts::engine {
 namespace fs = std::filesystem;
@@ -16,17 +17,14 @@ namespace {
 Result<ModelSummary> inspectFolder(const std::string& folder) {
   auto config = configFromHfFolder(folder);
   if (!config) return fail(config.error());
-  auto files = safetensorsFiles(folder);
-  if (!files) return fail(files.error());
+  auto shards = CheckpointShards::inspect(folder);  // only headers and pickles are touched
+  if (!shards) return fail(shards.error());
   ModelSummary s;
   s.config = config.value();
-  for (const fs::path& path : files.value()) {
-    auto file = MappedFile::open(path.string());  // only the header is touched
-    if (!file) return fail(file.error());
-    auto parsed = parseSafetensors(file.value()->bytes());
-    if (!parsed) return fail(path.filename().string() + ": " + parsed.error());
-    s.file_bytes += file.value()->bytes().size();
-    for (const SafetensorsTensor& t : parsed->tensors) {
+  s.config.source_format = checkpointFormatName(shards->format());
+  for (const auto& file : shards->files()) s.file_bytes += file->bytes().size();
+  for (const CheckpointFile& parsed : shards->parsed()) {
+    for (const CheckpointTensor& t : parsed.tensors) {
       uint64_t n = 1;
       for (uint64_t d : t.shape) n *= d;
       s.parameters += n;
@@ -89,6 +87,9 @@ Result<ModelSummary> inspectModel(const std::string& path) {
   if (!summary) return fail(path + ": " + summary.error());
   ModelSummary& s = summary.value();
   s.config.norm_head = s.config.architecture == "baichuan" && s.config.vocab == kBaichuan2Vocab;
+  auto generation = readGenerationConfig(path);
+  if (!generation) return fail(path + ": " + generation.error());
+  s.generation = generation.value();
   if (auto vocab = loadVocabulary(path); vocab && !vocab->pieces.empty())
     s.vocabulary_pieces = static_cast<int>(vocab->pieces.size());
   else

@@ -15,6 +15,7 @@
 
 #include "inference/engine/core/thread_pool.h"
 #include "inference/engine/cpu/kernels/gguf_kernels.h"
+#include "inference/engine/formats/generation_config.h"
 #include "inference/engine/formats/gguf.h"
 #include "inference/engine/formats/gguf_quantize.h"
 #include "inference/engine/formats/hf_loader.h"
@@ -125,8 +126,13 @@ std::string hfFolderOf(const std::string& path) {
   namespace fs = std::filesystem;
   if (fs::is_directory(path)) return path;
   const fs::path p(path);
-  if (p.filename() == "config.json" || p.extension() == ".safetensors")
-    return p.parent_path().empty() ? "." : p.parent_path().string();
+  const fs::path dir = p.parent_path().empty() ? "." : p.parent_path();
+  // pytorch_model*.bin beside a config.json (a llama2.c .bin has none)
+  const bool torch = p.extension() == ".bin" &&
+                     p.filename().string().rfind("pytorch_model", 0) == 0 &&
+                     fs::exists(dir / "config.json");
+  if (p.filename() == "config.json" || p.extension() == ".safetensors" || torch)
+    return dir.string();
   return "";
 }
 
@@ -453,7 +459,29 @@ Result<Vocabulary> loadVocabulary(const std::string& path, const std::string& to
   return llama2cVocabulary(path, tokenizer_path, header->header.vocab_size);
 }
 
-Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options) {
+namespace {
+
+// generation_config.json beside the weights (on every route, the cache's included), its
+// role tokens checked against the vocabulary.
+Result<std::shared_ptr<Model>> withGenerationDefaults(const std::string& path,
+                                                      Result<std::shared_ptr<Model>> model) {
+  if (!model) return model;
+  auto defaults = readGenerationConfig(path);
+  if (!defaults) return fail(path + ": " + defaults.error());
+  const int vocab = model.value()->config.vocab;
+  for (auto [key, id] : {std::pair{"user_token_id", defaults->user_token},
+                         std::pair{"assistant_token_id", defaults->assistant_token}})
+    if (id && *id >= vocab)
+      return fail(path + ": generation_config.json: \"" + key +
+                  "\": expected a token id below the " + std::to_string(vocab) +
+                  "-token vocabulary, found " + std::to_string(*id));
+  model.value()->generation = defaults.value();
+  return model;
+}
+
+// The weights and the configuration (from the cache when it holds them).
+Result<std::shared_ptr<Model>> loadModelWeights(const std::string& path,
+                                                const LoadOptions& options) {
   if (options.int4_group != 32 && options.int4_group != 64 && options.int4_group != 128)
     return fail("int4 group: expected 32, 64 or 128, found " + std::to_string(options.int4_group));
   // The cache keeps conversions to the integer and f16 formats; f32 and "auto" need none.
@@ -495,6 +523,13 @@ Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOpti
   }
   if (options.progress) options.progress(1.0);
   return model;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options) {
+  auto model = loadModelWeights(path, options);
+  return withGenerationDefaults(path, std::move(model));
 }
 
 }  // namespace ts::engine

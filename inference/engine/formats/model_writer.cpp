@@ -10,6 +10,7 @@
 #include "inference/engine/formats/atomic_file.h"
 #include "inference/engine/formats/gguf_quantize.h"
 #include "inference/engine/formats/hf_loader.h"
+#include "inference/engine/formats/pytorch_writer.h"
 #include "inference/engine/tokenizer/sentencepiece_model.h"
 
 namespace ts::engine {
@@ -24,33 +25,36 @@ WeightBuffer<float> f32Of(const QuantMatrix& m) {
   return {f32.f32Data(), f32.f32Data() + static_cast<size_t>(m.rows()) * m.cols()};
 }
 
-struct NamedTensor {
-  std::string name;
-  std::vector<uint64_t> shape;  // outermost first: [rows, cols] or [n]
-  WeightBuffer<float> data;
-};
+// A tensor produced from the model when the writer reaches it.
+TensorToWrite lazy(std::string name, std::vector<uint64_t> shape, const QuantMatrix& m) {
+  return {std::move(name), std::move(shape),
+          [&m]() -> Result<WeightBuffer<float>> { return f32Of(m); }};
+}
+TensorToWrite lazy(std::string name, std::vector<uint64_t> shape, const WeightBuffer<float>& v) {
+  return {std::move(name), std::move(shape), [&v]() -> Result<WeightBuffer<float>> { return v; }};
+}
 
 // The model's tensors under GGUF names (ggml shapes are written reversed).
-std::vector<NamedTensor> ggufTensors(const Model& m) {
+std::vector<TensorToWrite> ggufTensors(const Model& m) {
   const ModelConfig& c = m.config;
-  std::vector<NamedTensor> t;
+  std::vector<TensorToWrite> t;
   const uint64_t D = c.dim, V = c.vocab;
-  t.push_back({"token_embd.weight", {V, D}, f32Of(m.token_embd)});
-  t.push_back({"output_norm.weight", {D}, m.output_norm});
-  t.push_back({"output.weight", {V, D}, f32Of(m.classifier)});
+  t.push_back(lazy("token_embd.weight", {V, D}, m.token_embd));
+  t.push_back(lazy("output_norm.weight", {D}, m.output_norm));
+  t.push_back(lazy("output.weight", {V, D}, m.classifier));
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& L = m.layers[l];
     const std::string p = "blk." + std::to_string(l) + ".";
-    t.push_back({p + "attn_norm.weight", {D}, L.attn_norm});
+    t.push_back(lazy(p + "attn_norm.weight", {D}, L.attn_norm));
     for (auto [name, w] :
          {std::pair{"attn_q.weight", &L.wq}, std::pair{"attn_k.weight", &L.wk},
           std::pair{"attn_v.weight", &L.wv}, std::pair{"attn_output.weight", &L.wo}})
-      t.push_back({p + name, {uint64_t(w->rows()), uint64_t(w->cols())}, f32Of(*w)});
-    t.push_back({p + "ffn_norm.weight", {D}, L.ffn_norm});
+      t.push_back(lazy(p + name, {uint64_t(w->rows()), uint64_t(w->cols())}, *w));
+    t.push_back(lazy(p + "ffn_norm.weight", {D}, L.ffn_norm));
     for (auto [name, w] :
          {std::pair{"ffn_gate.weight", &L.w_gate}, std::pair{"ffn_up.weight", &L.w_up},
           std::pair{"ffn_down.weight", &L.w_down}})
-      t.push_back({p + name, {uint64_t(w->rows()), uint64_t(w->cols())}, f32Of(*w)});
+      t.push_back(lazy(p + name, {uint64_t(w->rows()), uint64_t(w->cols())}, *w));
   }
   return t;
 }
@@ -70,7 +74,7 @@ class Bytes {
 };
 
 // GGUF value types
-constexpr uint32_t kU32 = 4, kI32 = 5, kF32 = 6, kString = 8, kArray = 9;
+constexpr uint32_t kU32 = 4, kI32 = 5, kF32 = 6, kBool = 7, kString = 8, kArray = 9;
 
 Result<bool> writeAtomically(const fs::path& path, const std::string& head,
                              const std::vector<std::string_view>& parts) {
@@ -79,14 +83,46 @@ Result<bool> writeAtomically(const fs::path& path, const std::string& head,
   return writeFileAtomically(path.string(), all);
 }
 
+// The type a tensor is written in: matrices in `matrices` (the embedding table too when
+// asked), vectors F32; a matrix whose rows are not whole blocks of the type falls back to
+// Q8_0 (whole 32-blocks) or F32, as llama.cpp's quantizer falls back.
+TensorType typeFor(const TensorToWrite& t, const GgufWriteOptions& o) {
+  if (t.shape.size() != 2 || (!o.quantize_embedding && t.name == "token_embd.weight"))
+    return TensorType::F32;
+  if (t.shape[1] % layoutOf(o.matrices).block_elems == 0) return o.matrices;
+  return t.shape[1] % 32 == 0 && o.matrices != TensorType::F16 && o.matrices != TensorType::BF16
+             ? TensorType::Q8_0
+             : TensorType::F32;
+}
+
+// The llama.cpp file type number of a GGUF whose matrices are `type` (general.file_type).
+uint32_t fileType(TensorType type) {
+  switch (type) {
+    case TensorType::F16:
+      return 1;
+    case TensorType::Q4_0:
+      return 2;
+    case TensorType::Q8_0:
+      return 7;
+    case TensorType::Q4_K:
+      return 15;  // Q4_K_M's number; every matrix is Q4_K here
+    case TensorType::Q6_K:
+      return 18;
+    case TensorType::BF16:
+      return 32;
+    default:
+      return 0;  // all F32
+  }
+}
+
 }  // namespace
 
-Result<bool> writeGguf(const Model& m, const std::string& path, TensorType matrices,
-                       bool quantize_embedding) {
-  if (!canQuantizeTo(matrices) || matrices == TensorType::BF16)
-    return fail("GGUF matrices: expected F32, F16, Q8_0, Q4_0, Q4_K or Q6_K, found " +
-                typeName(matrices));
-  const ModelConfig& c = m.config;
+Result<bool> writeGgufTensors(const ModelConfig& c, const Vocabulary& v,
+                              const std::vector<TensorToWrite>& tensors, const std::string& path,
+                              const GgufWriteOptions& options) {
+  if (!canQuantizeTo(options.matrices))
+    return fail("GGUF matrices: expected F32, F16, BF16, Q8_0, Q4_0, Q4_K or Q6_K, found " +
+                typeName(options.matrices));
   const std::string a = c.architecture;
   Bytes kv;
   uint64_t n_kv = 0;
@@ -98,25 +134,35 @@ Result<bool> writeGguf(const Model& m, const std::string& path, TensorType matri
   key("general.architecture", kString);
   kv.str(a);
   key("general.name", kString);
-  kv.str("TokenScope " + c.source_format + " " + a);
-  for (auto [k, v] :
+  kv.str(options.name.empty() ? "TokenScope " + c.source_format + " " + a : options.name);
+  key("general.file_type", kU32);
+  kv.u32(fileType(options.matrices));
+  if (options.matrices != TensorType::F32 && options.matrices != TensorType::F16 &&
+      options.matrices != TensorType::BF16) {
+    key("general.quantization_version", kU32);
+    kv.u32(2);
+  }
+  for (auto [k, value] :
        {std::pair{".block_count", c.n_layers}, std::pair{".embedding_length", c.dim},
         std::pair{".feed_forward_length", c.ffn_dim}, std::pair{".attention.head_count", c.n_heads},
         std::pair{".attention.head_count_kv", c.n_kv_heads},
         std::pair{".context_length", c.context}, std::pair{".rope.dimension_count", c.rope_dim}}) {
     key(a + k, kU32);
-    kv.u32(static_cast<uint32_t>(v));
+    kv.u32(static_cast<uint32_t>(value));
   }
   key(a + ".attention.layer_norm_rms_epsilon", kF32);
   kv.f32(c.rms_eps);
   key(a + ".rope.freq_base", kF32);
   kv.f32(c.rope_theta);
+  for (const auto& [k, value] : options.extra_strings) {
+    key(k, kString);
+    kv.str(value);
+  }
   const bool alibi = c.positional == Positional::Alibi;
   if (alibi != (a == "baichuan" && c.n_layers == 40)) {  // the layer rule would guess wrong
     key("tokenscope.positional", kString);
     kv.str(alibi ? "alibi" : "rope");
   }
-  const Vocabulary& v = m.vocab;
   if (!v.pieces.empty()) {
     key("tokenizer.ggml.model", kString);
     kv.str("llama");
@@ -132,7 +178,7 @@ Result<bool> writeGguf(const Model& m, const std::string& path, TensorType matri
     kv.u32(kI32);
     kv.u64(v.pieces.size());
     for (size_t i = 0; i < v.pieces.size(); ++i) kv.u32(i < v.types.size() ? v.types[i] : 1);
-    key("tokenizer.ggml.add_space_prefix", 7);  // GGUF bool
+    key("tokenizer.ggml.add_space_prefix", kBool);
     kv.s += static_cast<char>(v.add_dummy_prefix ? 1 : 0);
     for (auto [k, id] : {std::pair{"tokenizer.ggml.bos_token_id", v.bos},
                          std::pair{"tokenizer.ggml.eos_token_id", v.eos},
@@ -140,129 +186,212 @@ Result<bool> writeGguf(const Model& m, const std::string& path, TensorType matri
       key(k, kU32);
       kv.u32(static_cast<uint32_t>(id));
     }
+    for (auto [k, flag] : options.special_flags) {
+      key(k, kBool);
+      kv.s += static_cast<char>(flag ? 1 : 0);
+    }
+    for (auto [k, id] : options.special_ids) {
+      key(k, kU32);
+      kv.u32(static_cast<uint32_t>(id));
+    }
   }
-  const auto tensors = ggufTensors(m);
   Bytes head;
   head.u32(0x46554747);  // "GGUF"
   head.u32(3);
   head.u64(tensors.size());
   head.u64(n_kv);
   head.raw(kv.s.data(), kv.s.size());
-  std::vector<std::string> data;
+  std::vector<TensorType> types;
   uint64_t offset = 0;
   for (const auto& t : tensors) {
-    // Matrices in the requested type; vectors (and unless asked, the embedding table) stay
-    // F32. A matrix whose rows are not whole blocks of the type falls back to Q8_0 (whole
-    // 32-blocks) or F32, as llama.cpp's quantizer falls back.
-    TensorType type = TensorType::F32;
-    if (t.shape.size() == 2 && (quantize_embedding || t.name != "token_embd.weight")) {
-      type = matrices;
-      if (t.shape[1] % layoutOf(type).block_elems != 0)
-        type = t.shape[1] % 32 == 0 ? TensorType::Q8_0 : TensorType::F32;
-    }
+    const TensorType type = typeFor(t, options);
+    types.push_back(type);
     head.str(t.name);
     head.u32(static_cast<uint32_t>(t.shape.size()));
     for (auto it = t.shape.rbegin(); it != t.shape.rend(); ++it) head.u64(*it);  // ggml order
     head.u32(static_cast<uint32_t>(type));
     head.u64(offset);
-    const size_t cols = t.shape.back(), rows = t.data.size() / cols;
-    const std::vector<uint8_t> stored = quantizeRows(type, t.data.data(), rows, cols);
-    std::string bytes(stored.begin(), stored.end());
-    bytes.resize((bytes.size() + 31) / 32 * 32, '\0');
-    offset += bytes.size();
-    data.push_back(std::move(bytes));
+    const uint64_t cols = t.shape.back(), rows = t.shape.size() == 2 ? t.shape[0] : 1;
+    offset += (rows * rowBytes(type, cols) + 31) / 32 * 32;
   }
   head.align(32);
-  std::vector<std::string_view> parts(data.begin(), data.end());
-  return writeAtomically(path, head.s, parts);
+  // Tensor by tensor: one tensor's values and bytes in memory at a time.
+  AtomicFileWriter out(path);
+  if (!out.ok()) return fail("cannot write " + path + ".partial");
+  out.write(head.s);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (options.progress && !options.progress(static_cast<double>(i) / tensors.size()))
+      return fail("cancelled");
+    const TensorToWrite& t = tensors[i];
+    auto values = t.values();
+    if (!values) return fail(values.error());
+    const uint64_t cols = t.shape.back(), rows = t.shape.size() == 2 ? t.shape[0] : 1;
+    if (values->size() != rows * cols)
+      return fail("tensor '" + t.name + "': expected " + std::to_string(rows * cols) +
+                  " values, found " + std::to_string(values->size()));
+    std::vector<uint8_t> stored = quantizeRows(types[i], values->data(), rows, cols);
+    WeightBuffer<float>().swap(values.value());
+    stored.resize((stored.size() + 31) / 32 * 32, 0);
+    out.write(stored.data(), stored.size());
+    if (!out.ok()) return fail("writing " + path + " failed (disk full?)");
+  }
+  if (options.progress) options.progress(1.0);
+  return out.commit();
 }
+
+Result<bool> writeGguf(const Model& m, const std::string& path, TensorType matrices,
+                       bool quantize_embedding) {
+  GgufWriteOptions options;
+  options.matrices = matrices;
+  options.quantize_embedding = quantize_embedding;
+  return writeGgufTensors(m.config, m.vocab, ggufTensors(m), path, options);
+}
+
+namespace {
+
+// The model's tensors under Hugging Face names, q / k rows back in rotate-half order for
+// RoPE models, Baichuan's q, k, v packed into W_pack when asked.
+std::vector<TensorToWrite> hfTensors(const Model& m, bool pack) {
+  const ModelConfig& c = m.config;
+  const bool rope = c.positional == Positional::Rope;
+  const uint64_t D = c.dim, V = c.vocab, F = c.ffn_dim;
+  std::vector<TensorToWrite> t;
+  t.push_back(lazy("model.embed_tokens.weight", {V, D}, m.token_embd));
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerWeights& L = m.layers[l];
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    const auto q = [&L, &c, rope]() -> Result<WeightBuffer<float>> {
+      return rope ? pairsToRotateHalf(f32Of(L.wq), c.n_heads, c.head_dim, c.dim) : f32Of(L.wq);
+    };
+    const auto k = [&L, &c, rope]() -> Result<WeightBuffer<float>> {
+      return rope ? pairsToRotateHalf(f32Of(L.wk), c.n_kv_heads, c.head_dim, c.dim) : f32Of(L.wk);
+    };
+    if (pack) {
+      t.push_back(
+          {p + "self_attn.W_pack.weight", {3 * D, D}, [q, k, &L]() -> Result<WeightBuffer<float>> {
+             WeightBuffer<float> packed = std::move(q().value());
+             const WeightBuffer<float> kk = std::move(k().value()), v = f32Of(L.wv);
+             packed.insert(packed.end(), kk.begin(), kk.end());
+             packed.insert(packed.end(), v.begin(), v.end());
+             return packed;
+           }});
+    } else {
+      t.push_back({p + "self_attn.q_proj.weight", {uint64_t(L.wq.rows()), D}, q});
+      t.push_back({p + "self_attn.k_proj.weight", {uint64_t(L.wk.rows()), D}, k});
+      t.push_back(lazy(p + "self_attn.v_proj.weight", {uint64_t(L.wv.rows()), D}, L.wv));
+    }
+    t.push_back(lazy(p + "self_attn.o_proj.weight", {D, uint64_t(L.wo.cols())}, L.wo));
+    t.push_back(lazy(p + "mlp.gate_proj.weight", {F, D}, L.w_gate));
+    t.push_back(lazy(p + "mlp.up_proj.weight", {F, D}, L.w_up));
+    t.push_back(lazy(p + "mlp.down_proj.weight", {D, F}, L.w_down));
+    t.push_back(lazy(p + "input_layernorm.weight", {D}, L.attn_norm));
+    t.push_back(lazy(p + "post_attention_layernorm.weight", {D}, L.ffn_norm));
+  }
+  t.push_back(lazy("model.norm.weight", {D}, m.output_norm));
+  t.push_back(lazy("lm_head.weight", {V, D}, m.classifier));
+  return t;
+}
+
+uint64_t elementsOf(const std::vector<uint64_t>& shape) {
+  uint64_t n = 1;
+  for (uint64_t d : shape) n *= d;
+  return n;
+}
+
+// One safetensors shard: the header (offsets from the shapes), then each tensor's bytes.
+Result<bool> writeSafetensorsShard(const fs::path& path, const std::vector<TensorToWrite>& t,
+                                   size_t begin, size_t end, TensorType type,
+                                   const std::string& dtype) {
+  std::string header = "{\"__metadata__\":{\"format\":\"pt\"}";
+  uint64_t offset = 0;
+  for (size_t i = begin; i < end; ++i) {
+    const uint64_t bytes = rowBytes(type, elementsOf(t[i].shape));
+    header += ",\"" + t[i].name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[";
+    for (size_t d = 0; d < t[i].shape.size(); ++d)
+      header += (d ? "," : "") + std::to_string(t[i].shape[d]);
+    header += "],\"data_offsets\":[" + std::to_string(offset) + "," +
+              std::to_string(offset + bytes) + "]}";
+    offset += bytes;
+  }
+  header += "}";
+  header.resize((header.size() + 7) / 8 * 8, ' ');  // data starts 8-byte aligned
+  AtomicFileWriter out(path.string());
+  if (!out.ok()) return fail("cannot write " + path.string() + ".partial");
+  Bytes head;
+  head.u64(header.size());
+  head.raw(header.data(), header.size());
+  out.write(head.s);
+  for (size_t i = begin; i < end; ++i) {
+    auto values = t[i].values();
+    if (!values) return fail(values.error());
+    const std::vector<uint8_t> stored = quantizeRows(type, values->data(), 1, values->size());
+    out.write(stored.data(), stored.size());
+    if (!out.ok()) return fail("writing " + path.string() + " failed (disk full?)");
+  }
+  return out.commit();
+}
+
+Result<bool> writePytorchShard(const fs::path& path, const std::vector<TensorToWrite>& t,
+                               size_t begin, size_t end, TensorType type) {
+  std::vector<TorchTensorSpec> specs;
+  for (size_t i = begin; i < end; ++i) specs.push_back({t[i].name, type, t[i].shape});
+  return writePytorchCheckpoint(path.string(), specs,
+                                [&](size_t i) -> Result<std::vector<uint8_t>> {
+                                  auto values = t[begin + i].values();
+                                  if (!values) return fail(values.error());
+                                  return quantizeRows(type, values->data(), 1, values->size());
+                                });
+}
+
+}  // namespace
 
 Result<bool> writeHfFolder(const Model& m, const std::string& folder,
                            const HfWriteOptions& options) {
   if (options.dtype != "F32" && options.dtype != "F16" && options.dtype != "BF16")
-    return fail("safetensors dtype: expected F32, F16 or BF16, found " + options.dtype);
+    return fail("checkpoint dtype: expected F32, F16 or BF16, found " + options.dtype);
+  if (options.format != "safetensors" && options.format != "pytorch")
+    return fail("checkpoint format: expected safetensors or pytorch, found " + options.format);
   if (options.shards < 1) return fail("shards: expected at least 1");
   const ModelConfig& c = m.config;
   const bool baichuan = c.architecture == "baichuan";
   const bool pack = baichuan && options.w_pack && c.n_kv_heads == c.n_heads;
-  const bool rope = c.positional == Positional::Rope;
+  const bool torch = options.format == "pytorch";
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) return fail("cannot create " + folder + ": " + ec.message());
-  const uint64_t D = c.dim, V = c.vocab, F = c.ffn_dim;
-  std::vector<NamedTensor> t;
-  t.push_back({"model.embed_tokens.weight", {V, D}, f32Of(m.token_embd)});
-  for (int l = 0; l < c.n_layers; ++l) {
-    const LayerWeights& L = m.layers[l];
-    const std::string p = "model.layers." + std::to_string(l) + ".";
-    WeightBuffer<float> q = f32Of(L.wq), k = f32Of(L.wk), v = f32Of(L.wv);
-    if (rope) {
-      q = pairsToRotateHalf(q, c.n_heads, c.head_dim, c.dim);
-      k = pairsToRotateHalf(k, c.n_kv_heads, c.head_dim, c.dim);
-    }
-    if (pack) {
-      WeightBuffer<float> packed = q;
-      packed.insert(packed.end(), k.begin(), k.end());
-      packed.insert(packed.end(), v.begin(), v.end());
-      t.push_back({p + "self_attn.W_pack.weight", {3 * D, D}, std::move(packed)});
-    } else {
-      t.push_back({p + "self_attn.q_proj.weight", {uint64_t(L.wq.rows()), D}, std::move(q)});
-      t.push_back({p + "self_attn.k_proj.weight", {uint64_t(L.wk.rows()), D}, std::move(k)});
-      t.push_back({p + "self_attn.v_proj.weight", {uint64_t(L.wv.rows()), D}, std::move(v)});
-    }
-    t.push_back({p + "self_attn.o_proj.weight", {D, uint64_t(L.wo.cols())}, f32Of(L.wo)});
-    t.push_back({p + "mlp.gate_proj.weight", {F, D}, f32Of(L.w_gate)});
-    t.push_back({p + "mlp.up_proj.weight", {F, D}, f32Of(L.w_up)});
-    t.push_back({p + "mlp.down_proj.weight", {D, F}, f32Of(L.w_down)});
-    t.push_back({p + "input_layernorm.weight", {D}, L.attn_norm});
-    t.push_back({p + "post_attention_layernorm.weight", {D}, L.ffn_norm});
-  }
-  t.push_back({"model.norm.weight", {D}, m.output_norm});
-  t.push_back({"lm_head.weight", {V, D}, f32Of(m.classifier)});
-
+  const std::vector<TensorToWrite> t = hfTensors(m, pack);
+  const TensorType type = options.dtype == "F32"   ? TensorType::F32
+                          : options.dtype == "F16" ? TensorType::F16
+                                                   : TensorType::BF16;
   const int shards = std::min<int>(options.shards, static_cast<int>(t.size()));
   const auto shard_name = [&](int i) {
-    if (shards == 1) return std::string("model.safetensors");
+    if (shards == 1) return std::string(torch ? "pytorch_model.bin" : "model.safetensors");
     char name[64];
-    std::snprintf(name, sizeof name, "model-%05d-of-%05d.safetensors", i + 1, shards);
+    std::snprintf(name, sizeof name,
+                  torch ? "pytorch_model-%05d-of-%05d.bin" : "model-%05d-of-%05d.safetensors",
+                  i + 1, shards);
     return std::string(name);
   };
   std::string weight_map;
+  uint64_t total = 0;
   for (int s = 0; s < shards; ++s) {
     const size_t begin = t.size() * s / shards, end = t.size() * (s + 1) / shards;
-    std::string header = "{\"__metadata__\":{\"format\":\"pt\"}";
-    std::vector<std::string> data;
-    uint64_t offset = 0;
-    for (size_t i = begin; i < end; ++i) {
-      const TensorType type = options.dtype == "F32"   ? TensorType::F32
-                              : options.dtype == "F16" ? TensorType::F16
-                                                       : TensorType::BF16;
-      const std::vector<uint8_t> stored = quantizeRows(type, t[i].data.data(), 1, t[i].data.size());
-      std::string bytes(stored.begin(), stored.end());
-      header += ",\"" + t[i].name + "\":{\"dtype\":\"" + options.dtype + "\",\"shape\":[";
-      for (size_t d = 0; d < t[i].shape.size(); ++d) {
-        if (d) header += ',';
-        header += std::to_string(t[i].shape[d]);
-      }
-      header += "],\"data_offsets\":[" + std::to_string(offset) + "," +
-                std::to_string(offset + bytes.size()) + "]}";
-      offset += bytes.size();
-      data.push_back(std::move(bytes));
-      weight_map += std::string(weight_map.empty() ? "" : ",") + "\"" + t[i].name + "\":\"" +
-                    shard_name(s) + "\"";
-    }
-    header += "}";
-    header.resize((header.size() + 7) / 8 * 8, ' ');  // data starts 8-byte aligned
-    Bytes head;
-    head.u64(header.size());
-    head.raw(header.data(), header.size());
-    std::vector<std::string_view> parts(data.begin(), data.end());
-    auto ok = writeAtomically(fs::path(folder) / shard_name(s), head.s, parts);
+    const fs::path path = fs::path(folder) / shard_name(s);
+    auto ok = torch ? writePytorchShard(path, t, begin, end, type)
+                    : writeSafetensorsShard(path, t, begin, end, type, options.dtype);
     if (!ok) return ok;
+    for (size_t i = begin; i < end; ++i) {
+      weight_map += std::string(weight_map.empty() ? "" : ",") + "\n    \"" + t[i].name + "\": \"" +
+                    shard_name(s) + "\"";
+      total += rowBytes(type, elementsOf(t[i].shape));
+    }
   }
   if (shards > 1) {
-    auto ok = writeAtomically(fs::path(folder) / "model.safetensors.index.json",
-                              "{\"metadata\":{},\"weight_map\":{" + weight_map + "}}\n", {});
+    auto ok = writeAtomically(fs::path(folder) / (torch ? "pytorch_model.bin.index.json"
+                                                        : "model.safetensors.index.json"),
+                              "{\n  \"metadata\": {\n    \"total_size\": " + std::to_string(total) +
+                                  "\n  },\n  \"weight_map\": {" + weight_map + "\n  }\n}\n",
+                              {});
     if (!ok) return ok;
   }
   const auto num = [](double x) {

@@ -6,19 +6,6 @@
 
 namespace ts::engine {
 
-std::optional<TensorType> SafetensorsTensor::type() const {
-  if (dtype == "F32") return TensorType::F32;
-  if (dtype == "F16") return TensorType::F16;
-  if (dtype == "BF16") return TensorType::BF16;
-  return std::nullopt;
-}
-
-const SafetensorsTensor* SafetensorsFile::tensor(const std::string& name) const {
-  for (const auto& t : tensors)
-    if (t.name == name) return &t;
-  return nullptr;
-}
-
 namespace {
 
 constexpr uint64_t kMaxHeader = 100ull << 20;  // the format's own limit is 100 MB
@@ -32,11 +19,11 @@ uint64_t dtypeSize(const std::string& d) {
   return 0;
 }
 
-Result<SafetensorsTensor> readEntry(const std::string& name, const Json& entry, uint64_t data_start,
-                                    uint64_t data_size) {
+Result<CheckpointTensor> readEntry(const std::string& name, const Json& entry, uint64_t data_start,
+                                   uint64_t data_size) {
   const std::string where = "safetensors tensor '" + name + "'";
   if (!entry.is_object()) return fail(where + ": expected an object, found " + entry.type_name());
-  SafetensorsTensor t;
+  CheckpointTensor t;
   t.name = name;
   const Json* dtype = jsonFind(entry, "dtype");
   if (!dtype || !dtype->is_string()) return fail(where + ": expected a string \"dtype\"");
@@ -76,7 +63,7 @@ Result<SafetensorsTensor> readEntry(const std::string& name, const Json& entry, 
 
 }  // namespace
 
-Result<SafetensorsFile> parseSafetensors(std::span<const uint8_t> bytes) {
+Result<CheckpointFile> parseSafetensors(std::span<const uint8_t> bytes) {
   if (bytes.size() < 8)
     return fail("safetensors: expected an 8-byte header length, found a " +
                 std::to_string(bytes.size()) + "-byte file");
@@ -91,7 +78,7 @@ Result<SafetensorsFile> parseSafetensors(std::span<const uint8_t> bytes) {
   if (!header->is_object())
     return fail("safetensors header: expected a JSON object, found " +
                 std::string(header->type_name()));
-  SafetensorsFile file;
+  CheckpointFile file;
   const uint64_t data_start = 8 + header_len, data_size = bytes.size() - data_start;
   for (const auto& [name, entry] : header->items()) {
     if (name == "__metadata__") continue;

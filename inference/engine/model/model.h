@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "inference/engine/core/result.h"
+#include "inference/engine/model/generation_defaults.h"
 #include "inference/engine/model/quant_matrix.h"
 #include "inference/engine/tokenizer/vocabulary.h"
 
@@ -17,7 +18,7 @@ enum class Positional { Rope, Alibi };
 
 struct ModelConfig {
   std::string architecture;   // "llama" | "baichuan"
-  std::string source_format;  // "gguf" | "llama2c" | "safetensors" | "random"
+  std::string source_format;  // "gguf" | "llama2c" | "safetensors" | "pytorch" | "random"
   int n_layers = 0;
   int dim = 0;  // embedding width
   int n_heads = 0;
@@ -57,6 +58,9 @@ struct Model {
   QuantMatrix classifier;
   std::vector<LayerWeights> layers;
   Vocabulary vocab;  // pieces and scores, when the file carries them
+  // generation_config.json's suggestions (Hugging Face folders): sampling settings, the
+  // chat format's role tokens
+  GenerationDefaults generation;
   WeightFormat weight_format = WeightFormat::F32;
   // What the quantization cache did on this load: "hit: PATH", "written: PATH",
   // "off", "not used for f32 weights" or "not written: WHY" (the load still succeeded).

@@ -53,6 +53,7 @@ struct Scheduler::Sequence {
   Clock::time_point submitted;
   const std::atomic<bool>* cancel = nullptr;  // the caller's flag
   bool chat = false;
+  int user_token = kBaichuanUserToken;
 
   std::deque<GeneratedToken> out;  // not yet handed to the caller
   GenerationOutcome outcome;       // ids, text, finish, cached_tokens, prefill_ms
@@ -135,6 +136,7 @@ GenerationOutcome Scheduler::generate(const ScheduledRequest& request,
   s->submitted = Clock::now();
   s->cancel = request.cancel;
   s->chat = request.chat;
+  s->user_token = request.user_token;
   std::unique_lock lock(mutex_);
   s->order = next_order_++;
   waiting_.push_back(s);
@@ -350,7 +352,7 @@ std::shared_ptr<Scheduler::Sequence> Scheduler::preemptNewest() {
 std::string Scheduler::advance(Sequence& s, std::span<const float> logits, int batch) {
   const int id = s.sampler.sample(logits, s.tokens);
   const bool first = s.generated == 0;
-  if (endsGeneration(tokenizer_, id, s.chat)) return "stop";
+  if (endsGeneration(tokenizer_, id, s.chat, s.user_token)) return "stop";
   s.tokens.push_back(id);
   ++s.generated;
   GeneratedToken token{id, s.utf8.push(tokenizer_.piece(id)), false, batch};

@@ -89,8 +89,9 @@ struct StepRecord {
 struct ScheduledRequest {
   std::vector<int> prompt;  // not empty, shorter than the context
   int max_tokens = 128;
-  SamplingConfig sampling;  // the request's own, seed included
-  bool chat = false;        // stop also at the chat format's user token
+  SamplingConfig sampling;              // the request's own, seed included
+  bool chat = false;                    // stop also at the chat format's user token
+  int user_token = kBaichuanUserToken;  // that token (generation_config.json's user_token_id)
   // Set (by any thread) to cancel, also before the first token: checked every step.
   const std::atomic<bool>* cancel = nullptr;
 };

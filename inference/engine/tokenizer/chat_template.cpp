@@ -3,8 +3,8 @@
 namespace ts::engine {
 
 std::vector<int> baichuanChatPrompt(const Tokenizer& tokenizer,
-                                    const std::vector<ChatMessage>& messages,
-                                    int max_input_tokens) {
+                                    const std::vector<ChatMessage>& messages, int max_input_tokens,
+                                    ChatRoles roles) {
   std::vector<int> system;
   std::vector<std::vector<int>> rounds;  // each starts at a user message
   for (const ChatMessage& m : messages) {
@@ -15,7 +15,7 @@ std::vector<int> baichuanChatPrompt(const Tokenizer& tokenizer,
     }
     const bool user = m.role != "assistant";
     if (user || rounds.empty()) rounds.emplace_back();
-    rounds.back().push_back(user ? kBaichuanUserToken : kBaichuanAssistantToken);
+    rounds.back().push_back(user ? roles.user : roles.assistant);
     const auto ids = tokenizer.encode(m.content, false);
     rounds.back().insert(rounds.back().end(), ids.begin(), ids.end());
   }
@@ -31,7 +31,7 @@ std::vector<int> baichuanChatPrompt(const Tokenizer& tokenizer,
   std::vector<int> prompt = system;
   for (size_t r = first; r < rounds.size(); ++r)
     prompt.insert(prompt.end(), rounds[r].begin(), rounds[r].end());
-  if (answer_next) prompt.push_back(kBaichuanAssistantToken);
+  if (answer_next) prompt.push_back(roles.assistant);
   return prompt;
 }
 
@@ -41,8 +41,8 @@ std::vector<int> completionPrompt(const Tokenizer& tokenizer, const std::string&
 
 std::vector<int> conversationPrompt(const Tokenizer& tokenizer,
                                     const std::vector<ChatMessage>& messages, bool chat,
-                                    int max_input_tokens) {
-  if (chat) return baichuanChatPrompt(tokenizer, messages, max_input_tokens);
+                                    int max_input_tokens, ChatRoles roles) {
+  if (chat) return baichuanChatPrompt(tokenizer, messages, max_input_tokens, roles);
   std::string text;
   for (const ChatMessage& m : messages)
     if (m.role != "system") text += (text.empty() ? "" : "\n") + m.content;

@@ -1,5 +1,6 @@
 #include "inference/engine/tokenizer/tokenizer.h"
 
+#include <algorithm>
 #include <queue>
 
 #include "inference/engine/tokenizer/pieces.h"
@@ -27,7 +28,23 @@ Tokenizer::Tokenizer(Vocabulary vocab) : vocab_(std::move(vocab)) {
     if (p.compare(0, kSpaceMark.size(), kSpaceMark) == 0) space_mark_ = true;
     if (p.size() == 6 && p.compare(0, 3, "<0x") == 0 && p[5] == '>')
       byte_ids_[std::stoi(p.substr(3, 2), nullptr, 16)] = static_cast<int>(i);
+    if (i < vocab_.types.size() && vocab_.types[i] == kUserDefinedPiece && !p.empty()) {
+      user_first_[static_cast<unsigned char>(p[0])] = true;
+      if (std::find(user_lengths_.begin(), user_lengths_.end(), p.size()) == user_lengths_.end())
+        user_lengths_.push_back(p.size());
+    }
   }
+  std::sort(user_lengths_.rbegin(), user_lengths_.rend());
+}
+
+std::pair<int, size_t> Tokenizer::userDefinedAt(const std::string& text, size_t at) const {
+  if (user_lengths_.empty() || !user_first_[static_cast<unsigned char>(text[at])]) return {-1, 0};
+  for (size_t n : user_lengths_) {
+    if (n > text.size() - at) continue;
+    const int id = find(text.substr(at, n));
+    if (id >= 0 && vocab_.types[id] == kUserDefinedPiece) return {id, n};
+  }
+  return {-1, 0};
 }
 
 int Tokenizer::find(const std::string& piece) const {
@@ -43,17 +60,24 @@ std::vector<int> Tokenizer::encode(std::string_view text, bool add_bos) const {
   std::string normalized = vocab_.add_dummy_prefix ? space : "";  // sentencepiece's prefix
   for (char c : text) normalized += c == ' ' ? space : std::string(1, c);
 
-  // One symbol per character; characters the vocabulary lacks become byte pieces, which
-  // never merge. Symbols form a linked list over `normalized`.
+  // One symbol per character or user-defined piece; characters the vocabulary lacks become
+  // byte pieces. Byte and user-defined pieces never merge. Symbols form a linked list over
+  // `normalized`.
   struct Symbol {
     size_t begin, length;  // bytes of `normalized`; length 0: a byte piece (never merges)
     int id, prev, next;
+    bool frozen = false;  // a user-defined piece (never merges)
   };
   std::vector<Symbol> symbols;
   for (size_t i = 0; i < normalized.size();) {
+    const int at = static_cast<int>(symbols.size());
+    if (const auto [user, bytes] = userDefinedAt(normalized, i); user >= 0) {
+      symbols.push_back({i, bytes, user, at - 1, at + 1, true});
+      i += bytes;
+      continue;
+    }
     const size_t n =
         std::min(utf8Length(static_cast<unsigned char>(normalized[i])), normalized.size() - i);
-    const int at = static_cast<int>(symbols.size());
     if (const int id = find(normalized.substr(i, n)); id >= 0) {
       symbols.push_back({i, n, id, at - 1, at + 1});
     } else {
@@ -82,7 +106,7 @@ std::vector<int> Tokenizer::encode(std::string_view text, bool add_bos) const {
   const auto consider = [&](int left, int right) {
     if (left < 0 || right < 0) return;
     const Symbol &a = symbols[left], &b = symbols[right];
-    if (a.length == 0 || b.length == 0) return;
+    if (a.length == 0 || b.length == 0 || a.frozen || b.frozen) return;
     const int id = find(normalized.substr(a.begin, a.length + b.length));
     if (id < 0) return;
     const float score = id < static_cast<int>(vocab_.scores.size()) ? vocab_.scores[id] : 0.f;

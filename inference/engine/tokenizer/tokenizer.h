@@ -2,10 +2,14 @@
 // in GGUF files and llama2.c tokenizer files: the text gets a leading space, spaces become
 // "▁" when the vocabulary uses that mark, characters are merged pairwise by the best score
 // of the merged piece, and characters the vocabulary lacks fall back to <0xNN> byte pieces.
+// User-defined pieces (sentencepiece type 4: Baichuan2's <reserved_N>, <extra_N>, digits,
+// "\n") are matched whole where they occur, longest first, and never merge, as
+// sentencepiece's prefix matcher does.
 #pragma once
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "inference/engine/tokenizer/vocabulary.h"
@@ -23,11 +27,15 @@ class Tokenizer {
 
  private:
   int find(const std::string& piece) const;
+  // The longest user-defined piece at text[at...] (its id and bytes), or {-1, 0}.
+  std::pair<int, size_t> userDefinedAt(const std::string& text, size_t at) const;
 
   Vocabulary vocab_;
   std::unordered_map<std::string, int> index_;
   bool space_mark_ = false;  // the vocabulary writes spaces as U+2581
   int byte_ids_[256];
+  std::vector<size_t> user_lengths_;  // distinct byte lengths of user-defined pieces, longest first
+  bool user_first_[256] = {};         // bytes a user-defined piece starts with
 };
 
 // Streaming detokenization: feeds token bytes, returns only complete UTF-8 characters and

@@ -8,10 +8,14 @@
 
 namespace ts::engine {
 
+// sentencepiece's piece type for user-defined symbols (matched whole, never split or merged).
+constexpr int32_t kUserDefinedPiece = 4;
+
 struct Vocabulary {
   std::vector<std::string> pieces;
   std::vector<float> scores;
-  std::vector<int32_t> types;  // sentencepiece types (1 normal, 2 unknown, 3 control, 6 byte)
+  std::vector<int32_t> types;  // sentencepiece types (1 normal, 2 unknown, 3 control,
+                               // 4 user-defined, 6 byte)
   int32_t bos = 1, eos = 2, unk = 0;
   bool add_dummy_prefix = true;  // sentencepiece: a space before the text
 };

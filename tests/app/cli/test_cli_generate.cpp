@@ -326,6 +326,80 @@ class TestCliGenerate : public QObject {
     QVERIFY2(dtype.err.contains("--dtype: expected f32, f16, q8_0, q4_0 for gguf, found 'bf16'"),
              qPrintable(dtype.err));
   }
+
+  // Baichuan2 as published (a bf16 pytorch_model.bin): generate reads the folder, and
+  // convert --to gguf writes a GGUF whose greedy ids are the reference's too; a random
+  // model as pytorch_model.bin shards (convert --format pytorch) generates.
+  void baichuan2PytorchFoldersGenerateAndConvertToGguf() {
+    const QString folder = models_ + "/baichuan2-tiny/7b-bf16";
+    if (!QFile::exists(folder + "/pytorch_model.bin")) QSKIP("baichuan2-tiny is absent");
+    QFile f(models_ + "/baichuan2-tiny/reference/7b-bf16.A.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray want =
+        QJsonDocument::fromJson(f.readAll()).object().value("generated_ids").toArray();
+    QTemporaryDir dir;
+    const Run gguf = cli({"convert", "--to", "gguf", "--model", folder, "--out",
+                          dir.filePath("b2.gguf"), "--type", "f32", "--json"});
+    QCOMPARE(gguf.exit_code, 0);
+    QCOMPARE(gguf.json.value("architecture").toString(), QString("baichuan"));
+    QCOMPARE(gguf.json.value("type").toString(), QString("f32"));
+    QCOMPARE(gguf.json.value("normalized_head").toBool(), true);
+    QCOMPARE(gguf.json.value("tensors").toInt(), 3 + 9 * 32);
+    for (const QString& model : {folder, dir.filePath("b2.gguf")}) {
+      const Run r =
+          cli({"generate", "--model", model, "--prompt-ids", "1,100,200,300", "--max-tokens", "24",
+               "--temperature", "0", "--weights", "f32", "--kv", "f32", "--json"});
+      QCOMPARE(r.exit_code, 0);
+      QCOMPARE(r.json.value("token_ids").toArray(), want);
+    }
+    // The default type: as the checkpoint stores it.
+    const Run stored = cli({"convert", "--to", "gguf", "--model", folder + "/pytorch_model.bin",
+                            "--out", dir.filePath("b2-bf16.gguf"), "--json"});
+    QCOMPARE(stored.exit_code, 0);
+    QCOMPARE(stored.json.value("type").toString(), QString("bf16"));
+    // Errors name what was expected.
+    const Run file = cli({"convert", "--to", "gguf", "--model", dir.filePath("b2.gguf"), "--out",
+                          dir.filePath("x.gguf")});
+    QCOMPARE(file.exit_code, 2);
+    QVERIFY2(file.err.contains("expected a Hugging Face folder"), qPrintable(file.err));
+    const Run to = cli({"convert", "--to", "onnx", "--model", folder, "--out", "x"});
+    QCOMPARE(to.exit_code, 2);
+    QVERIFY2(to.err.contains("--to: expected gguf, found 'onnx'"), qPrintable(to.err));
+    const Run type =
+        cli({"convert", "--to", "gguf", "--model", folder, "--out", "x", "--type", "q5_k"});
+    QCOMPARE(type.exit_code, 2);
+    QVERIFY2(type.err.contains("expected f32, f16, bf16, q8_0, q4_0, q4_k, found 'q5_k'"),
+             qPrintable(type.err));
+    QVERIFY(!QFile::exists("x"));
+
+    const Run pt = cli({"convert",
+                        "--random",
+                        "baichuan2-7b",
+                        "--layers",
+                        "1",
+                        "--dim",
+                        "32",
+                        "--heads",
+                        "2",
+                        "--ffn",
+                        "64",
+                        "--format",
+                        "pytorch",
+                        "--dtype",
+                        "bf16",
+                        "--shards",
+                        "2",
+                        "--out",
+                        dir.filePath("pt"),
+                        "--json"});
+    QCOMPARE(pt.exit_code, 0);
+    QVERIFY(QFile::exists(dir.filePath("pt/pytorch_model.bin.index.json")));
+    const Run run = cli({"generate", "--model", dir.filePath("pt"), "--prompt-ids", "1,2,3",
+                         "--max-tokens", "4", "--json"});
+    QCOMPARE(run.exit_code, 0);
+    QCOMPARE(run.json.value("model").toObject().value("norm_head").toBool(), true);
+    QCOMPARE(run.json.value("token_ids").toArray().size(), 4);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCliGenerate)

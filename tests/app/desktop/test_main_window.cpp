@@ -62,6 +62,7 @@
 #include "ui/latency_chart.h"
 #include "ui/main_window.h"
 #include "ui/model_manager_dialog.h"
+#include "ui/parameter_panel.h"
 #include "ui/providers_dialog.h"
 #include "ui/sweep_chart.h"
 #include "ui/table_dialog.h"
@@ -798,6 +799,30 @@ class TestMainWindow : public QObject {
     QVERIFY(drafted_text.size() < window_->chatPanel()->lastAssistantText().size());
     mark->trigger();
     QVERIFY(painted().isEmpty());
+  }
+
+  // A local Baichuan2 folder's generation_config.json: the parameter panel shows its
+  // suggested settings and "Use the model's defaults" sets them; top_k and the repetition
+  // penalty reach the request; a provider without suggestions hides the line.
+  void theModelsSuggestedSettingsAreOffered() {
+    const QString folder = shared_ + "/baichuan2-tiny/7b-bf16";
+    if (!QFile::exists(folder + "/generation_config.json")) QSKIP("baichuan2-tiny is absent");
+    setLocalProvider(folder);
+    auto* row = window_->findChild<QWidget*>("modelSuggestions");
+    const QString text = window_->findChild<QLabel*>("modelSuggestionsText")->text();
+    QVERIFY(row && !row->isHidden());
+    for (const char* part :
+         {"temperature 0.3", "top-k 5", "top-p 0.85", "repetition penalty 1.05", "max tokens 2048"})
+      QVERIFY2(text.contains(part), qPrintable(text));
+    QTest::mouseClick(window_->findChild<QPushButton*>("useModelDefaultsButton"), Qt::LeftButton);
+    const SamplingParams p = window_->parameterPanel()->params();
+    QCOMPARE(p.temperature, 0.3);
+    QCOMPARE(p.top_p, 0.85);
+    QCOMPARE(p.top_k, 5);
+    QCOMPARE(p.repetition_penalty, 1.05);
+    QCOMPARE(p.max_tokens, 2048);
+    setProvider();
+    QVERIFY(row->isHidden());
   }
 
   // Provider → Open a local model: the facts of the file before loading, the memory the

@@ -189,6 +189,38 @@ class TestLocalServer : public QObject {
     QVERIFY(referenceText().startsWith(QString::fromStdString(cancelled.run.contentText())));
   }
 
+  // A request that leaves the sampling fields out gets the model's generation_config.json
+  // suggestions: a model that suggests greedy decoding (do_sample false: temperature 0)
+  // answers with the reference's greedy text whatever the seed; without suggestions the
+  // same request samples at OpenAI's temperature 1, and seeds then differ.
+  void requestsWithoutSamplingFieldsGetTheModelsSuggestions() {
+    auto greedy = std::make_shared<engine::Model>(*model_);
+    greedy->generation.temperature = 0.0;
+    greedy->generation.top_k = 5;
+    const auto ask = [&](const RunningServer& s, int seed) {
+      httplib::Client http("127.0.0.1", s.port);
+      const std::string b =
+          "{\"messages\":[{\"role\":\"user\",\"content\":\"I dreamed\"}],"
+          "\"max_tokens\":" +
+          std::to_string(referenceTokens()) + ",\"seed\":" + std::to_string(seed) + "}";
+      auto res = http.Post("/v1/chat/completions", b, "application/json");
+      if (!res || res->status != 200) return QString("HTTP error");
+      return QJsonDocument::fromJson(QByteArray::fromStdString(res->body))
+          .object()["choices"]
+          .toArray()[0]
+          .toObject()["message"]
+          .toObject()["content"]
+          .toString();
+    };
+    {
+      RunningServer s(greedy, std::make_unique<engine::CpuSession>(greedy, 128), options());
+      QCOMPARE(ask(s, 1), referenceText());
+      QCOMPARE(ask(s, 2), referenceText());
+    }
+    RunningServer plain(model_, cpuSession(), options());
+    QVERIFY(ask(plain, 1) != ask(plain, 2));
+  }
+
   // Raw HTTP: each mistake a 400 naming the field, an OpenAI-style error body.
   void badRequestsGetOpenAiErrors() {
     RunningServer s(model_, cpuSession(), options());

@@ -68,6 +68,15 @@ class TestChatJson : public QObject {
     QCOMPARE(body.value("max_tokens").toInt(), 64);
     QCOMPARE(body.value("seed").toInt(), 7);
     QVERIFY(body.value("stream_options").toObject().value("include_usage").toBool());
+    // top_k and repetition_penalty: extensions, sent only when set (OpenAI refuses them)
+    QVERIFY(!body.contains("top_k") && !body.contains("repetition_penalty"));
+    r.params.top_k = 5;
+    r.params.repetition_penalty = 1.05;
+    const auto extended = QJsonDocument::fromJson(buildChatRequestBody(r, true)).object();
+    QCOMPARE(extended.value("top_k").toInt(), 5);
+    QCOMPARE(extended.value("repetition_penalty").toDouble(), 1.05);
+    r.params.top_k = 0;
+    r.params.repetition_penalty = 1.0;
     QVERIFY(!QJsonDocument::fromJson(buildChatRequestBody(r, false))
                  .object()
                  .contains("stream_options"));

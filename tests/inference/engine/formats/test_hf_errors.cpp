@@ -146,9 +146,10 @@ int main() {
     fs::create_directories(dir / "torch");
     fs::copy(dir / "good/config.json", dir / "torch/config.json");
     writeFile(dir / "torch/pytorch_model.bin", "x");
-    expectError(errorOf(loadModel(dir / "torch")),
-                "found PyTorch .bin weights: convert them to safetensors first",
-                "HF: pytorch_model.bin only");
+    expectError(
+        errorOf(loadModel(dir / "torch")),
+        "pytorch_model.bin: expected a PyTorch checkpoint (a ZIP archive), found other bytes",
+        "HF: pytorch_model.bin only");
     // A shard named by the index is missing.
     HfWriteOptions two;
     two.shards = 2;

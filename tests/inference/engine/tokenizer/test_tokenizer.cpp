@@ -10,7 +10,9 @@
 #include "tests/inference/engine/check.h"
 #include "tests/inference/engine/json_text.h"
 
+#include "inference/engine/formats/generation_config.h"
 #include "inference/engine/formats/gguf.h"
+#include "inference/engine/formats/json_reader.h"
 #include "inference/engine/formats/mapped_file.h"
 #include "inference/engine/formats/model_loader.h"
 #include "inference/engine/model/model.h"
@@ -128,6 +130,62 @@ int main() {
               std::to_string(cut.size()) + " tokens");
     check(completionPrompt(baichuan, "你好").front() == 1,
           "completion: the plain prompt starts with BOS");
+  }
+
+  // Baichuan2 (baichuan2-tiny's tokenizer.model, 125,696 pieces, no dummy prefix): the
+  // reference tokenizations, and its chat format with the role ids of generation_config.json.
+  if (const auto b2 = models / "baichuan2-tiny" / "7b-bf16"; std::filesystem::exists(b2)) {
+    auto vocab2 = loadVocabulary(b2.string());
+    check(vocab2.ok() && vocab2->pieces.size() == 125696 && !vocab2->add_dummy_prefix,
+          "Baichuan2: tokenizer.model read (125,696 pieces, no dummy prefix)");
+    Tokenizer b2t(vocab2.value());
+    auto ref = readJsonFile((models / "baichuan2-tiny" / "reference" / "tokenizer.json").string());
+    int cases2 = 0, equal2 = 0;
+    for (const Json& c : ref.ok() ? ref.value()["cases"] : Json::array()) {
+      ++cases2;
+      const std::string t2 = c["text"].get<std::string>();
+      const std::vector<int> want = c["ids"].get<std::vector<int>>();
+      const auto ids = b2t.encode(t2, false);
+      std::string back;
+      for (int id : ids) back += b2t.piece(id);
+      if (ids == want && back == t2)
+        ++equal2;
+      else
+        std::printf("  differs: '%s': %s vs %s ('%s')\n", t2.c_str(), join(ids).c_str(),
+                    join(want).c_str(), back.c_str());
+    }
+    check(cases2 == 12 && equal2 == cases2, "Baichuan2: " + std::to_string(equal2) + " of " +
+                                                std::to_string(cases2) +
+                                                " reference tokenizations equal, and decode back");
+    // Two turns as build_chat_input gives them: user_token_id (195), the text, then
+    // assistant_token_id (196) before each answer, no BOS; ids written out from tokenizer.json.
+    auto defaults = readGenerationConfig(b2.string());
+    check(defaults.ok() && defaults->user_token == 195 && defaults->assistant_token == 196 &&
+              defaults->temperature == 0.3 && defaults->top_k == 5 && defaults->top_p == 0.85 &&
+              defaults->repetition_penalty == 1.05 && defaults->max_new_tokens == 2048,
+          "Baichuan2: generation_config.json's roles and suggested settings");
+    const std::vector<ChatMessage> two = {{"user", "Hello 你好 世界"},
+                                          {"assistant", "百川智能大模型推理性能优化"},
+                                          {"user", "Hello 你好 世界"}};
+    const std::vector<int> expected = {195,   19254, 9875,  31213, 31106, 2781,  196,   31745,
+                                       32213, 6358,  31175, 14830, 31502, 31240, 11098, 9784,
+                                       195,   19254, 9875,  31213, 31106, 2781,  196};
+    const auto built = baichuanChatPrompt(b2t, two, 0, defaults->roles());
+    check(built == expected,
+          "Baichuan2 chat: a two-turn conversation's ids are the template's: " + join(built));
+    // The ids come from the file: other role ids give other prompts.
+    GenerationDefaults other;
+    other.user_token = 5;
+    other.assistant_token = 6;
+    const auto moved = baichuanChatPrompt(b2t, two, 0, other.roles());
+    check(moved.front() == 5 && moved[6] == 6 && moved.back() == 6,
+          "Baichuan2 chat: the role ids are the configured ones (5 / 6): " + join(moved));
+    // Trimming drops whole old rounds, never the current turn: with room for 8 tokens the
+    // current turn (7) stays whole; with room for 3 it is still kept whole.
+    const std::vector<int> current(expected.end() - 7, expected.end());
+    check(baichuanChatPrompt(b2t, two, 8, defaults->roles()) == current &&
+              baichuanChatPrompt(b2t, two, 3, defaults->roles()) == current,
+          "Baichuan2 chat: history trimming keeps the current turn whole");
   }
 
   auto aidreams = loadModel((models / "aidreams260K" / "aidreams260K.gguf").string());

@@ -1,0 +1,533 @@
+#include "inference/engine/formats/torch_pickle.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+namespace ts::engine {
+namespace {
+
+// What a value is. Values live in one arena and refer to each other by index, so nothing
+// here recurses (a deeply nested or self-referencing pickle cannot exhaust the C++ stack,
+// and freeing it is one vector).
+enum class Kind { None, Bool, Int, Float, String, Tuple, List, Dict, Global, Storage, Tensor };
+
+struct Value {
+  Kind kind = Kind::None;
+  int64_t i = 0;              // Bool, Int; Storage: numel
+  std::string s, s2;          // String; Global: module, name; Storage: type, key
+  std::vector<size_t> items;  // Tuple, List; Dict: key, value, key, value...
+  size_t depth = 0;           // containers: 1 + the deepest item's depth
+  TorchTensorRef tensor;      // Tensor
+};
+
+const std::set<std::string> kStorageTypes = {"BFloat16Storage", "HalfStorage", "FloatStorage",
+                                             "ByteStorage",     "CharStorage", "IntStorage",
+                                             "LongStorage"};
+const std::set<std::string> kDtypes = {"bfloat16", "float16", "half", "float32", "float", "int64",
+                                       "long",     "int32",   "int",  "uint8",   "int8",  "bool"};
+
+// Globals a pickle may name: the functions this reader evaluates, and inert names (storage
+// types, dtypes, tensor classes) that only appear as arguments.
+bool allowedGlobal(const std::string& module, const std::string& name) {
+  if (module == "collections") return name == "OrderedDict";
+  if (module == "torch._utils") return name == "_rebuild_tensor_v2" || name == "_rebuild_parameter";
+  if (module == "torch._tensor") return name == "_rebuild_from_type_v2";
+  if (module == "torch.nn.parameter") return name == "Parameter";
+  if (module == "torch")
+    return kStorageTypes.count(name) || kDtypes.count(name) || name == "Size" || name == "Tensor";
+  return false;
+}
+
+class Interpreter {
+ public:
+  Interpreter(std::span<const uint8_t> bytes, const TorchPickleLimits& limits)
+      : b_(bytes), limits_(limits) {}
+
+  Result<std::vector<TorchTensorRef>> run();
+
+ private:
+  std::span<const uint8_t> b_;
+  const TorchPickleLimits& limits_;
+  size_t at_ = 0;  // the next byte
+  size_t op_ = 0;  // where the current opcode started
+  std::vector<Value> values_;
+  std::vector<size_t> stack_;
+  std::vector<size_t> marks_;  // stack sizes at each MARK
+  std::unordered_map<uint64_t, size_t> memo_;
+  size_t items_ = 0;
+
+  Error error(const std::string& what) const {
+    return fail("data.pkl byte " + std::to_string(op_) + ": " + what);
+  }
+  bool take(size_t n, const uint8_t** p) {
+    if (n > b_.size() - at_) return false;
+    *p = b_.data() + at_;
+    at_ += n;
+    return true;
+  }
+  std::optional<uint64_t> unsignedLe(int n) {
+    const uint8_t* p;
+    if (!take(n, &p)) return std::nullopt;
+    uint64_t v = 0;
+    for (int k = n - 1; k >= 0; --k) v = v << 8 | p[k];
+    return v;
+  }
+  std::optional<Error> push(Value v) {
+    if (values_.size() >= limits_.values)
+      return error("more than " + std::to_string(limits_.values) + " values");
+    values_.push_back(std::move(v));
+    return pushIndex(values_.size() - 1);
+  }
+  std::optional<Error> pushIndex(size_t v) {
+    if (stack_.size() + marks_.size() >= limits_.stack)
+      return error("the stack passes " + std::to_string(limits_.stack) + " entries");
+    stack_.push_back(v);
+    return std::nullopt;
+  }
+  std::optional<size_t> pop() {
+    if (stack_.empty() || (!marks_.empty() && stack_.size() == marks_.back())) return std::nullopt;
+    const size_t v = stack_.back();
+    stack_.pop_back();
+    return v;
+  }
+  // The items pushed since the last MARK, which is removed.
+  std::optional<std::vector<size_t>> popMark() {
+    if (marks_.empty()) return std::nullopt;
+    std::vector<size_t> items(stack_.begin() + marks_.back(), stack_.end());
+    stack_.resize(marks_.back());
+    marks_.pop_back();
+    return items;
+  }
+  // Adds items to container `c`, keeping the nesting and item bounds.
+  std::optional<Error> addItems(size_t c, const std::vector<size_t>& items) {
+    if (items_ + items.size() > limits_.container_items)
+      return error("more than " + std::to_string(limits_.container_items) + " container items");
+    items_ += items.size();
+    size_t depth = values_[c].depth;
+    for (size_t v : items) depth = std::max(depth, values_[v].depth + 1);
+    if (depth > limits_.nesting)
+      return error("containers nested deeper than " + std::to_string(limits_.nesting));
+    values_[c].depth = std::max<size_t>(depth, 1);
+    auto& dst = values_[c].items;
+    dst.insert(dst.end(), items.begin(), items.end());
+    return std::nullopt;
+  }
+  std::optional<Error> container(Kind kind, const std::vector<size_t>& items) {
+    Value v;
+    v.kind = kind;
+    v.depth = 1;
+    if (auto e = push(std::move(v))) return e;
+    return addItems(stack_.back(), items);
+  }
+  std::optional<Error> string(uint64_t n) {
+    if (n > limits_.string_bytes)
+      return error("a string of " + std::to_string(n) + " bytes (at most " +
+                   std::to_string(limits_.string_bytes) + ")");
+    const uint8_t* p;
+    if (!take(n, &p)) return error("a string passes the end of the pickle");
+    Value v;
+    v.kind = Kind::String;
+    v.s.assign(reinterpret_cast<const char*>(p), n);
+    return push(std::move(v));
+  }
+  std::optional<Error> global(std::string module, std::string name) {
+    if (!allowedGlobal(module, name))
+      return error("refused pickle global '" + module + "." + name +
+                   "' (only tensor-rebuilding globals are read)");
+    Value v;
+    v.kind = Kind::Global;
+    v.s = std::move(module);
+    v.s2 = std::move(name);
+    return push(std::move(v));
+  }
+  std::optional<std::string> line() {
+    const size_t start = at_;
+    while (at_ < b_.size() && b_[at_] != '\n') {
+      if (at_ - start > 256) return std::nullopt;
+      ++at_;
+    }
+    if (at_ >= b_.size()) return std::nullopt;
+    return std::string(reinterpret_cast<const char*>(b_.data() + start), at_++ - start);
+  }
+  std::optional<Error> step(uint8_t op, bool& stop);
+  std::optional<Error> persistentLoad();
+  std::optional<Error> reduce();
+  Result<size_t> call(size_t callable, size_t args);
+  Result<size_t> rebuildTensor(const std::vector<size_t>& args);
+  Result<std::vector<TorchTensorRef>> stateDict(size_t top) const;
+  std::string describe(size_t v) const;
+  std::optional<std::vector<uint64_t>> ints(size_t tuple) const;
+};
+
+std::string Interpreter::describe(size_t index) const {
+  const Value& v = values_[index];
+  switch (v.kind) {
+    case Kind::None:
+      return "None";
+    case Kind::Bool:
+      return v.i ? "True" : "False";
+    case Kind::Int:
+      return "the integer " + std::to_string(v.i);
+    case Kind::Float:
+      return "a float";
+    case Kind::String:
+      return "the string '" + v.s.substr(0, 64) + "'";
+    case Kind::Tuple:
+      return "a tuple of " + std::to_string(v.items.size()) + " items";
+    case Kind::List:
+      return "a list";
+    case Kind::Dict:
+      return "a dict";
+    case Kind::Global:
+      return "'" + v.s + "." + v.s2 + "'";
+    case Kind::Storage:
+      return "a storage";
+    case Kind::Tensor:
+      return "a tensor";
+  }
+  return "a value";
+}
+
+// A tuple (or list) of non-negative integers.
+std::optional<std::vector<uint64_t>> Interpreter::ints(size_t index) const {
+  const Value& v = values_[index];
+  if (v.kind != Kind::Tuple && v.kind != Kind::List) return std::nullopt;
+  std::vector<uint64_t> out;
+  for (size_t item : v.items) {
+    if (values_[item].kind != Kind::Int || values_[item].i < 0) return std::nullopt;
+    out.push_back(static_cast<uint64_t>(values_[item].i));
+  }
+  return out;
+}
+
+// ('storage', <Storage class>, key, location, numel) -> a storage reference.
+std::optional<Error> Interpreter::persistentLoad() {
+  const auto pid = pop();
+  if (!pid) return error("BINPERSID with an empty stack");
+  const Value& t = values_[*pid];
+  const auto expected = [&] {
+    return error("expected a persistent id ('storage', type, key, location, size), found " +
+                 describe(*pid));
+  };
+  if (t.kind != Kind::Tuple || t.items.size() != 5) return expected();
+  const Value &tag = values_[t.items[0]], &type = values_[t.items[1]], &key = values_[t.items[2]],
+              &numel = values_[t.items[4]];
+  if (tag.kind != Kind::String || tag.s != "storage" || key.kind != Kind::String ||
+      values_[t.items[3]].kind != Kind::String || numel.kind != Kind::Int || numel.i < 0)
+    return expected();
+  if (type.kind != Kind::Global || type.s != "torch" || !kStorageTypes.count(type.s2))
+    return error("expected a storage type (" + std::string("BFloat16Storage, HalfStorage, ...") +
+                 "), found " + describe(t.items[1]));
+  Value v;
+  v.kind = Kind::Storage;
+  v.s = type.s2;
+  v.s2 = key.s;
+  v.i = numel.i;
+  return push(std::move(v));
+}
+
+// _rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks[, metadata])
+Result<size_t> Interpreter::rebuildTensor(const std::vector<size_t>& a) {
+  if (a.size() < 4 || a.size() > 7)
+    return error("_rebuild_tensor_v2: expected 6 or 7 arguments, found " +
+                 std::to_string(a.size()));
+  if (values_[a[0]].kind != Kind::Storage)
+    return error("_rebuild_tensor_v2: expected a storage, found " + describe(a[0]));
+  if (values_[a[1]].kind != Kind::Int || values_[a[1]].i < 0)
+    return error("_rebuild_tensor_v2: expected a storage offset, found " + describe(a[1]));
+  const auto shape = ints(a[2]), stride = ints(a[3]);
+  if (!shape || !stride || shape->size() != stride->size() || shape->size() > 8)
+    return error(
+        "_rebuild_tensor_v2: expected a size and a stride of equal length (at most 8), "
+        "found " +
+        describe(a[2]) + " and " + describe(a[3]));
+  const Value& storage = values_[a[0]];
+  Value v;
+  v.kind = Kind::Tensor;
+  v.tensor.storage_type = storage.s;
+  v.tensor.storage_key = storage.s2;
+  v.tensor.storage_numel = static_cast<uint64_t>(storage.i);
+  v.tensor.offset = static_cast<uint64_t>(values_[a[1]].i);
+  v.tensor.shape = *shape;
+  v.tensor.stride.assign(stride->begin(), stride->end());
+  if (auto e = push(std::move(v))) return *e;
+  return *pop();
+}
+
+Result<size_t> Interpreter::call(size_t callable, size_t args_index) {
+  const Value& f = values_[callable];
+  const Value& args = values_[args_index];
+  if (f.kind != Kind::Global)
+    return error("REDUCE: expected a callable global, found " + describe(callable));
+  if (args.kind != Kind::Tuple)
+    return error("REDUCE: expected an argument tuple, found " + describe(args_index));
+  const std::vector<size_t> a = args.items;  // a copy: push() may move values_
+  const std::string name = f.s + "." + f.s2;
+  if (name == "collections.OrderedDict") {
+    if (!a.empty())
+      return error("OrderedDict: expected no arguments, found " + std::to_string(a.size()));
+    if (auto e = container(Kind::Dict, {})) return *e;
+    return *pop();
+  }
+  if (name == "torch._utils._rebuild_tensor_v2") return rebuildTensor(a);
+  if (name == "torch._utils._rebuild_parameter") {  // (data, requires_grad, hooks)
+    if (a.empty() || values_[a[0]].kind != Kind::Tensor)
+      return error("_rebuild_parameter: expected a tensor, found " +
+                   (a.empty() ? std::string("no arguments") : describe(a[0])));
+    return a[0];
+  }
+  if (name == "torch._tensor._rebuild_from_type_v2") {  // (func, type, args, state)
+    if (a.size() != 4 || values_[a[0]].kind != Kind::Global ||
+        values_[a[0]].s2 != "_rebuild_tensor_v2" || values_[a[2]].kind != Kind::Tuple)
+      return error("_rebuild_from_type_v2: expected (_rebuild_tensor_v2, type, args, state)");
+    const std::vector<size_t> inner = values_[a[2]].items;
+    return rebuildTensor(inner);
+  }
+  if (name == "torch.Size") {  // torch.Size((rows, cols)) -> the tuple
+    if (a.size() != 1 || !ints(a[0])) return error("torch.Size: expected a tuple of sizes");
+    return a[0];
+  }
+  return error("refused pickle call of '" + name +
+               "' (only tensor-rebuilding functions are called)");
+}
+
+std::optional<Error> Interpreter::reduce() {
+  const auto args = pop();
+  const auto callable = args ? pop() : std::nullopt;
+  if (!callable) return error("REDUCE with fewer than 2 values on the stack");
+  auto result = call(*callable, *args);
+  if (!result) return Error{result.error()};
+  return pushIndex(result.value());
+}
+
+std::optional<Error> Interpreter::step(uint8_t op, bool& stop) {
+  const auto need = [&](std::optional<uint64_t> v, uint64_t& out) {
+    if (v) out = *v;
+    return v.has_value();
+  };
+  uint64_t n = 0;
+  const auto truncated = [&] { return error("the pickle ends inside an opcode's argument"); };
+  switch (op) {
+    case 0x80:  // PROTO
+      if (!need(unsignedLe(1), n)) return truncated();
+      if (n < 2 || n > 5)
+        return error("expected pickle protocol 2 to 5, found " + std::to_string(n));
+      return std::nullopt;
+    case 0x95:  // FRAME: a length hint
+      return need(unsignedLe(8), n) ? std::optional<Error>() : truncated();
+    case '.':  // STOP
+      stop = true;
+      return std::nullopt;
+    case '(':  // MARK
+      if (stack_.size() + marks_.size() >= limits_.stack)
+        return error("the stack passes " + std::to_string(limits_.stack) + " entries");
+      marks_.push_back(stack_.size());
+      return std::nullopt;
+    case '0':  // POP
+      return pop() ? std::optional<Error>() : error("POP with an empty stack");
+    case '1':  // POP_MARK
+      return popMark() ? std::optional<Error>() : error("POP_MARK without a MARK");
+    case '2': {  // DUP
+      const auto top = pop();
+      if (!top) return error("DUP with an empty stack");
+      stack_.push_back(*top);
+      return pushIndex(*top);
+    }
+    case 'N':
+      return push(Value{});
+    case 0x88:
+    case 0x89: {  // NEWTRUE, NEWFALSE
+      Value v;
+      v.kind = Kind::Bool;
+      v.i = op == 0x88;
+      return push(std::move(v));
+    }
+    case 'J':    // BININT: 4 bytes, signed
+    case 'K':    // BININT1
+    case 'M': {  // BININT2
+      const int bytes = op == 'J' ? 4 : op == 'K' ? 1 : 2;
+      if (!need(unsignedLe(bytes), n)) return truncated();
+      Value v;
+      v.kind = Kind::Int;
+      v.i = op == 'J' ? static_cast<int32_t>(n) : static_cast<int64_t>(n);
+      return push(std::move(v));
+    }
+    case 0x8a: {  // LONG1: n bytes, little-endian two's complement
+      if (!need(unsignedLe(1), n)) return truncated();
+      if (n > 8) return error("an integer of " + std::to_string(n) + " bytes (at most 8)");
+      uint64_t raw = 0;
+      if (n > 0 && !need(unsignedLe(static_cast<int>(n)), raw)) return truncated();
+      if (n > 0 && n < 8 && (raw >> (8 * n - 1)) & 1) raw |= ~uint64_t{0} << (8 * n);  // sign
+      Value v;
+      v.kind = Kind::Int;
+      v.i = static_cast<int64_t>(raw);
+      return push(std::move(v));
+    }
+    case 'G': {  // BINFLOAT: big-endian double
+      const uint8_t* p;
+      if (!take(8, &p)) return truncated();
+      uint64_t raw = 0;
+      for (int k = 0; k < 8; ++k) raw = raw << 8 | p[k];
+      Value v;
+      v.kind = Kind::Float;
+      v.i = static_cast<int64_t>(raw);  // the bits; no caller needs the number
+      return push(std::move(v));
+    }
+    case 'X':  // BINUNICODE
+    case 'T':  // BINSTRING
+    case 'B':  // BINBYTES
+      return need(unsignedLe(4), n) ? string(n) : truncated();
+    case 0x8c:  // SHORT_BINUNICODE
+    case 'U':   // SHORT_BINSTRING
+    case 'C':   // SHORT_BINBYTES
+      return need(unsignedLe(1), n) ? string(n) : truncated();
+    case 0x8d:  // BINUNICODE8
+    case 0x8e:  // BINBYTES8
+      return need(unsignedLe(8), n) ? string(n) : truncated();
+    case ')':
+      return container(Kind::Tuple, {});
+    case ']':
+      return container(Kind::List, {});
+    case '}':
+      return container(Kind::Dict, {});
+    case 't':    // TUPLE
+    case 'l':    // LIST
+    case 'd': {  // DICT
+      auto items = popMark();
+      if (!items) return error("a TUPLE, LIST or DICT without a MARK");
+      if (op == 'd' && items->size() % 2) return error("DICT with an odd number of items");
+      return container(op == 't' ? Kind::Tuple : op == 'l' ? Kind::List : Kind::Dict, *items);
+    }
+    case 0x85:
+    case 0x86:
+    case 0x87: {  // TUPLE1..3
+      std::vector<size_t> items(op - 0x84);
+      for (size_t k = items.size(); k-- > 0;) {
+        const auto v = pop();
+        if (!v) return error("TUPLE" + std::to_string(items.size()) + " with too few values");
+        items[k] = *v;
+      }
+      return container(Kind::Tuple, items);
+    }
+    case 'a':    // APPEND
+    case 's': {  // SETITEM
+      std::vector<size_t> items(op == 'a' ? 1 : 2);
+      for (size_t k = items.size(); k-- > 0;) {
+        const auto v = pop();
+        if (!v) return error("APPEND or SETITEM with too few values");
+        items[k] = *v;
+      }
+      if (stack_.empty() || (!marks_.empty() && stack_.size() == marks_.back()) ||
+          values_[stack_.back()].kind != (op == 'a' ? Kind::List : Kind::Dict))
+        return error(op == 'a' ? "APPEND to something other than a list"
+                               : "SETITEM on something other than a dict");
+      return addItems(stack_.back(), items);
+    }
+    case 'e':    // APPENDS
+    case 'u': {  // SETITEMS
+      auto items = popMark();
+      if (!items) return error("APPENDS or SETITEMS without a MARK");
+      if (op == 'u' && items->size() % 2) return error("SETITEMS with an odd number of items");
+      if (stack_.empty() || (!marks_.empty() && stack_.size() == marks_.back()) ||
+          values_[stack_.back()].kind != (op == 'e' ? Kind::List : Kind::Dict))
+        return error(op == 'e' ? "APPENDS to something other than a list"
+                               : "SETITEMS on something other than a dict");
+      return addItems(stack_.back(), *items);
+    }
+    case 'c': {  // GLOBAL: "module\nname\n"
+      auto module = line();
+      auto name = module ? line() : std::nullopt;
+      if (!name) return error("GLOBAL: expected 'module\\nname\\n', found a cut or overlong name");
+      return global(*module, *name);
+    }
+    case 0x93: {  // STACK_GLOBAL
+      const auto name = pop();
+      const auto module = name ? pop() : std::nullopt;
+      if (!module || values_[*name].kind != Kind::String || values_[*module].kind != Kind::String)
+        return error("STACK_GLOBAL: expected a module and a name on the stack");
+      return global(values_[*module].s, values_[*name].s);
+    }
+    case 'q':     // BINPUT
+    case 'r':     // LONG_BINPUT
+    case 0x94: {  // MEMOIZE
+      if (op != 0x94 && !need(unsignedLe(op == 'q' ? 1 : 4), n)) return truncated();
+      if (op == 0x94) n = memo_.size();
+      if (stack_.empty()) return error("a memo store with an empty stack");
+      if (!memo_.count(n) && memo_.size() >= limits_.memo_entries)
+        return error("more than " + std::to_string(limits_.memo_entries) + " memo entries");
+      memo_[n] = stack_.back();
+      return std::nullopt;
+    }
+    case 'h':    // BINGET
+    case 'j': {  // LONG_BINGET
+      if (!need(unsignedLe(op == 'h' ? 1 : 4), n)) return truncated();
+      const auto it = memo_.find(n);
+      if (it == memo_.end()) return error("memo entry " + std::to_string(n) + " was never stored");
+      return pushIndex(it->second);
+    }
+    case 'Q':
+      return persistentLoad();
+    case 'R':
+      return reduce();
+    case 'b': {  // BUILD: state for the object below it, which keeps no state here
+      const auto state = pop();
+      if (!state || stack_.empty()) return error("BUILD with fewer than 2 values on the stack");
+      return std::nullopt;
+    }
+    default: {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", op);
+      return error(
+          std::string("unknown or refused pickle opcode ") + hex +
+          (op >= 0x20 && op < 0x7f ? std::string(" '") + static_cast<char>(op) + "'" : ""));
+    }
+  }
+}
+
+Result<std::vector<TorchTensorRef>> Interpreter::stateDict(size_t top) const {
+  const Value* dict = &values_[top];
+  if (dict->kind != Kind::Dict)
+    return fail("data.pkl: expected a state dict (a dict of tensors), found " + describe(top));
+  std::vector<TorchTensorRef> out;
+  const auto collect = [&](const Value& d) {
+    for (size_t k = 0; k + 1 < d.items.size(); k += 2) {
+      const Value &key = values_[d.items[k]], &value = values_[d.items[k + 1]];
+      if (key.kind != Kind::String || value.kind != Kind::Tensor) continue;
+      out.push_back(value.tensor);
+      out.back().name = key.s;
+    }
+  };
+  collect(*dict);
+  if (out.empty())  // {"state_dict": {...}, ...} as training scripts save
+    for (size_t k = 0; k + 1 < dict->items.size(); k += 2)
+      if (values_[dict->items[k]].kind == Kind::String &&
+          values_[dict->items[k]].s == "state_dict" &&
+          values_[dict->items[k + 1]].kind == Kind::Dict)
+        collect(values_[dict->items[k + 1]]);
+  if (out.empty()) return fail("data.pkl: expected a state dict of tensors, found no tensors");
+  return out;
+}
+
+Result<std::vector<TorchTensorRef>> Interpreter::run() {
+  bool stop = false;
+  while (!stop) {
+    op_ = at_;
+    if (at_ >= b_.size()) return fail("data.pkl: the pickle ends without STOP (a truncated file?)");
+    if (auto e = step(b_[at_++], stop)) return *e;
+  }
+  if (stack_.empty()) return error("STOP with an empty stack");
+  return stateDict(stack_.back());
+}
+
+}  // namespace
+
+Result<std::vector<TorchTensorRef>> readTorchStateDict(std::span<const uint8_t> pickle,
+                                                       const TorchPickleLimits& limits) {
+  return Interpreter(pickle, limits).run();
+}
+
+}  // namespace ts::engine
