@@ -17,13 +17,26 @@ struct Suggestion {
   const char* repo;
   const char* file;
 };
-// Small models first: they download in seconds and run on any CPU.
+// Small models first: they download in seconds and run on any CPU. An empty file: the whole
+// repository (Baichuan's own PyTorch checkpoints).
 const Suggestion kSuggestions[] = {
-    {"TinyStories 15M (GGUF, Q4_0, ~10 MB)", "ggml-org/models", "tinyllamas/stories15M-q4_0.gguf"},
-    {"TinyStories 110M (llama2.c, ~440 MB; needs tokenizer.bin beside it)", "karpathy/tinyllamas",
-     "stories110M.bin"},
-    {"Baichuan2-7B-Chat (GGUF, Q4_0, ~4.4 GB)", "second-state/Baichuan2-7B-Chat-GGUF",
-     "Baichuan2-7B-Chat-Q4_0.gguf"}};
+    {QT_TRANSLATE_NOOP("ts::ui::DownloadDialog", "TinyStories 15M (GGUF, Q4_0, ~10 MB)"),
+     "ggml-org/models", "tinyllamas/stories15M-q4_0.gguf"},
+    {QT_TRANSLATE_NOOP("ts::ui::DownloadDialog",
+                       "TinyStories 110M (llama2.c, ~440 MB; needs tokenizer.bin beside it)"),
+     "karpathy/tinyllamas", "stories110M.bin"},
+    {QT_TRANSLATE_NOOP("ts::ui::DownloadDialog", "Baichuan2-7B-Chat (GGUF, Q4_0, ~4.4 GB)"),
+     "second-state/Baichuan2-7B-Chat-GGUF", "Baichuan2-7B-Chat-Q4_0.gguf"},
+    {QT_TRANSLATE_NOOP("ts::ui::DownloadDialog",
+                       "Baichuan2-7B-Chat from Baichuan (PyTorch .bin, bf16, ~15 GB, whole "
+                       "repository)"),
+     "baichuan-inc/Baichuan2-7B-Chat", ""},
+    {QT_TRANSLATE_NOOP("ts::ui::DownloadDialog",
+                       "Baichuan2-13B-Chat from Baichuan (PyTorch .bin, 3 shards, ~28 GB)"),
+     "baichuan-inc/Baichuan2-13B-Chat", ""},
+    {QT_TRANSLATE_NOOP("ts::ui::DownloadDialog",
+                       "Baichuan2-7B-Base from Baichuan (PyTorch .bin, 2 shards, ~15 GB)"),
+     "baichuan-inc/Baichuan2-7B-Base", ""}};
 
 QString humanRate(double bytes_per_s) {
   return bytes_per_s >= 1e6 ? QString::number(bytes_per_s / 1e6, 'f', 1) + " MB/s"
@@ -53,7 +66,7 @@ DownloadDialog::DownloadDialog(QWidget* parent) : QDialog(parent) {
   form->addRow(tr("or &repository"), repo_);
   file_ = new QLineEdit(this);
   file_->setObjectName("downloadFile");
-  file_->setPlaceholderText("model.Q4_0.gguf");
+  file_->setPlaceholderText(tr("model.Q4_0.gguf — empty: the whole repository"));
   form->addRow(tr("and &file"), file_);
   layout->addLayout(form);
   suggestions_ = new QListWidget(this);
@@ -63,7 +76,7 @@ DownloadDialog::DownloadDialog(QWidget* parent) : QDialog(parent) {
     item->setData(Qt::UserRole, s.repo);
     item->setData(Qt::UserRole + 1, s.file);
   }
-  suggestions_->setMaximumHeight(80);
+  suggestions_->setMaximumHeight(120);
   connect(suggestions_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
     if (!item) return;
     url_->clear();
@@ -125,6 +138,12 @@ void DownloadDialog::onStarted(const QString& file) {
   status_->setText(tr("Asking the hub for %1…").arg(file));
 }
 
+void DownloadDialog::onFileStarted(const QString& file, int index, int known) {
+  file_status_ = known > index ? tr("File %1 of %2: %3").arg(index).arg(known).arg(file)
+                               : tr("File %1: %2").arg(index).arg(file);
+  status_->setText(file_status_);
+}
+
 void DownloadDialog::onRejected(const QString& problem) {
   status_->setText(problem);
 }
@@ -138,10 +157,11 @@ void DownloadDialog::setRunning(bool running) {
 
 void DownloadDialog::onProgress(qint64 received, qint64 total, double bytes_per_s, double eta_s) {
   if (total > 0) bar_->setValue(static_cast<int>(1000.0 * received / total));
-  status_->setText(tr("%1 of %2 MB · %3 · %4 left")
-                       .arg(received / 1e6, 0, 'f', 1)
-                       .arg(total > 0 ? QString::number(total / 1e6, 'f', 1) : "?")
-                       .arg(humanRate(bytes_per_s), humanTime(eta_s)));
+  const QString figures = tr("%1 of %2 MB · %3 · %4 left")
+                              .arg(received / 1e6, 0, 'f', 1)
+                              .arg(total > 0 ? QString::number(total / 1e6, 'f', 1) : "?")
+                              .arg(humanRate(bytes_per_s), humanTime(eta_s));
+  status_->setText(file_status_.isEmpty() ? figures : file_status_ + " — " + figures);
 }
 
 void DownloadDialog::onPaused() {

@@ -1,5 +1,6 @@
-// Download a model from a Hugging Face hub: repository + file (or a pasted URL), a few
-// suggestions, a progress bar with speed and ETA, Pause / Resume / Cancel. Widgets only:
+// Download a model from a Hugging Face hub: repository + file, a repository alone (every
+// file of a model folder), or a pasted URL; a few suggestions (Baichuan's own repositories
+// among them), a progress bar with speed and ETA, Pause / Resume / Cancel. Widgets only:
 // it says what was typed; the app checks it, drives a ModelDownload and feeds its progress
 // back as numbers.
 #pragma once
@@ -20,6 +21,8 @@ class DownloadDialog : public QDialog {
 
  public slots:
   void onStarted(const QString& file);      // the request was accepted: asking the hub
+  // A repository: the file being fetched, its place and the files known so far.
+  void onFileStarted(const QString& file, int index, int known);
   void onRejected(const QString& problem);  // what was typed names no hub file
   // bytes so far, total (-1 while unknown), bytes/s, seconds left (-1 while unknown).
   void onProgress(qint64 received, qint64 total, double bytes_per_s, double eta_s);
@@ -51,6 +54,7 @@ class DownloadDialog : public QDialog {
   QPushButton* cancel_;
   QPushButton* use_;
   QString downloaded_;
+  QString file_status_;  // "File 3 of 5: …" while a repository downloads
   bool paused_ = false;
 };
 

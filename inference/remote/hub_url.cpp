@@ -10,6 +10,12 @@ QUrl HubFile::resolveUrl() const {
   return QUrl(base + "/" + repo + "/resolve/" + revision + "/" + file);
 }
 
+QString checkHubRepo(const HubFile& f) {
+  HubFile any = f;
+  any.file = "x";
+  return checkHubFile(any);
+}
+
 QString checkHubFile(const HubFile& f) {
   const QUrl base(f.base_url);
   if (!base.isValid() || (base.scheme() != "http" && base.scheme() != "https") ||
@@ -32,11 +38,26 @@ std::optional<HubFile> parseHubUrl(const QString& text, QString* error) {
   const QStringList parts = url.path().split('/', Qt::SkipEmptyParts);
   // owner / name / (resolve|blob) / revision / file...
   const int at = parts.indexOf("resolve") >= 0 ? parts.indexOf("resolve") : parts.indexOf("blob");
+  // owner / name (/ tree / revision): the whole repository
+  const bool repo_page = url.isValid() && !url.host().isEmpty() &&
+                         (parts.size() == 2 || (parts.size() == 4 && parts[2] == "tree"));
+  if (repo_page) {
+    HubFile f;
+    f.base_url = url.scheme() + "://" + url.authority();
+    f.repo = parts[0] + "/" + parts[1];
+    if (parts.size() == 4) f.revision = parts[3];
+    if (const QString problem = checkHubRepo(f); !problem.isEmpty()) {
+      if (error) *error = problem;
+      return std::nullopt;
+    }
+    return f;
+  }
   if (!url.isValid() || url.host().isEmpty() || at != 2 || parts.size() < 5) {
     if (error)
       *error = QString(
                    "expected a file URL such as https://huggingface.co/owner/name/resolve/main/"
-                   "model.gguf, found '%1'")
+                   "model.gguf or a repository's page such as "
+                   "https://huggingface.co/baichuan-inc/Baichuan2-7B-Chat, found '%1'")
                    .arg(text.trimmed());
     return std::nullopt;
   }

@@ -18,7 +18,11 @@ struct HubFile {
 
 // Checks the fields: repo "owner/name", a file, an http(s) base URL. "" when fine.
 QString checkHubFile(const HubFile& f);
-// A pasted URL; nullopt with *error saying what was expected.
+// The same for a whole repository (the file is not looked at).
+QString checkHubRepo(const HubFile& f);
+// A pasted URL; nullopt with *error saying what was expected. A repository's page
+// (…/{owner}/{name} or …/{owner}/{name}/tree/{rev}) gives an empty file: the whole
+// repository.
 std::optional<HubFile> parseHubUrl(const QString& url, QString* error);
 
 }  // namespace ts

@@ -45,6 +45,7 @@ void ModelDownload::start(const HubFile& file, const QString& target) {
   auto_resumes_left_ = 3;
   expected_size_ = -1;
   expected_sha256_.clear();
+  not_found_ = false;
   if (!QDir().mkpath(QFileInfo(target).absolutePath()))
     return fail(tr("cannot create the folder %1").arg(QFileInfo(target).absolutePath()), false);
   probe();
@@ -69,6 +70,7 @@ void ModelDownload::probe() {
                       .arg(file_.repo)
                       .arg(status),
                   false);
+    not_found_ = status == 404;
     if (status == 404)
       return fail(tr("the hub has no file %1 in %2 at %3 (HTTP 404): check the repository and "
                      "file names")

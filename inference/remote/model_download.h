@@ -38,6 +38,8 @@ class ModelDownload : public QObject {
   bool isRunning() const { return reply_ != nullptr; }
   QString partPath() const { return target_ + ".part"; }
   int requests() const { return requests_; }  // GETs made, resumes included
+  // Whether the last failure was the hub saying it has no such file (HTTP 404).
+  bool notFound() const { return not_found_; }
 
  signals:
   void progress(const ts::DownloadProgress& progress);
@@ -68,6 +70,7 @@ class ModelDownload : public QObject {
   qint64 fetch_start_ = 0;  // the partial file's length when the current GET began
   int requests_ = 0;
   bool pausing_ = false;
+  bool not_found_ = false;
   QString write_error_;
   QElapsedTimer clock_, last_emit_;
   qint64 rate_bytes_ = 0;  // received since rate_start_ms_

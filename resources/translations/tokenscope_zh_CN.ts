@@ -1158,6 +1158,43 @@ Fix: </source>
     </message>
 </context>
 <context>
+    <name>ts::RepoDownload</name>
+    <message>
+        <source>cannot create the folder %1</source>
+        <translation>无法创建文件夹 %1</translation>
+    </message>
+    <message>
+        <source>%1 has no weights TokenScope reads: expected model.safetensors, pytorch_model.bin or their .index.json shards</source>
+        <translation>%1 中没有 TokenScope 能读取的权重：应为 model.safetensors、pytorch_model.bin 或它们带 .index.json 的分片</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s), </source>
+        <translation>
+            <numerusform>%n 个文件，</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>sha256 verified</source>
+        <translation>sha256 校验通过</translation>
+    </message>
+    <message>
+        <source>sizes checked (the hub gave no sha256 for some)</source>
+        <translation>已核对大小（模型中心没有给出部分文件的 sha256）</translation>
+    </message>
+    <message>
+        <source>%1 is a %2 checkpoint (quantization_config in config.json), which TokenScope does not read; nothing more was downloaded. Download the full-precision %3 instead: load it with weights int4, or write a 4-bit GGUF from it with `tokenscope-cli convert --to gguf --type q4_k`.</source>
+        <translation>%1 是 %2 检查点（config.json 中有 quantization_config），TokenScope 不能读取；没有继续下载。请改为下载全精度的 %3：以 int4 权重加载，或用 `tokenscope-cli convert --to gguf --type q4_k` 把它转换为 4 位 GGUF。</translation>
+    </message>
+    <message>
+        <source>%1: expected shard file names in weight_map, found &apos;%2&apos;</source>
+        <translation>%1：weight_map 中应为分片文件名，实际为 &apos;%2&apos;</translation>
+    </message>
+    <message>
+        <source>%1: expected a weight_map naming the shards, found none</source>
+        <translation>%1：应有列出各分片的 weight_map，但没有找到</translation>
+    </message>
+</context>
+<context>
     <name>ts::ServingController</name>
     <message>
         <source>Serve the local model</source>
@@ -1810,6 +1847,42 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source> — press Download again to resume.</source>
         <translation> — 再次点击“下载”即可继续。</translation>
+    </message>
+    <message>
+        <source>TinyStories 15M (GGUF, Q4_0, ~10 MB)</source>
+        <translation>TinyStories 15M（GGUF，Q4_0，约 10 MB）</translation>
+    </message>
+    <message>
+        <source>TinyStories 110M (llama2.c, ~440 MB; needs tokenizer.bin beside it)</source>
+        <translation>TinyStories 110M（llama2.c，约 440 MB；需要同目录下的 tokenizer.bin）</translation>
+    </message>
+    <message>
+        <source>Baichuan2-7B-Chat (GGUF, Q4_0, ~4.4 GB)</source>
+        <translation>Baichuan2-7B-Chat（GGUF，Q4_0，约 4.4 GB）</translation>
+    </message>
+    <message>
+        <source>Baichuan2-7B-Chat from Baichuan (PyTorch .bin, bf16, ~15 GB, whole repository)</source>
+        <translation>百川官方 Baichuan2-7B-Chat（PyTorch .bin，bf16，约 15 GB，整个仓库）</translation>
+    </message>
+    <message>
+        <source>Baichuan2-13B-Chat from Baichuan (PyTorch .bin, 3 shards, ~28 GB)</source>
+        <translation>百川官方 Baichuan2-13B-Chat（PyTorch .bin，3 个分片，约 28 GB）</translation>
+    </message>
+    <message>
+        <source>Baichuan2-7B-Base from Baichuan (PyTorch .bin, 2 shards, ~15 GB)</source>
+        <translation>百川官方 Baichuan2-7B-Base（PyTorch .bin，2 个分片，约 15 GB）</translation>
+    </message>
+    <message>
+        <source>model.Q4_0.gguf — empty: the whole repository</source>
+        <translation>model.Q4_0.gguf — 留空：下载整个仓库</translation>
+    </message>
+    <message>
+        <source>File %1 of %2: %3</source>
+        <translation>第 %1 / %2 个文件：%3</translation>
+    </message>
+    <message>
+        <source>File %1: %2</source>
+        <translation>第 %1 个文件：%2</translation>
     </message>
 </context>
 <context>

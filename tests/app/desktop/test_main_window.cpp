@@ -825,6 +825,23 @@ class TestMainWindow : public QObject {
     QVERIFY(row->isHidden());
   }
 
+  // The model manager on Baichuan2 as published: a PyTorch checkpoint, its NormHead.
+  void modelManagerShowsABaichuan2Checkpoint() {
+    const QString folder = shared_ + "/baichuan2-tiny/7b-bf16";
+    if (!QFile::exists(folder + "/pytorch_model.bin")) QSKIP("baichuan2-tiny is absent");
+    window_->findChild<QAction*>("openLocalModelAction")->trigger();
+    ui::ModelManagerDialog* dialog = controller_->modelManager().dialog();
+    QVERIFY(dialog);
+    dialog->setPath(folder);
+    const QString facts = dialog->findChild<QLabel*>("modelFacts")->text();
+    for (const char* part : {"PyTorch checkpoint (.bin), read without running its pickle",
+                             "NormHead, normalized at load", "BF16 × 227", "125696 tokens",
+                             "RoPE"})
+      QVERIFY2(facts.contains(part), qPrintable(part + QString(" not in ") + facts));
+    QVERIFY(dialog->findChild<QPushButton*>("loadButton")->isEnabled());
+    dialog->close();
+  }
+
   // Provider → Open a local model: the facts of the file before loading, the memory the
   // settings take, Cancel during the load changes nothing, a finished load becomes the
   // current provider with its settings, is remembered, and the chat uses that very copy.
@@ -991,7 +1008,7 @@ class TestMainWindow : public QObject {
     emit window_->downloadRequested();
     auto* dialog = window_->findChild<ui::DownloadDialog*>("downloadDialog");
     QVERIFY(dialog);
-    QCOMPARE(dialog->findChild<QListWidget*>("downloadSuggestions")->count(), 3);
+    QCOMPARE(dialog->findChild<QListWidget*>("downloadSuggestions")->count(), 6);
     dialog->findChild<QLineEdit*>("downloadRepo")->setText("karpathy/aidreams");
     dialog->findChild<QLineEdit*>("downloadFile")->setText("aidreams260K.gguf");
     QTest::mouseClick(dialog->findChild<QPushButton*>("downloadStart"), Qt::LeftButton);
@@ -1010,6 +1027,48 @@ class TestMainWindow : public QObject {
     typeAndSend("I dreamed");
     QVERIFY(shown.wait(30000));
     QCOMPARE(label("outputTokensValue"), QString("8 (usage)"));
+    QDir(modelsDir()).removeRecursively();
+  }
+
+  // The Baichuan2-7B-Chat suggestion (Baichuan's own repository, no file named) downloads the
+  // whole folder; "Use this model" makes it a local provider whose suggested settings the
+  // parameter panel offers, and it answers in its chat format.
+  void downloadDialogFetchesABaichuan2Repository() {
+    const QString src = shared_ + "/baichuan2-tiny/7b-bf16";
+    if (!QFile::exists(src + "/pytorch_model.bin")) QSKIP("baichuan2-tiny is absent");
+    QStandardPaths::setTestModeEnabled(true);
+    QDir(modelsDir()).removeRecursively();
+    ts::testing::HubMirror mirror;
+    QVERIFY(mirror.start() > 0);
+    for (const char* f : {"config.json", "generation_config.json", "tokenizer.model",
+                          "tokenizer_config.json", "special_tokens_map.json", "pytorch_model.bin"})
+      mirror.serve("baichuan-inc/Baichuan2-7B-Chat", f, (src + "/" + f).toStdString());
+    controller_->setDownloadHub(QString::fromStdString(mirror.baseUrl()));
+    emit window_->downloadRequested();
+    auto* dialog = window_->findChild<ui::DownloadDialog*>("downloadDialog");
+    QVERIFY(dialog);
+    auto* list = dialog->findChild<QListWidget*>("downloadSuggestions");
+    const auto found = list->findItems("Baichuan2-7B-Chat from Baichuan", Qt::MatchStartsWith);
+    QCOMPARE(found.size(), 1);
+    list->setCurrentItem(found.first());
+    QCOMPARE(dialog->findChild<QLineEdit*>("downloadRepo")->text(),
+             QString("baichuan-inc/Baichuan2-7B-Chat"));
+    QVERIFY(dialog->findChild<QLineEdit*>("downloadFile")->text().isEmpty());
+    QTest::mouseClick(dialog->findChild<QPushButton*>("downloadStart"), Qt::LeftButton);
+    auto* use = dialog->findChild<QPushButton*>("downloadUse");
+    QTRY_VERIFY_WITH_TIMEOUT(use->isEnabled(), 30000);
+    const QString status = dialog->findChild<QLabel*>("downloadStatus")->text();
+    QVERIFY2(status.contains("6 file(s), sha256 verified"), qPrintable(status));
+    QTest::mouseClick(use, Qt::LeftButton);
+    const QString folder = modelsDir() + "/Baichuan2-7B-Chat";
+    QCOMPARE(QString::fromStdString(window_->providers().back().base_url), folder);
+    QVERIFY(!window_->findChild<QWidget*>("modelSuggestions")->isHidden());
+    window_->findChild<QSlider*>("temperatureSlider")->setValue(0);
+    window_->findChild<QSpinBox*>("maxTokensSpin")->setValue(4);
+    QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
+    typeAndSend("Hello");
+    QVERIFY(shown.wait(60000));
+    QVERIFY2(label("outputTokensValue").endsWith("(usage)"), qPrintable(label("outputTokensValue")));
     QDir(modelsDir()).removeRecursively();
   }
 

@@ -2,9 +2,13 @@
 // arrives byte for byte with its sha256 verified; a dropped connection resumes with a
 // Range request; pause and resume; a wrong checksum deletes the damaged file; a missing
 // file says so; a size limit (a full disk) keeps the partial file, which a later run
-// resumes. Pasted URLs parse.
+// resumes. Pasted URLs parse. A whole repository (Baichuan2's PyTorch shards with their
+// index, config, tokenizer and generation files) arrives file by file, skips what the folder
+// has and resumes a partial shard; a bitsandbytes 4-bit repository is refused after its
+// config, before any weights.
 #include <QCryptographicHash>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -13,6 +17,7 @@
 #include <QTest>
 
 #include "inference/remote/model_download.h"
+#include "inference/remote/repo_download.h"
 #include "tests/support/hub_mirror.h"
 
 using namespace ts;
@@ -191,6 +196,118 @@ class TestModelDownload : public QObject {
              QString("bytes=%1-").arg(partial));
   }
 
+  // baichuan2-tiny's 13B folder served as a repository: every file arrives verified, in a
+  // folder named after the repository; a second run fetches nothing; a partial shard resumes.
+  void aRepositoryArrivesFileByFile() {
+    const QString src = qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") +
+                        "/models/baichuan2-tiny/13b-sharded-f16";
+    if (!QFile::exists(src + "/pytorch_model.bin.index.json")) QSKIP("baichuan2-tiny is absent");
+    const QStringList files = {"config.json",
+                               "generation_config.json",
+                               "tokenizer.model",
+                               "tokenizer_config.json",
+                               "special_tokens_map.json",
+                               "pytorch_model.bin.index.json",
+                               "pytorch_model-00001-of-00002.bin",
+                               "pytorch_model-00002-of-00002.bin"};
+    for (const QString& f : files)
+      mirror_.serve("baichuan-inc/Baichuan2-13B-Chat", f.toStdString(), (src + "/" + f).toStdString());
+    HubFile repo = file();
+    repo.repo = "baichuan-inc/Baichuan2-13B-Chat";
+    repo.file.clear();
+    const QString folder = dir_.filePath("Baichuan2-13B-Chat");
+    const auto download = [&](RepoDownload& d) {
+      QSignalSpy done(&d, &RepoDownload::finished), failed(&d, &RepoDownload::failed);
+      d.start(repo, folder);
+      [&] { QTRY_VERIFY_WITH_TIMEOUT(!done.isEmpty() || !failed.isEmpty(), 30000); }();
+      return failed.isEmpty() ? done.value(0).value(1).toString()
+                              : "FAILED " + failed.value(0).value(0).toString();
+    };
+    RepoDownload first;
+    QSignalSpy started(&first, &RepoDownload::fileStarted);
+    qint64 last_total = 0, last_received = 0;
+    connect(&first, &RepoDownload::progress, this, [&](const DownloadProgress& p) {
+      last_total = p.total;
+      last_received = p.received;
+    });
+    const QString summary = download(first);
+    QVERIFY2(summary.contains("8 file(s), sha256 verified"), qPrintable(summary));
+    QCOMPARE(started.size(), 8);
+    QCOMPARE(started.last().value(1).toInt(), 8);
+    for (const QString& f : files) QCOMPARE(sha256(folder + "/" + f), sha256(src + "/" + f));
+    QCOMPARE(last_received, last_total);  // the last shard ends the whole
+    // No Python file, no safetensors after the .bin index was found.
+    for (const auto& r : mirror_.requests())
+      QVERIFY2(r.path.find(".py") == std::string::npos &&
+                   r.path.find("pytorch_model.bin\"") == std::string::npos,
+               r.path.c_str());
+    // Again: everything is there, nothing is fetched.
+    const size_t before = mirror_.requests().size();
+    RepoDownload again;
+    QVERIFY2(download(again).contains("8 file(s)"), "a second run");
+    QCOMPARE(mirror_.requests().size(), before);
+    // A shard cut short (an interrupted run) resumes with a Range request.
+    const QString shard = folder + "/pytorch_model-00002-of-00002.bin";
+    QFile::remove(shard);
+    QFile::copy(src + "/pytorch_model-00002-of-00002.bin", shard + ".part");
+    QFile part(shard + ".part");
+    QVERIFY(part.open(QIODevice::ReadWrite) && part.resize(1000000));
+    part.close();
+    RepoDownload resumed;
+    QVERIFY2(download(resumed).contains("sha256 verified"), "resumed");
+    QCOMPARE(sha256(shard), sha256(src + "/pytorch_model-00002-of-00002.bin"));
+    QCOMPARE(QString::fromStdString(mirror_.requests().back().range), QString("bytes=1000000-"));
+  }
+
+  // Baichuan2-*-4bits (bitsandbytes NF4): refused from its config, before the weights; no
+  // half model is left in the models folder.
+  void aBitsandbytesRepositoryIsRefused() {
+    QTemporaryDir src;
+    QFile config(src.filePath("config.json"));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(R"({"architectures": ["BaichuanForCausalLM"], "quantization_config":
+                  {"load_in_4bit": true, "bnb_4bit_quant_type": "nf4"}})");
+    config.close();
+    mirror_.serve("baichuan-inc/Baichuan2-7B-Chat-4bits", "config.json",
+                  src.filePath("config.json").toStdString());
+    mirror_.serve("baichuan-inc/Baichuan2-7B-Chat-4bits", "pytorch_model.bin", model_.toStdString());
+    HubFile repo = file();
+    repo.repo = "baichuan-inc/Baichuan2-7B-Chat-4bits";
+    repo.file.clear();
+    RepoDownload d;
+    QSignalSpy failed(&d, &RepoDownload::failed);
+    d.start(repo, dir_.filePath("Baichuan2-7B-Chat-4bits"));
+    QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), 30000);
+    const QString message = failed.first().value(0).toString();
+    for (const char* part : {"bitsandbytes nf4 4-bit", "baichuan-inc/Baichuan2-7B-Chat instead",
+                             "convert --to gguf --type q4_k"})
+      QVERIFY2(message.contains(part), qPrintable(message));
+    for (const auto& r : mirror_.requests())
+      QVERIFY2(r.path.find("4bits/resolve/main/pytorch_model") == std::string::npos, r.path.c_str());
+    QVERIFY(!QFile::exists(dir_.filePath("Baichuan2-7B-Chat-4bits")));
+  }
+
+  // tokenscope-cli download --repo without --file: the whole repository, JSON listing it.
+  void theCliDownloadsARepository() {
+    const QString src = qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") +
+                        "/models/baichuan2-tiny/7b-bf16";
+    if (!QFile::exists(src + "/pytorch_model.bin")) QSKIP("baichuan2-tiny is absent");
+    for (const char* f : {"config.json", "generation_config.json", "tokenizer.model",
+                          "pytorch_model.bin"})
+      mirror_.serve("baichuan-inc/Baichuan2-7B-Chat", f, (src + "/" + f).toStdString());
+    QProcess cli;
+    cli.start(TOKENSCOPE_CLI, {"download", "--repo", "baichuan-inc/Baichuan2-7B-Chat", "--hub",
+                               QString::fromStdString(mirror_.baseUrl()), "--dir",
+                               dir_.filePath("cli"), "--json"});
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 0);
+    const QJsonObject out = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+    QCOMPARE(out.value("path").toString(), dir_.filePath("cli/Baichuan2-7B-Chat"));
+    QCOMPARE(out.value("files").toArray().size(), 4);
+    QCOMPARE(sha256(dir_.filePath("cli/Baichuan2-7B-Chat/pytorch_model.bin")),
+             sha256(src + "/pytorch_model.bin"));
+  }
+
   void pastedUrlsParse() {
     QString error;
     auto f = parseHubUrl(
@@ -209,6 +326,12 @@ class TestModelDownload : public QObject {
              QString("http://127.0.0.1:9/a/b/resolve/v1.0/sub/dir/m.gguf"));
     QVERIFY(!parseHubUrl("https://huggingface.co/TheBloke", &error));
     QVERIFY2(error.contains("expected a file URL"), qPrintable(error));
+    // A repository's page: the whole repository (no file).
+    auto page = parseHubUrl("https://huggingface.co/baichuan-inc/Baichuan2-7B-Chat", &error);
+    QVERIFY(page && page->file.isEmpty() && page->repo == "baichuan-inc/Baichuan2-7B-Chat");
+    auto tree = parseHubUrl("https://hf-mirror.com/baichuan-inc/Baichuan2-13B-Chat/tree/v2.0", &error);
+    QVERIFY(tree && tree->file.isEmpty() && tree->revision == "v2.0" &&
+            tree->base_url == "https://hf-mirror.com");
     HubFile bad;
     bad.repo = "no-slash";
     bad.file = "m.gguf";

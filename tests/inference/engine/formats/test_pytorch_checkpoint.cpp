@@ -4,6 +4,7 @@
 // created a file: none appears); truncated files, storages past their records, missing
 // records, non-contiguous strides, unknown opcodes, the legacy format, compressed records,
 // and every interpreter bound give errors that say what was expected and what was found.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -188,6 +189,27 @@ int main() {
         "pytorch_model.bin (bf16) gives the safetensors folder's logits to the bit " + errorOf(b));
     check(c2.ok() && d.ok() && logitsOf(c2.value()) == logitsOf(d.value()),
           "two .bin shards give the same logits as safetensors with --weights f32 " + errorOf(c2));
+    // Progress over the shards while they are mapped, then the layers; cancelling while
+    // mapping stops the load.
+    std::vector<double> seen;
+    LoadOptions traced;
+    traced.progress = [&](double f) {
+      seen.push_back(f);
+      return true;
+    };
+    auto p = loadModel(tmp / "pt2", traced);
+    bool rising = p.ok() && !seen.empty() && seen.back() == 1.0;
+    for (size_t i = 1; i < seen.size(); ++i) rising = rising && seen[i] >= seen[i - 1];
+    const bool mapping_step = std::any_of(seen.begin(), seen.end(), [](double f) {
+      return f > 0.3 && f < 0.4;  // the first of two equal shards: 0.8 x 0.5 of the reading
+    });
+    check(rising && mapping_step, "loading two shards reports rising progress, the first shard "
+                                  "mapped at about 0.36, ending at 1 (" +
+                                      std::to_string(seen.size()) + " reports)");
+    LoadOptions stop;
+    stop.progress = [](double) { return false; };
+    check(errorOf(loadModel(tmp / "pt2", stop)) == kLoadCancelled,
+          "a load cancelled while its shards are mapped fails with kLoadCancelled");
     // pytorch_model.bin named directly is its folder.
     auto e = loadModel(tmp / "pt/pytorch_model.bin");
     check(e.ok() && e.value()->config.source_format == "pytorch",
