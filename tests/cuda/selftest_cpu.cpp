@@ -76,6 +76,54 @@ void layoutChecks(Report& report) {
     }
 }
 
+// A BF16 checkpoint's matrices (Baichuan2 as published) go up as f16, value for value; one
+// with a value past f16's range goes up as f32.
+void bf16UploadChecks(Report& report) {
+  const int rows = 32, cols = 64;
+  std::vector<uint16_t> fits(rows * cols), wide(rows * cols);
+  const auto random = randomVector(size_t(rows) * cols, 77);
+  for (size_t i = 0; i < fits.size(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &random[i], 4);
+    fits[i] = wide[i] = static_cast<uint16_t>(bits >> 16);
+  }
+  wide[5] = 0x4780;  // 65536: past f16's largest finite value
+  const QuantMatrix a =
+      QuantMatrix::stored(TensorType::BF16, reinterpret_cast<const uint8_t*>(fits.data()), rows,
+                          cols, nullptr)
+          .inPanels();  // as the CPU holds it after loading
+  const QuantMatrix b = QuantMatrix::stored(
+      TensorType::BF16, reinterpret_cast<const uint8_t*>(wide.data()), rows, cols, nullptr);
+  Model m;
+  m.config = shapeConfig("llama-tiny", 1).value();
+  m.config.dim = m.config.ffn_dim = cols;
+  m.config.n_heads = m.config.n_kv_heads = 2;
+  m.config.head_dim = m.config.rope_dim = 32;
+  m.config.vocab = rows;
+  m.token_embd = QuantMatrix::fromF32(random, rows, cols);
+  m.output_norm = WeightBuffer<float>(cols, 1.f);
+  m.classifier = a;
+  m.layers.resize(1);
+  LayerWeights& l = m.layers[0];
+  l.attn_norm = l.ffn_norm = WeightBuffer<float>(cols, 1.f);
+  l.wq = l.wk = l.wv = l.wo = l.w_up = l.w_gate = l.w_down = a;
+  l.w_down = b;
+  const CudaModelView view(m);
+  const TsCudaMatrix& head = view.get().classifier;
+  size_t mismatches = 0;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) mismatches += layoutValue(head, r, c) != a.at(r, c);
+  report.check("BF16 matrices go up as f16, value for value",
+               head.format == TS_CUDA_W_F16 && mismatches == 0,
+               "format " + std::to_string(head.format) + ", " + std::to_string(mismatches) +
+                   " values differ");
+  const TsCudaMatrix& down = view.get().layers[0].down;
+  report.check("a BF16 matrix past f16's range goes up as f32",
+               down.format == TS_CUDA_W_F32 && layoutValue(down, 0, 5) == 65536.f &&
+                   !bf16FitsF16(b) && bf16FitsF16(a),
+               "format " + std::to_string(down.format));
+}
+
 void estimateChecks(Report& report) {
   for (const auto& [arch, c] : architectureConfigs()) {
     const std::string shape = arch;
@@ -223,6 +271,7 @@ void refused(Report& report, const std::string& name, int rc, const char* error,
 void cpuChecks(Report& report) {
   layoutChecks(report);
   estimateChecks(report);
+  bf16UploadChecks(report);
   twinChecks(report);
   kvInt8Checks(report);
 }

@@ -1,6 +1,8 @@
 #include "inference/engine/backend/cuda_session.h"
 
+#include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "inference/engine/backend/backend_loader.h"
 #include "inference/engine/model/positional.h"
@@ -87,6 +89,18 @@ void CudaModelView::setShape(const ModelConfig& c) {
   }
 }
 
+bool bf16FitsF16(const QuantMatrix& m) {
+  std::vector<float> row(m.cols());
+  for (int r = 0; r < m.rows(); ++r) {
+    m.rowF32(r, row.data());
+    for (float v : row) {
+      const float a = std::fabs(v);
+      if (!(a <= 65504.f)) return false;  // past f16's largest finite value, or NaN
+    }
+  }
+  return true;
+}
+
 const QuantMatrix& CudaModelView::readable(const QuantMatrix& m) {
   const bool stored = m.format() == WeightFormat::Stored;
   if (!stored && m.rowScales().empty() && !m.panelled()) return m;
@@ -96,19 +110,24 @@ const QuantMatrix& CudaModelView::readable(const QuantMatrix& m) {
       case TensorType::Q4_0:
         format = WeightFormat::Int4;
         break;
+      case TensorType::BF16:  // to f16 at upload: its bytes, and the f16 matvec (below)
       case TensorType::F16:
         format = WeightFormat::F16;
         break;
       case TensorType::F32:
-      case TensorType::BF16:
         format = WeightFormat::F32;
         break;
       default:
         format = WeightFormat::Q8_0;
     }
   // the arrays, not the CPU's panels (converted() leaves integer formats in those)
-  converted_.push_back(
-      std::make_unique<QuantMatrix>(m.converted(format, m.group()).withoutPanels()));
+  auto copy = std::make_unique<QuantMatrix>(m.converted(format, m.group()).withoutPanels());
+  // BF16 holds values f16 cannot (|v| > 65504): such a matrix goes up as f32 instead. Every
+  // other value converts exactly down to f16's smallest normal (6.1e-5; 11 bits of mantissa
+  // to bf16's 8); below it f16's subnormals keep it within 3e-8.
+  if (stored && m.storedType() == TensorType::BF16 && !bf16FitsF16(m))
+    copy = std::make_unique<QuantMatrix>(m.converted(WeightFormat::F32));
+  converted_.push_back(std::move(copy));
   return *converted_.back();
 }
 

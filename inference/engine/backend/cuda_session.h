@@ -29,8 +29,9 @@ int cudaKvFormat(KvFormat format);
 // The plugin's view of a whole model. Owns the layer array and the ALiBi slopes it
 // points to; the weights stay in `model`, apart from those the plugin has no kernel for:
 // stored GGUF matrices become the nearest runtime format at least as precise (Q8_0 ->
-// q8_0 and Q4_0 -> int4 with group 32, both exact; K-quants -> q8_0; F16 -> f16; F32 and
-// BF16 -> f32), a NormHead's row scales are applied, and the embedding table is f32.
+// q8_0 and Q4_0 -> int4 with group 32, both exact; K-quants -> q8_0; F16 -> f16; BF16 ->
+// f16, converted at upload (f32 where a value passes f16's range: bf16FitsF16); F32 ->
+// f32), a NormHead's row scales are applied, and the embedding table is f32.
 class CudaModelView {
  public:
   explicit CudaModelView(const Model& model);
@@ -54,6 +55,11 @@ class CudaModelView {
   std::vector<TsCudaLayer> layers_;
   std::vector<float> slopes_;
 };
+
+// Whether every value of a matrix fits f16's finite range (|v| <= 65504): a stored BF16
+// matrix goes up to the device as f16 when it does (half of f32's bytes, the f16 matvec),
+// else as f32.
+bool bf16FitsF16(const QuantMatrix& m);
 
 // Device memory a session would need, and what the device has free.
 Result<TsCudaMemory> estimateCudaMemory(const CudaModelView& model, int max_positions, KvFormat kv,

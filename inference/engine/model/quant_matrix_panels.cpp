@@ -236,7 +236,9 @@ void QuantMatrix::multiplyPanels(float* out, int out_stride, const Activations& 
 // panels_bf16, the rows of a range that cuts a super-panel (never from CpuSession, which
 // splits in whole ones) and every row where the CPU has no such kernel by the same f32 chains
 // one product at a time: the same results either way. F16 rows read the activations rounded
-// to f16 (Activations::halves), BF16 rows the f32 ones.
+// to f16 (Activations::halves), BF16 rows the f32 ones. With AVX-512 BF16's pair products
+// (GgufKernels::bf16_pairs) a cut super-panel is multiplied whole by the kernel and the
+// rows asked for are kept, so those rows too are the kernel's.
 void QuantMatrix::multiplyF16Panels(float* out, int out_stride, const Activations& x, int begin,
                                     int end) const {
   const auto* panels = reinterpret_cast<const uint16_t*>(stored_);
@@ -261,11 +263,25 @@ void QuantMatrix::multiplyF16Panels(float* out, int out_stride, const Activation
   const int first = std::min(end, (begin + kF16PanelRows - 1) / kF16PanelRows * kF16PanelRows);
   const int last = end == rows_ ? end : std::max(first, end / kF16PanelRows * kF16PanelRows);
   if (!kernel) return chains(begin, end);
-  chains(begin, first);
+  // Rows [from, to) inside one super-panel: by the kernel over all of it, or as chains.
+  const auto cut = [&](int from, int to) {
+    if (from >= to) return;
+    if (!bf16 || !activeGgufKernels().bf16_pairs) return chains(from, to);
+    const int p0 = from / kF16PanelRows * kF16PanelRows, p1 = std::min(rows_, p0 + kF16PanelRows);
+    thread_local std::vector<float> whole;
+    whole.resize(static_cast<size_t>(x.count) * (p1 - p0));
+    kernel(panels + static_cast<size_t>(p0) * cols_, p1 - p0, cols_, xs, x.n, x.count, whole.data(),
+           p1 - p0);
+    for (int t = 0; t < x.count; ++t)
+      std::copy(whole.begin() + static_cast<size_t>(t) * (p1 - p0) + (from - p0),
+                whole.begin() + static_cast<size_t>(t) * (p1 - p0) + (to - p0),
+                out + static_cast<size_t>(t) * out_stride + from);
+  };
+  cut(begin, first);
   if (first < last)
     kernel(panels + static_cast<size_t>(first) * cols_, last - first, cols_, xs, x.n, x.count,
            out + first, out_stride);
-  chains(last, end);
+  cut(last, end);
 }
 
 }  // namespace ts::engine

@@ -22,7 +22,7 @@ struct GgufKernels {
   using Pass = void (*)(const uint8_t* w, size_t row_bytes, const int8_t* x, size_t x_stride,
                         const float* x_d, const float* x_offset, size_t s_stride, int blocks,
                         int tokens, float* out, size_t out_stride);
-  const char* name;  // "avx512-vnni" | "avx2" | "portable"
+  const char* name;  // "avx512-bf16" | "avx512-vnni" | "avx2" | "portable"
   // Sum over blocks b of d_w[b] * x_d[b] * (w_b . x_b). x_offset[b] = 8 * x_d[b] * sum(x_b)
   // (Activations::offset16): Q4_0 may multiply the unsigned nibbles and subtract it.
   float (*dot_q4_0)(const uint8_t* w, const int8_t* x, const float* x_d, const float* x_offset,
@@ -87,7 +87,11 @@ struct GgufKernels {
                              int tokens, float* out, size_t out_stride);
   F16Panels panels_f16;
   // The same for BF16 rows (Hugging Face weights as stored) in super-panels, each weight
-  // widened exactly to f32; the activations as they are (f32). Null as above.
+  // widened exactly to f32; the activations as they are (f32). Null as above. In the
+  // avx512-bf16 set (bf16_pairs): AVX-512 BF16's vdpbf16ps instead, the activations rounded
+  // to bf16 (to nearest even) and multiplied two columns at a time (gguf_kernels_bf16.cpp):
+  // again one chain per product whatever the number of tokens, so decode and every pass
+  // agree to the bit.
   F16Panels panels_bf16;
   // Q4_K / Q5_K / Q6_K rows in panels of sixteen (QuantMatrix::inPanels: each super-block
   // of a slab its sixteen rows' words interleaved, word w of row i at 64 w + 4 i), `rows`
@@ -107,13 +111,16 @@ struct GgufKernels {
   using RuntimeSlabs = void (*)(const uint8_t* w, size_t row_bytes, int rows, const Activations& x,
                                 int blocks, int per_group, float* out, size_t out_stride);
   RuntimeSlabs panels_int8, panels_int4;
+  bool bf16_pairs = false;  // panels_bf16 is AVX-512 BF16's (above)
 };
 
 const GgufKernels& portableGgufKernels();
 const GgufKernels* avx2GgufKernels();  // null without AVX2
 const GgufKernels* vnniGgufKernels();  // AVX2 with AVX-512 VNNI's vpdpbusd; null without it
+// vnniGgufKernels with AVX-512 BF16's products for BF16 panels; null without AVX-512 BF16.
+const GgufKernels* bf16GgufKernels();
 // The fastest set this CPU has, or the one TOKENSCOPE_KERNELS names (portable, avx2,
-// avx512-vnni) when it has that.
+// avx512-vnni, avx512-bf16) when it has that.
 const GgufKernels& activeGgufKernels();
 
 }  // namespace ts::engine

@@ -152,9 +152,9 @@ const GgufKernels& activeGgufKernels() {
     const char* force = std::getenv("TOKENSCOPE_KERNELS");
     const std::string wanted = force ? force : "";
     if (wanted == "portable") return &portableGgufKernels();
-    for (const GgufKernels* k : {vnniGgufKernels(), avx2GgufKernels()})
+    for (const GgufKernels* k : {bf16GgufKernels(), vnniGgufKernels(), avx2GgufKernels()})
       if (k && wanted == k->name) return k;
-    for (const GgufKernels* k : {vnniGgufKernels(), avx2GgufKernels()})
+    for (const GgufKernels* k : {bf16GgufKernels(), vnniGgufKernels(), avx2GgufKernels()})
       if (k) return k;
     return &portableGgufKernels();
   }();

@@ -55,6 +55,11 @@ void panelsQ6K(const uint8_t* w, size_t row_bytes, int rows, const Activations& 
                float* out, size_t out_stride);
 }  // namespace gguf_avx512
 
+namespace gguf_bf16 {  // gguf_kernels_bf16.cpp
+void panelsBf16Pairs(const uint16_t* w, int rows, int cols, const float* x, size_t x_stride,
+                     int tokens, float* out, size_t out_stride);
+}  // namespace gguf_bf16
+
 const GgufKernels* avx2GgufKernels() {
   static const GgufKernels k = gguf_avx2::kernelTable<4>("avx2");
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
@@ -88,6 +93,19 @@ const GgufKernels* vnniGgufKernels() {
   return supported ? &k : nullptr;
 }
 
+const GgufKernels* bf16GgufKernels() {
+  static const bool supported =
+      vnniGgufKernels() && vnniGgufKernels()->panels_bf16 && __builtin_cpu_supports("avx512bf16");
+  static const GgufKernels k = [] {
+    GgufKernels table = vnniGgufKernels() ? *vnniGgufKernels() : portableGgufKernels();
+    table.name = "avx512-bf16";
+    table.panels_bf16 = gguf_bf16::panelsBf16Pairs;
+    table.bf16_pairs = true;
+    return table;
+  }();
+  return supported ? &k : nullptr;
+}
+
 }  // namespace ts::engine
 
 #else
@@ -97,6 +115,9 @@ const GgufKernels* avx2GgufKernels() {
   return nullptr;
 }
 const GgufKernels* vnniGgufKernels() {
+  return nullptr;
+}
+const GgufKernels* bf16GgufKernels() {
   return nullptr;
 }
 }  // namespace ts::engine
