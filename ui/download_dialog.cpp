@@ -1,5 +1,7 @@
 #include "ui/download_dialog.h"
 
+#include <algorithm>
+
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -76,7 +78,9 @@ DownloadDialog::DownloadDialog(QWidget* parent) : QDialog(parent) {
     item->setData(Qt::UserRole, s.repo);
     item->setData(Qt::UserRole + 1, s.file);
   }
-  suggestions_->setMaximumHeight(120);
+  // Every suggestion visible, however long the status below grows.
+  suggestions_->setMinimumHeight(suggestions_->sizeHintForRow(0) * suggestions_->count() +
+                                 2 * suggestions_->frameWidth() + 4);
   connect(suggestions_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
     if (!item) return;
     url_->clear();
@@ -127,6 +131,8 @@ DownloadDialog::DownloadDialog(QWidget* parent) : QDialog(parent) {
     accept();
   });
   setRunning(false);
+  // Wide enough for the suggestions and the placeholders to be read whole.
+  resize(std::max(sizeHint().width(), 720), sizeHint().height());
 }
 
 void DownloadDialog::start() {
@@ -184,7 +190,9 @@ void DownloadDialog::onFinished(const QString& path, const QString& checksum) {
 
 void DownloadDialog::onFailed(const QString& message, bool resumable) {
   setRunning(false);
-  status_->setText(message + (resumable ? tr(" — press Download again to resume.") : QString()));
+  status_->setText(message + (resumable ? tr(" — press Download again to try again; what "
+                                             "arrived is kept.")
+                                        : QString()));
 }
 
 }  // namespace ts::ui

@@ -13,6 +13,8 @@
 #include <QMessageBox>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QToolBar>
@@ -50,7 +52,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   left_layout->addWidget(chat_, 1);
   left_layout->addWidget(metrics_);
   auto* right = right_split_ = new QSplitter(Qt::Vertical, this);
-  right->addWidget(parameters_);
+  // The parameters scroll when the splitter leaves them less height than they need (a
+  // small window, a model's suggestions line): squeezed rows would clip their text.
+  auto* parameters_scroll = parameters_scroll_ = new QScrollArea(this);
+  parameters_scroll->setObjectName("parametersScroll");
+  parameters_scroll->setWidget(parameters_);
+  parameters_scroll->setWidgetResizable(true);
+  parameters_scroll->setFrameShape(QFrame::NoFrame);
+  parameters_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // as wide as the parameters need (the splitter then keeps that width), plus a scroll bar
+  parameters_scroll->setMinimumWidth(parameters_->minimumSizeHint().width() +
+                                     parameters_scroll->verticalScrollBar()->sizeHint().width());
+  parameters_->installEventFilter(this);  // their height changes: fitParameters
+  right->installEventFilter(this);        // the column's height changes: the same
+  right->addWidget(parameters_scroll);
   right->addWidget(chart_);
   right->addWidget(acceptance_);
   right->setStretchFactor(1, 1);
@@ -72,6 +87,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(chat_, &ChatPanel::stopClicked, this, &MainWindow::stop);
   connect(chat_, &ChatPanel::copied, this, &MainWindow::showStatus);
   chat_->focusInput();
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if ((watched == parameters_ && event->type() == QEvent::LayoutRequest) ||
+      (watched == right_split_ && event->type() == QEvent::Resize))
+    QTimer::singleShot(0, this, &MainWindow::fitParameters);  // after the layout settles
+  return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::fitParameters() {
+  // The parameters get the height they ask for while the charts keep 40% of the column;
+  // past that they scroll.
+  const int want = parameters_->sizeHint().height();
+  const int most = std::max(120, right_split_->height() * 6 / 10);
+  parameters_scroll_->setMinimumHeight(std::min(want, most));
 }
 
 void MainWindow::buildToolbar() {

@@ -20,6 +20,7 @@ class QMenu;
 class QComboBox;
 class QLineEdit;
 
+class QScrollArea;
 class QSplitter;
 
 namespace ts::ui {
@@ -122,6 +123,9 @@ class MainWindow : public QMainWindow {
                               const std::function<void(const QString&)>& chosen);
   static void checkChoice(QActionGroup* group, const QString& code);
   void editProvider(bool create);
+  bool eventFilter(QObject* watched, QEvent* event) override;
+  // The parameters' scroll area's minimum height: their own, within 60% of the column.
+  void fitParameters();
   void removeProvider();
   void requestDoctor();
 
@@ -142,6 +146,7 @@ class MainWindow : public QMainWindow {
 
   QSplitter* split_ = nullptr;                // chat | parameters and charts
   QSplitter* right_split_ = nullptr;          // parameters / latency chart / acceptance chart
+  QScrollArea* parameters_scroll_ = nullptr;  // holds the parameter panel
   std::vector<ChatMessage> history_;          // the conversation so far, sent with each message
   RunRecorder recorder_;                      // the run being displayed
   QList<QPair<QString, bool>> pending_text_;  // (text, drafted) arrived since the last frame

@@ -11,6 +11,7 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QThread>
 #include <QVBoxLayout>
@@ -43,7 +44,8 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent) {
   auto* pick = new QHBoxLayout;
   path_ = new QLineEdit(this);
   path_->setObjectName("modelPath");
-  path_->setPlaceholderText(tr("A .gguf file, a Hugging Face folder or a llama2.c .bin"));
+  path_->setPlaceholderText(
+      tr("A .gguf file, a Hugging Face folder (safetensors or PyTorch .bin) or a llama2.c .bin"));
   pick->addWidget(path_, 1);
   auto* file = new QPushButton(tr("Open &file…"), this);
   auto* folder = new QPushButton(tr("Open f&older…"), this);
@@ -60,7 +62,14 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent) {
   facts_->setObjectName("modelFacts");
   facts_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   facts_->setWordWrap(true);
-  right->addWidget(facts_);
+  facts_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  // The facts scroll rather than being cut when the dialog is short.
+  auto* facts_scroll = new QScrollArea(this);
+  facts_scroll->setObjectName("modelFactsScroll");
+  facts_scroll->setWidget(facts_);
+  facts_scroll->setWidgetResizable(true);
+  facts_scroll->setFrameShape(QFrame::NoFrame);
+  right->addWidget(facts_scroll, 1);
 
   auto* form = new QFormLayout;
   backend_ = new QComboBox(this);
@@ -133,7 +142,9 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent) {
   connect(clear_cache_, &QPushButton::clicked, this, &ModelManagerDialog::clearCacheRequested);
 
   auto* buttons = new QDialogButtonBox(this);
-  load_ = buttons->addButton(tr("&Load"), QDialogButtonBox::AcceptRole);
+  // An action, not the accept button (which Return would press): Return in the path field
+  // shows the facts, and loading is this button's (or Alt+L), once the settings are chosen.
+  load_ = buttons->addButton(tr("&Load"), QDialogButtonBox::ActionRole);
   load_->setObjectName("loadButton");
   load_->setEnabled(false);
   cancel_ = buttons->addButton(tr("Cancel loading"), QDialogButtonBox::ActionRole);
@@ -154,7 +165,10 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent) {
     emit cancelRequested();
   });
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-  resize(820, 520);
+  // Return presses no button (a dialog would press its first one): it ends the path field's
+  // edit, which shows the facts.
+  for (QPushButton* b : findChildren<QPushButton*>()) b->setAutoDefault(false);
+  resize(860, 620);
 }
 
 void ModelManagerDialog::showCacheUsage(const QString& text, bool clearable) {

@@ -111,20 +111,22 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   h->addWidget(max_tokens_);
   form->addRow(tr("&Max tokens"), tokens_row);
 
+  // The model's suggestions: the panel's whole width, the text above its button.
   suggestions_row_ = new QWidget(this);
   suggestions_row_->setObjectName("modelSuggestions");
-  auto* sug = new QHBoxLayout(suggestions_row_);
+  auto* sug = new QVBoxLayout(suggestions_row_);
   sug->setContentsMargins(0, 0, 0, 0);
   suggestions_ = new QLabel(suggestions_row_);
   suggestions_->setObjectName("modelSuggestionsText");
   suggestions_->setWordWrap(true);
-  auto* use = new QPushButton(tr("Use the model's defaults"), suggestions_row_);
-  use->setObjectName("useModelDefaultsButton");
-  use->setToolTip(tr("Set the values the model's authors suggest (generation_config.json)."));
-  connect(use, &QPushButton::clicked, this, &ParameterPanel::useSuggestions);
-  sug->addWidget(suggestions_, 1);
-  sug->addWidget(use);
-  form->addRow("", suggestions_row_);
+  use_suggestions_ = new QPushButton(tr("Use the model's defaults"), suggestions_row_);
+  use_suggestions_->setObjectName("useModelDefaultsButton");
+  use_suggestions_->setToolTip(
+      tr("Set the values the model's authors suggest (generation_config.json)."));
+  connect(use_suggestions_, &QPushButton::clicked, this, &ParameterPanel::useSuggestions);
+  sug->addWidget(suggestions_);
+  sug->addWidget(use_suggestions_, 0, Qt::AlignLeft);
+  form->addRow(suggestions_row_);
   suggestions_row_->hide();
 
   stream_ = new QCheckBox(tr("Stream tokens as they are generated"), this);
@@ -177,7 +179,26 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   system_prompt_->setMaximumHeight(80);
   form->addRow(tr("S&ystem"), system_prompt_);
 
+  // The button is for when the values differ from the suggestions.
+  for (QDoubleSpinBox* spin : {temperature_, top_p_, repetition_penalty_})
+    connect(spin, &QDoubleSpinBox::valueChanged, this, &ParameterPanel::updateSuggestionButton);
+  for (QSpinBox* spin : {top_k_, max_tokens_})
+    connect(spin, &QSpinBox::valueChanged, this, &ParameterPanel::updateSuggestionButton);
+
   setParams(SamplingParams{});
+}
+
+void ParameterPanel::updateSuggestionButton() {
+  const SuggestedParams& s = suggested_;
+  const auto same = [](double a, double b) { return std::abs(a - b) < 1e-9; };
+  const bool applied =
+      (!s.temperature || same(temperature_->value(), *s.temperature)) &&
+      (!s.top_p || same(top_p_->value(), *s.top_p)) && (!s.top_k || top_k_->value() == *s.top_k) &&
+      (!s.repetition_penalty || same(repetition_penalty_->value(), *s.repetition_penalty)) &&
+      (!s.max_tokens || max_tokens_->value() == *s.max_tokens);
+  use_suggestions_->setEnabled(!applied);
+  use_suggestions_->setText(applied ? tr("The model's defaults are in use")
+                                    : tr("Use the model's defaults"));
 }
 
 SamplingParams ParameterPanel::params() const {
@@ -235,6 +256,7 @@ void ParameterPanel::setSuggestions(const SuggestedParams& s) {
   if (s.repetition_penalty) parts << tr("repetition penalty %1").arg(*s.repetition_penalty);
   if (s.max_tokens) parts << tr("max tokens %1").arg(*s.max_tokens);
   suggestions_->setText(tr("The model suggests %1.").arg(parts.join(", ")));
+  updateSuggestionButton();
 }
 
 void ParameterPanel::useSuggestions() {

@@ -13,6 +13,7 @@ class QLabel;
 class QLineEdit;
 class QDoubleSpinBox;
 class QPlainTextEdit;
+class QPushButton;
 class QSlider;
 class QSpinBox;
 
@@ -33,6 +34,8 @@ class ParameterPanel : public QWidget {
   void useSuggestions();
 
  private:
+  void updateSuggestionButton();
+
   QDoubleSpinBox* temperature_;
   QSlider* temperature_slider_;
   QDoubleSpinBox* top_p_;
@@ -41,6 +44,7 @@ class ParameterPanel : public QWidget {
   QDoubleSpinBox* repetition_penalty_;
   QWidget* suggestions_row_;
   QLabel* suggestions_;
+  QPushButton* use_suggestions_;
   SuggestedParams suggested_;
   QSpinBox* max_tokens_;
   QSlider* max_tokens_slider_;

@@ -87,7 +87,7 @@ int convertToGguf(const QCommandLineParser& p) {
         "and --out FILE, with --type optionally; --random, --format and --dtype do not apply");
     return 2;
   }
-  const QStringList types = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k"};
+  const QStringList types = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q6_k"};
   if (p.isSet("type") && !types.contains(type)) {
     printErr("tokenscope-cli convert --to gguf: --type: expected " + types.join(", ") +
              ", found '" + p.value("type") + "'");
@@ -109,7 +109,8 @@ int convertToGguf(const QCommandLineParser& p) {
                        : type == "bf16" ? engine::TensorType::BF16
                        : type == "q8_0" ? engine::TensorType::Q8_0
                        : type == "q4_0" ? engine::TensorType::Q4_0
-                                        : engine::TensorType::Q4_K;
+                       : type == "q4_k" ? engine::TensorType::Q4_K
+                                        : engine::TensorType::Q6_K;
   options.progress = terminalProgress("converting");
   QElapsedTimer clock;
   clock.start();
@@ -172,7 +173,7 @@ int runConvertCommand(const QStringList& args) {
        {"to",
         "gguf: the Hugging Face folder --model as a GGUF for llama.cpp's 'baichuan' (W_pack "
         "split, Q/K in RoPE pairs, Baichuan2's NormHead applied), tensor by tensor; --type picks "
-        "f32, f16, bf16, q8_0, q4_0 or q4_k (default: as the checkpoint stores it).",
+        "f32, f16, bf16, q8_0, q4_0, q4_k or q6_k (default: as the checkpoint stores it).",
         "FORMAT"},
        {"dtype",
         "Matrices as f32 (default) or f16; GGUF also q8_0 / q4_0 (blocks of 32, as llama.cpp), "

@@ -1,5 +1,7 @@
 #include "app/desktop/app_controller.h"
 
+#include <QFileInfo>
+
 #include "app/desktop/about_box.h"
 #include "inference/engine/formats/generation_config.h"
 #include "ui/parameter_panel.h"
@@ -60,7 +62,9 @@ void AppController::openModelManager() {
   }
   ui::ModelManagerDialog* dialog = model_manager_.open();
   dialog->setSettings(current->local);
-  dialog->setPath(QString::fromStdString(current->base_url));
+  // The demo model's file exists only once it was first used: no error before anything.
+  const QString path = QString::fromStdString(current->base_url);
+  if (QFileInfo::exists(path)) dialog->setPath(path);
 }
 
 void AppController::useLoadedModel(const QString& path, const LocalEngineSettings& settings) {

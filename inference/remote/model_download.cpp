@@ -46,6 +46,7 @@ void ModelDownload::start(const HubFile& file, const QString& target) {
   expected_size_ = -1;
   expected_sha256_.clear();
   not_found_ = false;
+  pausing_ = false;
   if (!QDir().mkpath(QFileInfo(target).absolutePath()))
     return fail(tr("cannot create the folder %1").arg(QFileInfo(target).absolutePath()), false);
   probe();
@@ -61,6 +62,11 @@ void ModelDownload::probe() {
   connect(reply_, &QNetworkReply::finished, this, [this, reply = reply_] {
     reply->deleteLater();
     reply_ = nullptr;
+    if (pausing_) {  // paused while asking: resume() asks again
+      pausing_ = false;
+      expected_size_ = -1;
+      return emit paused();
+    }
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (reply->error() != QNetworkReply::NoError && status == 0)
       return fail(tr("cannot reach %1: %2").arg(file_.base_url, reply->errorString()), true);
@@ -192,7 +198,10 @@ void ModelDownload::onFetchFinished() {
   if (reply->error() != QNetworkReply::NoError || short_read) {
     const bool progressed = have > fetch_start_;
     if (auto_resumes_left_-- > 0 && progressed) {  // a dropped connection: continue from here
-      QTimer::singleShot(500, this, [this] { fetch(); });
+      QTimer::singleShot(500, this, [this] {
+        if (pausing_) return emit paused();  // paused while waiting to continue
+        fetch();
+      });
       return;
     }
     return fail(tr("the connection dropped at %1 of %2 (%3); resume continues from there")
@@ -238,13 +247,13 @@ void ModelDownload::verify() {
 }
 
 void ModelDownload::pause() {
-  if (!reply_) return;
-  pausing_ = true;
-  reply_->abort();
+  pausing_ = true;  // also between requests (the automatic resume's wait)
+  if (reply_) reply_->abort();
 }
 
 void ModelDownload::resume() {
   if (reply_ || target_.isEmpty()) return;
+  pausing_ = false;
   auto_resumes_left_ = 3;
   if (expected_size_ < 0)
     probe();

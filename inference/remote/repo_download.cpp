@@ -23,12 +23,14 @@ RepoDownload::RepoDownload(QObject* parent) : QObject(parent) {}
 void RepoDownload::start(const HubFile& repo, const QString& folder) {
   if (const QString problem = checkHubRepo(repo); !problem.isEmpty())
     return emit failed(problem, false);
-  if (!QDir().mkpath(folder)) return emit failed(tr("cannot create the folder %1").arg(folder), false);
+  if (!QDir().mkpath(folder))
+    return emit failed(tr("cannot create the folder %1").arg(folder), false);
   repo_ = repo;
   folder_ = folder;
   done_.clear();
   weights_found_ = false;
   all_verified_ = true;
+  pause_requested_ = waiting_ = cancelled_ = false;
   finished_bytes_ = shard_estimate_ = 0;
   shards_left_ = 0;
   position_ = 0;
@@ -53,24 +55,38 @@ void RepoDownload::start(const HubFile& repo, const QString& folder) {
   next();
 }
 
+bool RepoDownload::took(const QString& path) {
+  done_ << current_.file;
+  if (current_.weights) weights_found_ = true;
+  if (current_.shard) shards_left_ = std::max(0, shards_left_ - 1);
+  QString why;
+  if (current_.file == "config.json") {
+    why = refusal(path);
+    if (!why.isEmpty()) {
+      QFile::remove(path);  // no half model is left in the models folder
+      QDir().rmdir(folder_);
+    }
+  } else if (current_.file.endsWith(".index.json")) {
+    why = addShards(path);
+  }
+  if (why.isEmpty()) return true;
+  running_ = false;
+  emit failed(why, false);
+  return false;
+}
+
 void RepoDownload::next() {
   while (!steps_.isEmpty()) {
+    if (cancelled_) return;
+    if (pause_requested_) {  // asked for between transfers: wait here for resume()
+      waiting_ = true;
+      return emit paused();
+    }
     current_ = steps_.takeFirst();
     if (current_.weights && weights_found_) continue;  // a weight file was found already
     const QString target = folder_ + "/" + current_.file;
     if (QFileInfo::exists(target)) {  // complete from an earlier run
-      done_ << current_.file;
-      if (current_.weights) weights_found_ = true;
-      if (current_.file == "config.json")
-        if (const QString why = refusal(target); !why.isEmpty()) {
-          running_ = false;
-          return emit failed(why, false);
-        }
-      if (current_.file.endsWith(".index.json"))
-        if (const QString why = addShards(target); !why.isEmpty()) {
-          running_ = false;
-          return emit failed(why, false);
-        }
+      if (!took(target)) return;
       continue;
     }
     announced_ = false;  // on its first bytes: a file the hub lacks is never announced
@@ -101,28 +117,14 @@ void RepoDownload::next() {
 void RepoDownload::onFileFinished(const QString& path, const QString& checksum) {
   requests_ += file_->requests();
   finished_bytes_ += QFileInfo(path).size();
-  if (current_.file.startsWith("pytorch_model-") || current_.file.startsWith("model-"))
-    shards_left_ = std::max(0, shards_left_ - 1);
   if (!checksum.contains("sha256 verified")) all_verified_ = false;
-  done_ << current_.file;
-  if (current_.weights) weights_found_ = true;
-  if (current_.file == "config.json")
-    if (const QString why = refusal(path); !why.isEmpty()) {
-      running_ = false;
-      QFile::remove(path);  // no half model is left in the models folder
-      QDir().rmdir(folder_);
-      return emit failed(why, false);
-    }
-  if (current_.file.endsWith(".index.json"))
-    if (const QString why = addShards(path); !why.isEmpty()) {
-      running_ = false;
-      return emit failed(why, false);
-    }
+  if (cancelled_ || !took(path)) return;
   next();
 }
 
 void RepoDownload::onFileFailed(const QString& message, bool resumable) {
   requests_ += file_->requests();
+  if (cancelled_) return;
   if (current_.optional && file_->notFound()) return next();  // the repository has none
   running_ = false;
   emit failed(current_.file + ": " + message, resumable);
@@ -132,8 +134,7 @@ QString RepoDownload::refusal(const QString& config_path) const {
   const QJsonObject config = readJsonObject(config_path);
   const QJsonObject q = config.value("quantization_config").toObject();
   if (q.isEmpty()) return {};
-  const bool four = q.value("load_in_4bit").toBool(),
-             eight = q.value("load_in_8bit").toBool();
+  const bool four = q.value("load_in_4bit").toBool(), eight = q.value("load_in_8bit").toBool();
   const QString method = q.value("quant_method").toString();
   if (!four && !eight && method != "bitsandbytes" && method.isEmpty()) return {};
   const QString format =
@@ -167,7 +168,8 @@ QString RepoDownload::addShards(const QString& index_path) {
   shards_left_ = static_cast<int>(shards.size());
   const qint64 total = index.value("metadata").toObject().value("total_size").toInteger();
   shard_estimate_ = total > 0 ? total / shards_left_ : 0;
-  for (auto it = shards.rbegin(); it != shards.rend(); ++it) steps_.prepend({*it});
+  for (auto it = shards.rbegin(); it != shards.rend(); ++it)
+    steps_.prepend({*it, false, false, true});
   return {};
 }
 
@@ -180,8 +182,7 @@ void RepoDownload::emitProgress(const DownloadProgress& current) {
     emit fileStarted(current_.file, position_, position_ + required);
   }
   DownloadProgress p = current;
-  const bool shard = current_.file.startsWith("pytorch_model-") || current_.file.startsWith("model-");
-  const int waiting = std::max(0, shards_left_ - (shard ? 1 : 0));
+  const int waiting = std::max(0, shards_left_ - (current_.shard ? 1 : 0));
   p.received = finished_bytes_ + current.received;
   p.total = current.total > 0 ? finished_bytes_ + current.total + waiting * shard_estimate_ : -1;
   p.eta_s = p.bytes_per_s > 0 && p.total > 0 ? (p.total - p.received) / p.bytes_per_s : -1;
@@ -189,16 +190,26 @@ void RepoDownload::emitProgress(const DownloadProgress& current) {
 }
 
 void RepoDownload::pause() {
-  if (file_) file_->pause();
+  if (!running_) return;
+  pause_requested_ = true;
+  if (file_ && file_->isRunning()) file_->pause();  // else next() waits before a new file
 }
 
 void RepoDownload::resume() {
-  if (file_) file_->resume();
+  if (!running_) return;
+  pause_requested_ = false;
+  if (waiting_) {
+    waiting_ = false;
+    next();
+  } else if (file_) {
+    file_->resume();
+  }
 }
 
 void RepoDownload::cancel() {
-  if (file_) file_->cancel();
+  cancelled_ = true;
   running_ = false;
+  if (file_) file_->cancel();
 }
 
 }  // namespace ts

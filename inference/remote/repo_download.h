@@ -54,6 +54,7 @@ class RepoDownload : public QObject {
     QString file;
     bool optional = false;  // a 404 moves on
     bool weights = false;   // one of the weight candidates (the first found wins)
+    bool shard = false;     // named by an index
   };
   void next();
   void onFileFinished(const QString& path, const QString& checksum);
@@ -62,6 +63,9 @@ class RepoDownload : public QObject {
   QString refusal(const QString& config_path) const;
   // After an index: its shards become required steps; "" or what is wrong with it.
   QString addShards(const QString& index_path);
+  // config.json's and an index's consequences, for a file just fetched or already there;
+  // false when the download ended (refused).
+  bool took(const QString& path);
   void emitProgress(const DownloadProgress& current);
 
   QPointer<ModelDownload> file_;
@@ -71,9 +75,12 @@ class RepoDownload : public QObject {
   Step current_;
   QStringList done_;
   bool running_ = false, weights_found_ = false, all_verified_ = true, announced_ = false;
+  // Asked for while no transfer runs (a file being verified, between files): honoured
+  // before the next file starts.
+  bool pause_requested_ = false, waiting_ = false, cancelled_ = false;
   int requests_ = 0, position_ = 0;
-  qint64 finished_bytes_ = 0;    // files completed in this run
-  qint64 shard_estimate_ = 0;    // bytes expected of each shard not yet started
+  qint64 finished_bytes_ = 0;  // files completed in this run
+  qint64 shard_estimate_ = 0;  // bytes expected of each shard not yet started
   int shards_left_ = 0;
 };
 

@@ -1845,10 +1845,6 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>已保存 %1（%2）。</translation>
     </message>
     <message>
-        <source> — press Download again to resume.</source>
-        <translation> — 再次点击“下载”即可继续。</translation>
-    </message>
-    <message>
         <source>TinyStories 15M (GGUF, Q4_0, ~10 MB)</source>
         <translation>TinyStories 15M（GGUF，Q4_0，约 10 MB）</translation>
     </message>
@@ -1883,6 +1879,10 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>File %1: %2</source>
         <translation>第 %1 个文件：%2</translation>
+    </message>
+    <message>
+        <source> — press Download again to try again; what arrived is kept.</source>
+        <translation> — 再次点击“下载”即可重试；已下载的部分会保留。</translation>
     </message>
 </context>
 <context>
@@ -2524,10 +2524,6 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>最近的模型：</translation>
     </message>
     <message>
-        <source>A .gguf file, a Hugging Face folder or a llama2.c .bin</source>
-        <translation>.gguf 文件、Hugging Face 文件夹或 llama2.c 的 .bin</translation>
-    </message>
-    <message>
         <source>Open &amp;file…</source>
         <translation>打开文件(&amp;F)…</translation>
     </message>
@@ -2654,6 +2650,10 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>Removes every converted model from the cache; the models themselves stay.</source>
         <translation>从缓存中移除所有转换后的模型；模型文件本身保留。</translation>
+    </message>
+    <message>
+        <source>A .gguf file, a Hugging Face folder (safetensors or PyTorch .bin) or a llama2.c .bin</source>
+        <translation>.gguf 文件、Hugging Face 文件夹（safetensors 或 PyTorch .bin）或 llama2.c 的 .bin</translation>
     </message>
 </context>
 <context>
@@ -2785,6 +2785,10 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>The model suggests %1.</source>
         <translation>模型建议：%1。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s defaults are in use</source>
+        <translation>已在使用模型的默认值</translation>
     </message>
 </context>
 <context>

@@ -115,7 +115,13 @@ Result<CheckpointShards> CheckpointShards::openWith(const fs::path& dir, bool wh
 Result<CheckpointShards::Found> CheckpointShards::find(const std::string& name,
                                                        const std::vector<uint64_t>& shape) const {
   const auto it = tensors_.find(name);
-  if (it == tensors_.end()) return fail("missing tensor '" + name + "'");
+  if (it == tensors_.end()) {
+    std::string where;
+    for (size_t i = 0; i < files_.size() && i < 3; ++i)
+      where += (i ? ", " : "") + fs::path(files_[i]->path()).filename().string();
+    if (files_.size() > 3) where += ", ...";
+    return fail("missing tensor '" + name + "' (expected in " + where + ")");
+  }
   const auto [file, index] = it->second;
   const CheckpointTensor& t = parsed_[file].tensors[index];
   if (t.shape != shape)

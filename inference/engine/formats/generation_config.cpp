@@ -42,7 +42,8 @@ Result<GenerationDefaults> readGenerationConfig(const std::string& path) {
   auto json = readJsonFile((fs::path(folder) / kFile).string());
   if (!json) return fail(json.error());
   const Json& j = json.value();
-  if (!j.is_object()) return fail(std::string(kFile) + ": expected an object");
+  if (!j.is_object())
+    return fail(std::string(kFile) + ": expected an object, found " + j.type_name());
   for (auto e : {number(j, "temperature", 0, 100, d.temperature), number(j, "top_p", 0, 1, d.top_p),
                  number(j, "top_k", 0, 1 << 22, d.top_k),
                  number(j, "repetition_penalty", 0.01, 100, d.repetition_penalty),

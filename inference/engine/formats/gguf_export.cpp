@@ -32,14 +32,16 @@ TensorType storedMatrixType(const CheckpointShards& s) {
 
 // The vocabulary from tokenizer.model, with config.json's special ids where it names them.
 Result<Vocabulary> exportVocabulary(const fs::path& dir, const Json& config) {
-  Vocabulary v;
-  if (fs::exists(dir / "tokenizer.model")) {
-    auto file = MappedFile::open((dir / "tokenizer.model").string());
-    if (!file) return fail(file.error());
-    auto parsed = parseSentencePieceModel(file.value()->bytes());
-    if (!parsed) return fail("tokenizer.model: " + parsed.error());
-    v = std::move(parsed.value());
-  }
+  // A GGUF without its vocabulary is of no use to llama.cpp: the tokenizer is required.
+  if (!fs::exists(dir / "tokenizer.model"))
+    return fail(
+        "expected tokenizer.model in the folder (the GGUF carries the vocabulary), "
+        "found none");
+  auto file = MappedFile::open((dir / "tokenizer.model").string());
+  if (!file) return fail(file.error());
+  auto parsed = parseSentencePieceModel(file.value()->bytes());
+  if (!parsed) return fail("tokenizer.model: " + parsed.error());
+  Vocabulary v = std::move(parsed.value());
   for (auto [key, id] : {std::pair{"bos_token_id", &v.bos}, std::pair{"eos_token_id", &v.eos}})
     if (const Json* j = jsonFind(config, key); j && jsonInt(*j))
       *id = static_cast<int>(*jsonInt(*j));

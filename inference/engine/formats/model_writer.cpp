@@ -105,7 +105,7 @@ uint32_t fileType(TensorType type) {
     case TensorType::Q8_0:
       return 7;
     case TensorType::Q4_K:
-      return 15;  // Q4_K_M's number; every matrix is Q4_K here
+      return 14;  // Q4_K_S: every matrix Q4_K
     case TensorType::Q6_K:
       return 18;
     case TensorType::BF16:
@@ -324,6 +324,9 @@ Result<bool> writeSafetensorsShard(const fs::path& path, const std::vector<Tenso
   for (size_t i = begin; i < end; ++i) {
     auto values = t[i].values();
     if (!values) return fail(values.error());
+    if (values->size() != elementsOf(t[i].shape))
+      return fail("tensor '" + t[i].name + "': expected " + std::to_string(elementsOf(t[i].shape)) +
+                  " values, found " + std::to_string(values->size()));
     const std::vector<uint8_t> stored = quantizeRows(type, values->data(), 1, values->size());
     out.write(stored.data(), stored.size());
     if (!out.ok()) return fail("writing " + path.string() + " failed (disk full?)");

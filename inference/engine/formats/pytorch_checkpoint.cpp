@@ -13,10 +13,11 @@ struct StorageType {
   const char* dtype;
   uint64_t bytes;
 };
-constexpr StorageType kStorageTypes[] = {{"BFloat16Storage", "BF16", 2}, {"HalfStorage", "F16", 2},
-                                         {"FloatStorage", "F32", 4},     {"ByteStorage", "U8", 1},
-                                         {"CharStorage", "I8", 1},       {"IntStorage", "I32", 4},
-                                         {"LongStorage", "I64", 8}};
+constexpr StorageType kStorageTypes[] = {
+    {"BFloat16Storage", "BF16", 2}, {"HalfStorage", "F16", 2}, {"FloatStorage", "F32", 4},
+    {"DoubleStorage", "F64", 8},    {"ByteStorage", "U8", 1},  {"CharStorage", "I8", 1},
+    {"ShortStorage", "I16", 2},     {"IntStorage", "I32", 4},  {"LongStorage", "I64", 8},
+    {"BoolStorage", "BOOL", 1}};
 
 const StorageType* storageType(const std::string& name) {
   for (const StorageType& t : kStorageTypes)
@@ -72,10 +73,12 @@ Result<CheckpointTensor> locate(const TorchTensorRef& t, const ZipArchive& zip,
                 std::to_string(record->size) + " bytes)");
   uint64_t elements = 1;
   for (uint64_t d : t.shape) {
-    if (d != 0 && elements > (uint64_t{1} << 50) / d) return fail(where + ": too many elements");
+    if (d != 0 && elements > (uint64_t{1} << 50) / d)
+      return fail(where + ": expected at most 2^50 elements, found shape " + shapeText(t.shape));
     elements *= d;
   }
-  if (elements > 0 && (t.offset > t.storage_numel || elements > t.storage_numel - t.offset))
+  // (storage_numel was checked against the record: offset * bytes cannot overflow)
+  if (t.offset > t.storage_numel || elements > t.storage_numel - t.offset)
     return fail(where + ": elements [" + std::to_string(t.offset) + ", +" +
                 std::to_string(elements) + ") pass the end of its storage of " +
                 std::to_string(t.storage_numel) + " elements");

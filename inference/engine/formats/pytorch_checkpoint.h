@@ -13,8 +13,9 @@
 namespace ts::engine {
 
 // Tensors in the pickle's order; dtype names as safetensors spells them (BFloat16Storage
-// -> "BF16", HalfStorage -> "F16", FloatStorage -> "F32", Byte/Char/Int/Long -> "U8", "I8",
-// "I32", "I64").
+// -> "BF16", HalfStorage -> "F16", FloatStorage -> "F32", Double -> "F64",
+// Byte/Char/Short/Int/Long -> "U8", "I8", "I16", "I32", "I64", Bool -> "BOOL"); the loader
+// refuses, by name, a model matrix in a type it does not multiply.
 Result<CheckpointFile> parsePytorchCheckpoint(std::span<const uint8_t> bytes);
 
 // Whether the bytes start as a ZIP archive does (a local header).

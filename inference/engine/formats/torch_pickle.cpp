@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 namespace ts::engine {
@@ -21,12 +22,18 @@ struct Value {
   std::string s, s2;          // String; Global: module, name; Storage: type, key
   std::vector<size_t> items;  // Tuple, List; Dict: key, value, key, value...
   size_t depth = 0;           // containers: 1 + the deepest item's depth
-  TorchTensorRef tensor;      // Tensor
+  // Tensor: i indexes Interpreter::tensors_ (kept apart: most values are not tensors)
 };
 
-const std::set<std::string> kStorageTypes = {"BFloat16Storage", "HalfStorage", "FloatStorage",
-                                             "ByteStorage",     "CharStorage", "IntStorage",
-                                             "LongStorage"};
+constexpr size_t kMaxKey = 64;        // a storage key: torch writes a decimal number
+constexpr size_t kMaxName = 4096;     // a state dict key
+constexpr size_t kMaxDimensions = 8;  // of a tensor
+
+// Storages of every element type torch.save writes for a state dict; those the engine does
+// not multiply (F64, I16, BOOL, ...) are refused later, by name, if a model needs them.
+const std::set<std::string> kStorageTypes = {
+    "BFloat16Storage", "HalfStorage",  "FloatStorage", "DoubleStorage", "ByteStorage",
+    "CharStorage",     "ShortStorage", "IntStorage",   "LongStorage",   "BoolStorage"};
 const std::set<std::string> kDtypes = {"bfloat16", "float16", "half", "float32", "float", "int64",
                                        "long",     "int32",   "int",  "uint8",   "int8",  "bool"};
 
@@ -58,6 +65,7 @@ class Interpreter {
   std::vector<size_t> stack_;
   std::vector<size_t> marks_;  // stack sizes at each MARK
   std::unordered_map<uint64_t, size_t> memo_;
+  std::vector<TorchTensorRef> tensors_;  // what Tensor values index
   size_t items_ = 0;
 
   Error error(const std::string& what) const {
@@ -157,7 +165,7 @@ class Interpreter {
   std::optional<Error> persistentLoad();
   std::optional<Error> reduce();
   Result<size_t> call(size_t callable, size_t args);
-  Result<size_t> rebuildTensor(const std::vector<size_t>& args);
+  Result<size_t> rebuildTensor(size_t args_index);  // args: a tuple value
   Result<std::vector<TorchTensorRef>> stateDict(size_t top) const;
   std::string describe(size_t v) const;
   std::optional<std::vector<uint64_t>> ints(size_t tuple) const;
@@ -222,6 +230,9 @@ std::optional<Error> Interpreter::persistentLoad() {
   if (type.kind != Kind::Global || type.s != "torch" || !kStorageTypes.count(type.s2))
     return error("expected a storage type (" + std::string("BFloat16Storage, HalfStorage, ...") +
                  "), found " + describe(t.items[1]));
+  if (key.s.size() > kMaxKey)
+    return error("expected a storage key of at most " + std::to_string(kMaxKey) +
+                 " bytes, found one of " + std::to_string(key.s.size()));
   Value v;
   v.kind = Kind::Storage;
   v.s = type.s2;
@@ -231,29 +242,38 @@ std::optional<Error> Interpreter::persistentLoad() {
 }
 
 // _rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks[, metadata])
-Result<size_t> Interpreter::rebuildTensor(const std::vector<size_t>& a) {
+Result<size_t> Interpreter::rebuildTensor(size_t args_index) {
+  const std::vector<size_t>& a = values_[args_index].items;  // read before any push
   if (a.size() < 4 || a.size() > 7)
-    return error("_rebuild_tensor_v2: expected 6 or 7 arguments, found " +
-                 std::to_string(a.size()));
+    return error(
+        "_rebuild_tensor_v2: expected 4 to 7 arguments (storage, offset, size, stride, ...), "
+        "found " +
+        std::to_string(a.size()));
   if (values_[a[0]].kind != Kind::Storage)
     return error("_rebuild_tensor_v2: expected a storage, found " + describe(a[0]));
   if (values_[a[1]].kind != Kind::Int || values_[a[1]].i < 0)
     return error("_rebuild_tensor_v2: expected a storage offset, found " + describe(a[1]));
-  const auto shape = ints(a[2]), stride = ints(a[3]);
-  if (!shape || !stride || shape->size() != stride->size() || shape->size() > 8)
-    return error(
-        "_rebuild_tensor_v2: expected a size and a stride of equal length (at most 8), "
-        "found " +
-        describe(a[2]) + " and " + describe(a[3]));
+  // the lengths first: ints() walks the whole tuple
+  const auto shortTuple = [&](size_t v) {
+    return values_[v].items.size() <= kMaxDimensions ? ints(v) : std::nullopt;
+  };
+  const auto shape = shortTuple(a[2]), stride = shortTuple(a[3]);
+  if (!shape || !stride || shape->size() != stride->size())
+    return error("_rebuild_tensor_v2: expected a size and a stride of equal length (at most " +
+                 std::to_string(kMaxDimensions) + " non-negative integers), found " +
+                 describe(a[2]) + " and " + describe(a[3]));
   const Value& storage = values_[a[0]];
+  TorchTensorRef t;
+  t.storage_type = storage.s;
+  t.storage_key = storage.s2;
+  t.storage_numel = static_cast<uint64_t>(storage.i);
+  t.offset = static_cast<uint64_t>(values_[a[1]].i);
+  t.shape = *shape;
+  t.stride.assign(stride->begin(), stride->end());
   Value v;
   v.kind = Kind::Tensor;
-  v.tensor.storage_type = storage.s;
-  v.tensor.storage_key = storage.s2;
-  v.tensor.storage_numel = static_cast<uint64_t>(storage.i);
-  v.tensor.offset = static_cast<uint64_t>(values_[a[1]].i);
-  v.tensor.shape = *shape;
-  v.tensor.stride.assign(stride->begin(), stride->end());
+  v.i = static_cast<int64_t>(tensors_.size());
+  tensors_.push_back(std::move(t));
   if (auto e = push(std::move(v))) return *e;
   return *pop();
 }
@@ -265,7 +285,7 @@ Result<size_t> Interpreter::call(size_t callable, size_t args_index) {
     return error("REDUCE: expected a callable global, found " + describe(callable));
   if (args.kind != Kind::Tuple)
     return error("REDUCE: expected an argument tuple, found " + describe(args_index));
-  const std::vector<size_t> a = args.items;  // a copy: push() may move values_
+  const std::vector<size_t>& a = args.items;  // only read before anything is pushed
   const std::string name = f.s + "." + f.s2;
   if (name == "collections.OrderedDict") {
     if (!a.empty())
@@ -273,7 +293,7 @@ Result<size_t> Interpreter::call(size_t callable, size_t args_index) {
     if (auto e = container(Kind::Dict, {})) return *e;
     return *pop();
   }
-  if (name == "torch._utils._rebuild_tensor_v2") return rebuildTensor(a);
+  if (name == "torch._utils._rebuild_tensor_v2") return rebuildTensor(args_index);
   if (name == "torch._utils._rebuild_parameter") {  // (data, requires_grad, hooks)
     if (a.empty() || values_[a[0]].kind != Kind::Tensor)
       return error("_rebuild_parameter: expected a tensor, found " +
@@ -283,12 +303,15 @@ Result<size_t> Interpreter::call(size_t callable, size_t args_index) {
   if (name == "torch._tensor._rebuild_from_type_v2") {  // (func, type, args, state)
     if (a.size() != 4 || values_[a[0]].kind != Kind::Global ||
         values_[a[0]].s2 != "_rebuild_tensor_v2" || values_[a[2]].kind != Kind::Tuple)
-      return error("_rebuild_from_type_v2: expected (_rebuild_tensor_v2, type, args, state)");
-    const std::vector<size_t> inner = values_[a[2]].items;
-    return rebuildTensor(inner);
+      return error(
+          "_rebuild_from_type_v2: expected (_rebuild_tensor_v2, type, args, state), found " +
+          describe(args_index) + (a.empty() ? std::string() : " starting with " + describe(a[0])));
+    return rebuildTensor(a[2]);
   }
   if (name == "torch.Size") {  // torch.Size((rows, cols)) -> the tuple
-    if (a.size() != 1 || !ints(a[0])) return error("torch.Size: expected a tuple of sizes");
+    if (a.size() != 1 || values_[a[0]].items.size() > kMaxDimensions || !ints(a[0]))
+      return error("torch.Size: expected one tuple of at most " + std::to_string(kMaxDimensions) +
+                   " sizes, found " + describe(args_index));
     return a[0];
   }
   return error("refused pickle call of '" + name +
@@ -448,7 +471,10 @@ std::optional<Error> Interpreter::step(uint8_t op, bool& stop) {
       const auto name = pop();
       const auto module = name ? pop() : std::nullopt;
       if (!module || values_[*name].kind != Kind::String || values_[*module].kind != Kind::String)
-        return error("STACK_GLOBAL: expected a module and a name on the stack");
+        return error(
+            "STACK_GLOBAL: expected a module and a name (two strings) on the stack, found " +
+            (module ? describe(*module) + " and " + describe(*name)
+                    : std::string("fewer than two values")));
       return global(values_[*module].s, values_[*name].s);
     }
     case 'q':     // BINPUT
@@ -493,11 +519,21 @@ Result<std::vector<TorchTensorRef>> Interpreter::stateDict(size_t top) const {
   if (dict->kind != Kind::Dict)
     return fail("data.pkl: expected a state dict (a dict of tensors), found " + describe(top));
   std::vector<TorchTensorRef> out;
+  std::set<std::string_view> names;
+  std::optional<Error> bad;
   const auto collect = [&](const Value& d) {
-    for (size_t k = 0; k + 1 < d.items.size(); k += 2) {
+    for (size_t k = 0; k + 1 < d.items.size() && !bad; k += 2) {
       const Value &key = values_[d.items[k]], &value = values_[d.items[k + 1]];
       if (key.kind != Kind::String || value.kind != Kind::Tensor) continue;
-      out.push_back(value.tensor);
+      // Each name once (a state dict's keys are unique): the output is never larger than
+      // the names the pickle spells out.
+      if (key.s.size() > kMaxName)
+        bad = fail("data.pkl: expected tensor names of at most " + std::to_string(kMaxName) +
+                   " bytes, found one of " + std::to_string(key.s.size()));
+      else if (!names.insert(key.s).second)
+        bad = fail("data.pkl: the state dict names the tensor '" + key.s.substr(0, 64) + "' twice");
+      if (bad) break;
+      out.push_back(tensors_[static_cast<size_t>(value.i)]);
       out.back().name = key.s;
     }
   };
@@ -508,6 +544,7 @@ Result<std::vector<TorchTensorRef>> Interpreter::stateDict(size_t top) const {
           values_[dict->items[k]].s == "state_dict" &&
           values_[dict->items[k + 1]].kind == Kind::Dict)
         collect(values_[dict->items[k + 1]]);
+  if (bad) return *bad;
   if (out.empty()) return fail("data.pkl: expected a state dict of tensors, found no tensors");
   return out;
 }

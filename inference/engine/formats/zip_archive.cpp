@@ -86,7 +86,11 @@ Result<bool> applyZip64Extra(std::span<const uint8_t> extra, uint64_t& size, uin
       uint64_t field = at + 4;
       for (uint64_t* v : {&size, &packed, &local}) {
         if (*v != 0xFFFFFFFF) continue;
-        if (field + 8 > at + 4 + n) return fail("a ZIP64 extra field is too short");
+        if (field + 8 > at + 4 + n)
+          return fail(
+              "expected a ZIP64 extra field with 8 bytes per size or offset over 4 GiB, "
+              "found one of " +
+              std::to_string(n) + " bytes");
         *v = le(extra, field, 8);
         field += 8;
       }
@@ -102,9 +106,8 @@ Result<bool> applyZip64Extra(std::span<const uint8_t> extra, uint64_t& size, uin
 }  // namespace
 
 const ZipRecord* ZipArchive::find(std::string_view name) const {
-  for (const ZipRecord& r : records)
-    if (r.name == name) return &r;
-  return nullptr;
+  const auto it = index.find(std::string(name));
+  return it == index.end() ? nullptr : &records[it->second];
 }
 
 Result<ZipArchive> parseZip(std::span<const uint8_t> b) {
@@ -145,7 +148,12 @@ Result<ZipArchive> parseZip(std::span<const uint8_t> b) {
     if (!inside(b, local + kLocalSize, local_name) ||
         std::string_view(reinterpret_cast<const char*>(b.data() + local + kLocalSize),
                          local_name) != r.name)
-      return fail("ZIP record '" + r.name + "': its local header names another record");
+      return fail("ZIP record '" + r.name + "': its local header names another record ('" +
+                  std::string(reinterpret_cast<const char*>(b.data() + local + kLocalSize),
+                              inside(b, local + kLocalSize, local_name)
+                                  ? std::min<uint64_t>(local_name, 64)
+                                  : 0) +
+                  "')");
     r.offset = local + kLocalSize + local_name + local_extra;
     r.size = packed;
     r.method = static_cast<uint16_t>(method);
@@ -153,6 +161,8 @@ Result<ZipArchive> parseZip(std::span<const uint8_t> b) {
       return fail("ZIP record '" + r.name + "': its " + std::to_string(r.size) +
                   " bytes from byte " + std::to_string(r.offset) + " pass the end of " +
                   sizeText(b) + " (a truncated file?)");
+    if (!zip.index.emplace(r.name, zip.records.size()).second)
+      return fail("ZIP record '" + r.name + "' appears twice in the central directory");
     zip.records.push_back(std::move(r));
     at = next;
   }

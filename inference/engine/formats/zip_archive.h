@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "inference/engine/core/result.h"
@@ -24,8 +25,9 @@ struct ZipRecord {
 };
 
 struct ZipArchive {
-  std::vector<ZipRecord> records;  // in central-directory order
+  std::vector<ZipRecord> records;  // in central-directory order, each name once
   const ZipRecord* find(std::string_view name) const;
+  std::unordered_map<std::string, size_t> index;  // name -> records[i]
 };
 
 // Every range is checked against bytes.size(): a record's data lies wholly inside.

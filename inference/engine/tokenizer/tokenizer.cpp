@@ -42,7 +42,9 @@ std::pair<int, size_t> Tokenizer::userDefinedAt(const std::string& text, size_t 
   for (size_t n : user_lengths_) {
     if (n > text.size() - at) continue;
     const int id = find(text.substr(at, n));
-    if (id >= 0 && vocab_.types[id] == kUserDefinedPiece) return {id, n};
+    if (id >= 0 && static_cast<size_t>(id) < vocab_.types.size() &&
+        vocab_.types[id] == kUserDefinedPiece)
+      return {id, n};
   }
   return {-1, 0};
 }

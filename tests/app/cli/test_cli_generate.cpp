@@ -368,7 +368,7 @@ class TestCliGenerate : public QObject {
     const Run type =
         cli({"convert", "--to", "gguf", "--model", folder, "--out", "x", "--type", "q5_k"});
     QCOMPARE(type.exit_code, 2);
-    QVERIFY2(type.err.contains("expected f32, f16, bf16, q8_0, q4_0, q4_k, found 'q5_k'"),
+    QVERIFY2(type.err.contains("expected f32, f16, bf16, q8_0, q4_0, q4_k, q6_k, found 'q5_k'"),
              qPrintable(type.err));
     QVERIFY(!QFile::exists("x"));
 

@@ -7,6 +7,7 @@
 // has and resumes a partial shard; a bitsandbytes 4-bit repository is refused after its
 // config, before any weights.
 #include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -211,7 +212,8 @@ class TestModelDownload : public QObject {
                                "pytorch_model-00001-of-00002.bin",
                                "pytorch_model-00002-of-00002.bin"};
     for (const QString& f : files)
-      mirror_.serve("baichuan-inc/Baichuan2-13B-Chat", f.toStdString(), (src + "/" + f).toStdString());
+      mirror_.serve("baichuan-inc/Baichuan2-13B-Chat", f.toStdString(),
+                    (src + "/" + f).toStdString());
     HubFile repo = file();
     repo.repo = "baichuan-inc/Baichuan2-13B-Chat";
     repo.file.clear();
@@ -254,9 +256,33 @@ class TestModelDownload : public QObject {
     QVERIFY(part.open(QIODevice::ReadWrite) && part.resize(1000000));
     part.close();
     RepoDownload resumed;
+    qint64 resumed_total = 0, resumed_received = 0;
+    connect(&resumed, &RepoDownload::progress, this, [&](const DownloadProgress& p) {
+      resumed_total = p.total;
+      resumed_received = p.received;
+    });
     QVERIFY2(download(resumed).contains("sha256 verified"), "resumed");
     QCOMPARE(sha256(shard), sha256(src + "/pytorch_model-00002-of-00002.bin"));
     QCOMPARE(QString::fromStdString(mirror_.requests().back().range), QString("bytes=1000000-"));
+    QCOMPARE(resumed_received, resumed_total);  // the shard already there is not expected again
+
+    // Paused while a file is verified (no transfer running): the next file waits, then
+    // Resume continues; nothing is asked for in between.
+    QDir(folder).removeRecursively();
+    RepoDownload paused_run;
+    QSignalSpy paused(&paused_run, &RepoDownload::paused),
+        done(&paused_run, &RepoDownload::finished);
+    connect(&paused_run, &RepoDownload::verifying, this, [&](const QString& file) {
+      if (file == "config.json") paused_run.pause();
+    });
+    paused_run.start(repo, folder);
+    QTRY_VERIFY_WITH_TIMEOUT(!paused.isEmpty(), 30000);
+    QCOMPARE(paused_run.downloaded(), QStringList{"config.json"});
+    const std::string last = mirror_.requests().back().path;
+    QVERIFY2(last.find("config.json") != std::string::npos, last.c_str());
+    paused_run.resume();
+    QTRY_VERIFY_WITH_TIMEOUT(!done.isEmpty(), 30000);
+    QCOMPARE(paused_run.downloaded().size(), 8);
   }
 
   // Baichuan2-*-4bits (bitsandbytes NF4): refused from its config, before the weights; no
@@ -270,7 +296,8 @@ class TestModelDownload : public QObject {
     config.close();
     mirror_.serve("baichuan-inc/Baichuan2-7B-Chat-4bits", "config.json",
                   src.filePath("config.json").toStdString());
-    mirror_.serve("baichuan-inc/Baichuan2-7B-Chat-4bits", "pytorch_model.bin", model_.toStdString());
+    mirror_.serve("baichuan-inc/Baichuan2-7B-Chat-4bits", "pytorch_model.bin",
+                  model_.toStdString());
     HubFile repo = file();
     repo.repo = "baichuan-inc/Baichuan2-7B-Chat-4bits";
     repo.file.clear();
@@ -283,7 +310,8 @@ class TestModelDownload : public QObject {
                              "convert --to gguf --type q4_k"})
       QVERIFY2(message.contains(part), qPrintable(message));
     for (const auto& r : mirror_.requests())
-      QVERIFY2(r.path.find("4bits/resolve/main/pytorch_model") == std::string::npos, r.path.c_str());
+      QVERIFY2(r.path.find("4bits/resolve/main/pytorch_model") == std::string::npos,
+               r.path.c_str());
     QVERIFY(!QFile::exists(dir_.filePath("Baichuan2-7B-Chat-4bits")));
   }
 
@@ -292,13 +320,13 @@ class TestModelDownload : public QObject {
     const QString src = qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") +
                         "/models/baichuan2-tiny/7b-bf16";
     if (!QFile::exists(src + "/pytorch_model.bin")) QSKIP("baichuan2-tiny is absent");
-    for (const char* f : {"config.json", "generation_config.json", "tokenizer.model",
-                          "pytorch_model.bin"})
+    for (const char* f :
+         {"config.json", "generation_config.json", "tokenizer.model", "pytorch_model.bin"})
       mirror_.serve("baichuan-inc/Baichuan2-7B-Chat", f, (src + "/" + f).toStdString());
     QProcess cli;
-    cli.start(TOKENSCOPE_CLI, {"download", "--repo", "baichuan-inc/Baichuan2-7B-Chat", "--hub",
-                               QString::fromStdString(mirror_.baseUrl()), "--dir",
-                               dir_.filePath("cli"), "--json"});
+    cli.start(TOKENSCOPE_CLI,
+              {"download", "--repo", "baichuan-inc/Baichuan2-7B-Chat", "--hub",
+               QString::fromStdString(mirror_.baseUrl()), "--dir", dir_.filePath("cli"), "--json"});
     QVERIFY(cli.waitForFinished(60000));
     QCOMPARE(cli.exitCode(), 0);
     const QJsonObject out = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
@@ -329,7 +357,8 @@ class TestModelDownload : public QObject {
     // A repository's page: the whole repository (no file).
     auto page = parseHubUrl("https://huggingface.co/baichuan-inc/Baichuan2-7B-Chat", &error);
     QVERIFY(page && page->file.isEmpty() && page->repo == "baichuan-inc/Baichuan2-7B-Chat");
-    auto tree = parseHubUrl("https://hf-mirror.com/baichuan-inc/Baichuan2-13B-Chat/tree/v2.0", &error);
+    auto tree =
+        parseHubUrl("https://hf-mirror.com/baichuan-inc/Baichuan2-13B-Chat/tree/v2.0", &error);
     QVERIFY(tree && tree->file.isEmpty() && tree->revision == "v2.0" &&
             tree->base_url == "https://hf-mirror.com");
     HubFile bad;

@@ -203,9 +203,10 @@ int main() {
     const bool mapping_step = std::any_of(seen.begin(), seen.end(), [](double f) {
       return f > 0.3 && f < 0.4;  // the first of two equal shards: 0.8 x 0.5 of the reading
     });
-    check(rising && mapping_step, "loading two shards reports rising progress, the first shard "
-                                  "mapped at about 0.36, ending at 1 (" +
-                                      std::to_string(seen.size()) + " reports)");
+    check(rising && mapping_step,
+          "loading two shards reports rising progress, the first shard "
+          "mapped at about 0.36, ending at 1 (" +
+              std::to_string(seen.size()) + " reports)");
     LoadOptions stop;
     stop.progress = [](double) { return false; };
     check(errorOf(loadModel(tmp / "pt2", stop)) == kLoadCancelled,
@@ -295,9 +296,13 @@ int main() {
                 "tensor 'w': elements [2, +6) pass the end of its storage of 6 elements",
                 "tensor past its storage");
     expectError(errorOf(parsePytorchCheckpoint(
-                    archive(dir, tensorPickle("DoubleStorage", "0", 6, 0, {6}, {1}),
+                    archive(dir, tensorPickle("ComplexFloatStorage", "0", 6, 0, {6}, {1}),
                             {{"0", std::string(48, 'a')}}))),
-                "refused pickle global 'torch.DoubleStorage'", "a storage type off the list");
+                "refused pickle global 'torch.ComplexFloatStorage'", "a storage type off the list");
+    auto f64 = parsePytorchCheckpoint(archive(
+        dir, tensorPickle("DoubleStorage", "0", 6, 0, {6}, {1}), {{"0", std::string(48, 'a')}}));
+    check(f64.ok() && f64->tensors[0].dtype == "F64" && !f64->tensors[0].type(),
+          "a float64 tensor is read as F64 (the loader refuses it by name if a model needs it)");
     expectError(pickleError("\x80\x02}(" + text("w") + "i__main__\nX\n.", {}),
                 "data.pkl byte 10: unknown or refused pickle opcode 0x69 'i'", "INST refused");
     expectError(pickleError("\x80\x02}"), "the pickle ends without STOP (a truncated file?)",
@@ -325,6 +330,25 @@ int main() {
                 "a string of 5 bytes (at most 4)", "string bound");
     expectError(pickleError("\x80\x02" + std::string(9, 'N') + ".", small),
                 "the stack passes 8 entries", "stack bound");
+    // A tensor listed twice under one (memoized) name, a storage key far longer than
+    // torch's numbers, a torch.Size of many entries: refused at once (bounded memory and
+    // time whatever the pickle repeats).
+    const std::string rebuilt = "ctorch._utils\n_rebuild_tensor_v2\n((" + text("storage") +
+                                "ctorch\nHalfStorage\n" + text("0") + text("cpu") + byte(6) + "tQ" +
+                                byte(0) + "(" + byte(6) + "t(" + byte(1) + "t\x89}tR";
+    expectError(pickleError("\x80\x02}(" + text("w") + BYTES("q\x00") + rebuilt +
+                            BYTES("q\x01h\x00h\x01u.")),
+                "the state dict names the tensor 'w' twice", "a name listed twice");
+    expectError(pickleError("\x80\x02((" + text("storage") + "ctorch\nHalfStorage\n" +
+                            text(std::string(100, '7')) + text("cpu") + byte(6) + "tQ."),
+                "expected a storage key of at most 64 bytes, found one of 100",
+                "a long storage key");
+    std::string sizes =
+        "\x80\x02"
+        "ctorch\nSize\n(";
+    for (int i = 0; i < 1000; ++i) sizes += byte(1);
+    expectError(pickleError(sizes + "t\x85R."), "torch.Size: expected one tuple of at most 8 sizes",
+                "torch.Size of 1,000 entries");
     // Deep nesting within the default bound runs without recursion (no stack overflow).
     std::string deep = "\x80\x02)";
     for (int i = 0; i < 100000; ++i) deep += "\x85";

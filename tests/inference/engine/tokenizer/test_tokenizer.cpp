@@ -37,6 +37,19 @@ int main() {
   check(a.empty() && b.empty() && c == ni + "!",
         "UTF-8 split across three tokens is emitted whole");
 
+  // User-defined pieces are matched whole; a types array shorter than the pieces (a GGUF
+  // that says less) leaves the rest ordinary, read within bounds.
+  {
+    Vocabulary v;
+    v.pieces = {"<unk>", "a", "<x>", "c", "<y>", "<", "x", ">", "y"};
+    v.types = {2, 1, 4};
+    v.add_dummy_prefix = false;
+    Tokenizer t(v);
+    check(t.encode("a<x>c<y>", false) == std::vector<int>({1, 2, 3, 5, 8, 7}),
+          "user-defined <x> matched whole; <y> past the types array split into characters: " +
+              join(t.encode("a<x>c<y>", false)));
+  }
+
   if (!std::filesystem::exists(models / "baichuan-vocab")) {
     std::printf("SKIP: %s is absent (the shared test fixtures are not laid out here)\n",
                 models.c_str());
