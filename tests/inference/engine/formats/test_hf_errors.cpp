@@ -12,23 +12,16 @@
 #include "inference/engine/model/random_model.h"
 #include "inference/engine/tokenizer/sentencepiece_model.h"
 #include "tests/inference/engine/check.h"
+#include "tests/inference/engine/expect_error.h"
 #include "tests/inference/engine/temp_dir.h"
 
 using namespace ts::engine;
 using ts::testing::check;
+using ts::testing::errorOf;
+using ts::testing::expectError;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The error of a failed result ("" when it succeeded).
-template <class T>
-std::string errorOf(const Result<T>& r) {
-  return r.ok() ? "" : r.error();
-}
-
-void expectError(const std::string& got, const std::string& want, const std::string& what) {
-  check(got.find(want) != std::string::npos, what + ": '" + got + "'");
-}
 
 std::vector<uint8_t> safetensors(const std::string& header, size_t data_bytes) {
   std::vector<uint8_t> out(8 + header.size() + data_bytes, 0);

@@ -22,22 +22,16 @@
 #include "inference/engine/formats/zip_writer.h"
 #include "inference/engine/model/random_model.h"
 #include "tests/inference/engine/check.h"
+#include "tests/inference/engine/expect_error.h"
 #include "tests/inference/engine/temp_dir.h"
 
 using namespace ts::engine;
 using ts::testing::check;
+using ts::testing::errorOf;
+using ts::testing::expectError;
 namespace fs = std::filesystem;
 
 namespace {
-
-template <class T>
-std::string errorOf(const Result<T>& r) {
-  return r.ok() ? "" : r.error();
-}
-
-void expectError(const std::string& got, const std::string& want, const std::string& what) {
-  check(got.find(want) != std::string::npos, what + ": '" + got + "'");
-}
 
 std::vector<uint8_t> readAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
