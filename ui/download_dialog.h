@@ -20,7 +20,7 @@ class DownloadDialog : public QDialog {
   explicit DownloadDialog(QWidget* parent = nullptr);
 
  public slots:
-  void onStarted(const QString& file);      // the request was accepted: asking the hub
+  void onStarted(const QString& file);  // the request was accepted: asking the hub
   // A repository: the file being fetched, its place and the files known so far.
   void onFileStarted(const QString& file, int index, int known);
   void onRejected(const QString& problem);  // what was typed names no hub file

@@ -73,6 +73,23 @@ std::function<bool(double)> terminalProgress(const char* what) {
   };
 }
 
+// The type a --type / --dtype name writes ("q4_k" -> Q4_K; f32 for any other).
+engine::TensorType tensorTypeNamed(const QString& name) {
+  using engine::TensorType;
+  for (TensorType t : {TensorType::F16, TensorType::BF16, TensorType::Q8_0, TensorType::Q4_0,
+                       TensorType::Q4_K, TensorType::Q6_K})
+    if (name == QString::fromStdString(engine::typeName(t)).toLower()) return t;
+  return TensorType::F32;
+}
+
+// What was written: `result` as JSON with --json, else `line`.
+void printWritten(const QCommandLineParser& p, const QJsonObject& result, const QString& line) {
+  if (p.isSet("json"))
+    std::printf("%s", QJsonDocument(result).toJson(QJsonDocument::Indented).constData());
+  else
+    printOut(line);
+}
+
 // convert --to gguf --model FOLDER --out FILE [--type T]
 int convertToGguf(const QCommandLineParser& p) {
   const QString to = p.value("to").toLower(), type = p.value("type").toLower();
@@ -103,14 +120,7 @@ int convertToGguf(const QCommandLineParser& p) {
     return 2;
   }
   engine::GgufExportOptions options;
-  if (p.isSet("type"))
-    options.matrices = type == "f32"    ? engine::TensorType::F32
-                       : type == "f16"  ? engine::TensorType::F16
-                       : type == "bf16" ? engine::TensorType::BF16
-                       : type == "q8_0" ? engine::TensorType::Q8_0
-                       : type == "q4_0" ? engine::TensorType::Q4_0
-                       : type == "q4_k" ? engine::TensorType::Q4_K
-                                        : engine::TensorType::Q6_K;
+  if (p.isSet("type")) options.matrices = tensorTypeNamed(type);
   options.progress = terminalProgress("converting");
   QElapsedTimer clock;
   clock.start();
@@ -130,22 +140,17 @@ int convertToGguf(const QCommandLineParser& p) {
                            {"tensors", written->tensors},
                            {"bytes", sizeOnDisk(out)},
                            {"seconds", clock.nsecsElapsed() / 1e9}};
-  if (p.isSet("json"))
-    std::printf("%s", QJsonDocument(result).toJson(QJsonDocument::Indented).constData());
-  else
-    printOut(QString("wrote %1 (%2 MB, GGUF %3, architecture %4%5) in %6 s")
-                 .arg(QString::fromStdString(out))
-                 .arg(result.value("bytes").toDouble() / 1e6, 0, 'f', 1)
-                 .arg(written_type, QString::fromStdString(written->architecture),
-                      written->normalized_head ? ", NormHead applied to output.weight" : "")
-                 .arg(result.value("seconds").toDouble(), 0, 'f', 2));
+  printWritten(p, result,
+               QString("wrote %1 (%2 MB, GGUF %3, architecture %4%5) in %6 s")
+                   .arg(QString::fromStdString(out))
+                   .arg(result.value("bytes").toDouble() / 1e6, 0, 'f', 1)
+                   .arg(written_type, QString::fromStdString(written->architecture),
+                        written->normalized_head ? ", NormHead applied to output.weight" : "")
+                   .arg(result.value("seconds").toDouble(), 0, 'f', 2));
   return 0;
 }
 
-}  // namespace
-
-int runConvertCommand(const QStringList& args) {
-  QCommandLineParser p;
+void addConvertOptions(QCommandLineParser& p) {
   p.setApplicationDescription(
       "Writes a model as our GGUF (or a Hugging Face folder of safetensors or PyTorch .bin "
       "shards): from a GGUF file, a Hugging Face folder or a llama2.c checkpoint, or with seeded "
@@ -185,19 +190,26 @@ int runConvertCommand(const QStringList& args) {
         "TYPE"},
        {"shards", "safetensors / pytorch: number of shard files (default 1).", "N", "1"},
        {"json", "Print one JSON object."}});
-  if (auto done = parseCommandLine(p, args, "convert")) return *done;
-  if (p.isSet("to")) return convertToGguf(p);
+}
+
+// What --format, --dtype and --type ask for, checked; nullopt after printing why not.
+struct Output {
+  QString format, name;  // name: what the matrices are written as ("q4_k", "bf16", ...)
+  int shards = 1;
+  uint64_t seed = 0;
+};
+std::optional<Output> chooseOutput(const QCommandLineParser& p) {
   if (p.isSet("model") == p.isSet("random") || !p.isSet("out")) {
     printErr(
         "tokenscope-cli convert: expected exactly one of --model PATH or --random SHAPE, and "
         "--out PATH");
-    return 2;
+    return std::nullopt;
   }
   const QString format = p.value("format"), dtype = p.value("dtype").toLower();
   if (format != "gguf" && format != "safetensors" && format != "pytorch") {
     printErr("tokenscope-cli convert: --format: expected gguf, safetensors or pytorch, found '" +
              format + "'");
-    return 2;
+    return std::nullopt;
   }
   const QStringList dtypes = format == "gguf" ? QStringList{"f32", "f16", "q8_0", "q4_0"}
                                               : QStringList{"f32", "f16", "bf16"};
@@ -205,83 +217,96 @@ int runConvertCommand(const QStringList& args) {
   const QStringList types = {"f32", "f16", "q8_0", "q4_0", "q4_k", "q6_k"};
   if (p.isSet("type") && (format != "gguf" || p.isSet("dtype"))) {
     printErr("tokenscope-cli convert: --type writes GGUF and replaces --dtype: expected it alone");
-    return 2;
+    return std::nullopt;
   }
   if (p.isSet("type") && !types.contains(type)) {
     printErr("tokenscope-cli convert: --type: expected " + types.join(", ") + ", found '" + type +
              "'");
-    return 2;
+    return std::nullopt;
   }
   if (!dtypes.contains(dtype)) {
     printErr("tokenscope-cli convert: --dtype: expected " + dtypes.join(", ") + " for " + format +
              ", found '" + dtype + "'");
-    return 2;
+    return std::nullopt;
   }
   OptionError err;
   const auto seed = parseDoubleOption("seed", p.value("seed"), 0, 9.0e15, err);
   const auto shards = parseIntOption("shards", p.value("shards"), 1, 10000, err);
   if (!err.message.isEmpty()) {
     printErr("tokenscope-cli convert: " + err.message);
-    return 2;
+    return std::nullopt;
   }
-  QElapsedTimer clock;
-  clock.start();
-  std::shared_ptr<engine::Model> model;
+  return Output{format, p.isSet("type") ? type : dtype, *shards, static_cast<uint64_t>(*seed)};
+}
+
+// The model to write: random weights in --random's shape, or --model loaded as f32.
+// Null after printing why (exit_code set).
+std::shared_ptr<engine::Model> sourceModel(const QCommandLineParser& p, uint64_t seed,
+                                           int& exit_code) {
   if (p.isSet("random")) {
+    OptionError err;
     auto config = randomShape(p, err);
     if (!config) {
       printErr("tokenscope-cli convert: " + QString::fromStdString(config.error()));
-      return 2;
+      exit_code = 2;
+      return nullptr;
     }
-    model = engine::randomModel(config.value(), engine::WeightFormat::F32,
-                                static_cast<uint64_t>(*seed));
-  } else {
-    engine::LoadOptions options;
-    options.tokenizer_path = p.value("tokenizer").toStdString();
-    auto loaded = engine::loadModel(p.value("model").toStdString(), options);
-    if (!loaded) {
-      printErr("tokenscope-cli convert: " + QString::fromStdString(loaded.error()));
-      return 1;
-    }
-    model = loaded.value();
+    return engine::randomModel(config.value(), engine::WeightFormat::F32, seed);
   }
+  engine::LoadOptions options;
+  options.tokenizer_path = p.value("tokenizer").toStdString();
+  auto loaded = engine::loadModel(p.value("model").toStdString(), options);
+  if (!loaded) {
+    printErr("tokenscope-cli convert: " + QString::fromStdString(loaded.error()));
+    exit_code = 1;
+    return nullptr;
+  }
+  return loaded.value();
+}
+
+engine::Result<bool> writeModel(const engine::Model& model, const std::string& out, const Output& o,
+                                bool quantize_embedding) {
+  if (o.format == "gguf")
+    return engine::writeGguf(model, out, tensorTypeNamed(o.name), quantize_embedding);
+  engine::HfWriteOptions options;
+  options.dtype = o.name.toUpper().toStdString();
+  options.shards = o.shards;
+  options.format = o.format.toStdString();
+  return engine::writeHfFolder(model, out, options);
+}
+
+}  // namespace
+
+int runConvertCommand(const QStringList& args) {
+  QCommandLineParser p;
+  addConvertOptions(p);
+  if (auto done = parseCommandLine(p, args, "convert")) return *done;
+  if (p.isSet("to")) return convertToGguf(p);
+  const auto output = chooseOutput(p);
+  if (!output) return 2;
+  QElapsedTimer clock;
+  clock.start();
+  int exit_code = 0;
+  const auto model = sourceModel(p, output->seed, exit_code);
+  if (!model) return exit_code;
   const std::string out = p.value("out").toStdString();
-  engine::Result<bool> written = true;
-  const QString name = p.isSet("type") ? type : dtype;  // what the matrices are written as
-  if (format == "gguf") {
-    const auto stored = name == "f16"    ? engine::TensorType::F16
-                        : name == "q8_0" ? engine::TensorType::Q8_0
-                        : name == "q4_0" ? engine::TensorType::Q4_0
-                        : name == "q4_k" ? engine::TensorType::Q4_K
-                        : name == "q6_k" ? engine::TensorType::Q6_K
-                                         : engine::TensorType::F32;
-    written = engine::writeGguf(*model, out, stored, p.isSet("type"));
-  } else {
-    engine::HfWriteOptions options;
-    options.dtype = dtype.toUpper().toStdString();
-    options.shards = *shards;
-    options.format = format.toStdString();
-    written = engine::writeHfFolder(*model, out, options);
-  }
-  if (!written) {
+  if (auto written = writeModel(*model, out, *output, p.isSet("type")); !written) {
     printErr("tokenscope-cli convert: " + QString::fromStdString(written.error()));
     return 1;
   }
   const QJsonObject result{{"out", QString::fromStdString(out)},
-                           {"format", format},
-                           {"dtype", name},
+                           {"format", output->format},
+                           {"dtype", output->name},
                            {"bytes", sizeOnDisk(out)},
                            {"model", QString::fromStdString(model->config.describe())},
                            {"seconds", clock.nsecsElapsed() / 1e9}};
-  if (p.isSet("json"))
-    std::printf("%s", QJsonDocument(result).toJson(QJsonDocument::Indented).constData());
-  else
-    printOut(QString("wrote %1 (%2 MB, %3) in %4 s\n%5")
-                 .arg(QString::fromStdString(out))
-                 .arg(result.value("bytes").toDouble() / 1e6, 0, 'f', 1)
-                 .arg(format + " " + name)
-                 .arg(result.value("seconds").toDouble(), 0, 'f', 2)
-                 .arg(QString::fromStdString(model->config.describe())));
+  printWritten(p, result,
+               QString("wrote %1 (%2 MB, %3) in %4 s\n%5")
+                   .arg(QString::fromStdString(out))
+                   .arg(result.value("bytes").toDouble() / 1e6, 0, 'f', 1)
+                   .arg(output->format + " " + output->name)
+                   .arg(result.value("seconds").toDouble(), 0, 'f', 2)
+                   .arg(QString::fromStdString(model->config.describe())));
   return 0;
 }
 

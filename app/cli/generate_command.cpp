@@ -69,45 +69,47 @@ QJsonObject describe(const engine::ModelConfig& c) {
           {"description", QString::fromStdString(c.describe())}};
 }
 
-}  // namespace
+// The prompt's ids: --prompt-ids as given, or --prompt tokenized (in the model's chat
+// format with --chat); nullopt after saying why.
+std::optional<std::vector<int>> promptOf(const QCommandLineParser& p, const engine::Model& model,
+                                         const engine::Tokenizer& tokenizer, int max_tokens) {
+  std::vector<int> prompt;
+  OptionError err;
+  if (p.isSet("prompt-ids")) {
+    for (const QString& part : p.value("prompt-ids").split(',', Qt::SkipEmptyParts)) {
+      const auto id = parseIntOption("prompt-ids", part, 0, model.config.vocab - 1, err);
+      if (!id) {
+        printErr("tokenscope-cli generate: " + err.message);
+        return std::nullopt;
+      }
+      prompt.push_back(*id);
+    }
+  } else {
+    if (model.vocab.pieces.empty()) {
+      printErr(
+          "tokenscope-cli generate: --prompt needs a vocabulary, and this model has none: "
+          "give --tokenizer PATH or use --prompt-ids");
+      return std::nullopt;
+    }
+    const std::string text = p.value("prompt").toStdString();
+    prompt = p.isSet("chat") ? engine::baichuanChatPrompt(tokenizer, {{"user", text}},
+                                                          model.config.context - max_tokens,
+                                                          model.generation.roles())
+                             : engine::completionPrompt(tokenizer, text);
+  }
+  if (prompt.empty()) {
+    printErr("tokenscope-cli generate: the prompt is empty");
+    return std::nullopt;
+  }
+  return prompt;
+}
 
-int runGenerateCommand(const QStringList& args) {
-  QCommandLineParser p;
-  p.setApplicationDescription("Generates tokens with the local engine and measures it.");
-  addModelOptions(p, true);
-  p.addOptions({{"backend",
-                 "cpu (the reference), cuda, or auto (CUDA when a device is usable, else the CPU "
-                 "backend, saying why).",
-                 "NAME", "cpu"},
-                {"device", "CUDA device index (default 0).", "N", "0"},
-                {"kv", "KV cache format: f16 (default), f32 or int8.", "FORMAT", "f16"},
-                {"threads", "CPU threads (default: one per core).", "N"},
-                {"prompt", "Prompt text.", "TEXT"},
-                {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
-                {"chat", "Wrap the prompt in the Baichuan chat format (tokens 195 / 196)."},
-                {"max-tokens", "Most tokens to generate.", "N", "128"},
-                {"temperature", "0 = greedy (default 0).", "T", "0"},
-                {"top-k", "Keep the K most likely tokens (0 = all).", "K", "0"},
-                {"top-p", "Nucleus mass (default 1).", "P", "1"},
-                {"repetition-penalty", "Penalty for tokens already seen (default 1).", "R", "1"},
-                {"seed", "Sampling seed (default 0).", "S", "0"},
-                {"draft",
-                 "Speculative sampling: a draft model PATH (same vocabulary), self-int4, "
-                 "self-layers:N or lookup[:N].",
-                 "SOURCE"},
-                {"draft-k", "Tokens drafted per step, or auto (default 4).", "K|auto", "4"},
-                {"json", "Print one JSON object."}});
-  if (auto done = parseCommandLine(p, args, "generate")) return *done;
-  if (!p.isSet("model") || (p.isSet("prompt") == p.isSet("prompt-ids"))) {
-    printErr(
-        "tokenscope-cli generate: expected --model PATH and exactly one of --prompt TEXT or "
-        "--prompt-ids 1,2,3");
-    return 2;
-  }
-  if (auto backend = engine::parseBackend(p.value("backend").toStdString()); !backend) {
-    printErr("tokenscope-cli generate: --backend: " + QString::fromStdString(backend.error()));
-    return 2;
-  }
+// The sampling, length and speculative settings of the command line, checked.
+struct GenerateSettings {
+  engine::GenerateOptions options;
+  int device = 0;
+};
+std::optional<GenerateSettings> generateSettings(const QCommandLineParser& p) {
   OptionError err;
   const auto max_tokens = parseIntOption("max-tokens", p.value("max-tokens"), 1, 1 << 20, err);
   const auto temperature = parseDoubleOption("temperature", p.value("temperature"), 0, 10, err);
@@ -122,8 +124,141 @@ int runGenerateCommand(const QStringList& args) {
                                   : parseIntOption("draft-k", p.value("draft-k"), 1, 64, err);
   if (!err.message.isEmpty()) {
     printErr("tokenscope-cli generate: " + err.message);
+    return std::nullopt;
+  }
+  GenerateSettings s;
+  s.options.max_tokens = *max_tokens;
+  s.options.sampling = {static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
+                        static_cast<float>(*penalty), static_cast<uint64_t>(*seed)};
+  s.options.chat = p.isSet("chat");
+  s.options.speculative.k = *draft_k;
+  s.options.speculative.adaptive = adaptive_k;
+  s.device = *device;
+  return s;
+}
+
+// What a run measured, as generate's JSON (issue interface).
+QJsonObject generateJson(const engine::GenerationOutcome& outcome,
+                         const std::vector<int>& generated, size_t prompt_tokens, qint64 first_ns,
+                         qint64 last_ns, const engine::OpenedSession& opened,
+                         const engine::Model& model, engine::KvFormat kv, int threads,
+                         double load_ms) {
+  const qint64 prefill_ns = static_cast<qint64>(outcome.prefill_ms * 1e6);
+  const int n = static_cast<int>(generated.size());
+  const double ttft_ms = first_ns / 1e6, e2e_ms = last_ns / 1e6;
+  QJsonArray ids;
+  for (int id : generated) ids.append(id);
+  QJsonObject out{
+      {"token_ids", ids},
+      {"text", QString::fromStdString(outcome.text)},
+      {"prompt_tokens", static_cast<int>(prompt_tokens)},
+      {"prefill_ms", prefill_ns / 1e6},
+      {"prefill_tok_s", prompt_tokens / (prefill_ns / 1e9)},
+      {"ttft_ms", ttft_ms},
+      {"tpot_ms", n > 1 ? QJsonValue((e2e_ms - ttft_ms) / (n - 1)) : QJsonValue()},
+      {"tokens_per_s",
+       n > 1 && e2e_ms > ttft_ms ? QJsonValue((n - 1) / ((e2e_ms - ttft_ms) / 1e3)) : QJsonValue()},
+      {"output_tokens", n},
+      {"finish_reason", QString::fromStdString(outcome.finish)},
+      {"backend", QString::fromStdString(opened.backend)},
+      {"device", QString::fromStdString(opened.device)},
+      {"weight_format", QString::fromStdString(engine::weightFormatName(model.weight_format))},
+      {"weights", QString::fromStdString(model.weightSummary())},
+      {"weight_bytes", static_cast<qint64>(model.weight_bytes())},
+      {"kv_format", QString::fromStdString(engine::kvFormatName(kv))},
+      {"threads", threads},
+      {"load_ms", load_ms},
+      {"quant_cache", QString::fromStdString(model.cache_note)},
+      {"model", describe(model.config)}};
+  if (!opened.note.empty()) out["backend_note"] = QString::fromStdString(opened.note);
+  if (!model.load_note.empty()) out["load_note"] = QString::fromStdString(model.load_note);
+  return out;
+}
+
+// Negative log-likelihood of every token given the ones before it, over consecutive
+// windows of `context` positions that each start with BOS.
+struct Scores {
+  double nll = 0;
+  int64_t scored = 0, windows = 0;
+};
+Scores scoreWindows(const std::shared_ptr<engine::Model>& model, const engine::Tokenizer& tokenizer,
+                    const std::vector<int>& tokens, int context) {
+  const int vocab = model->config.vocab;
+  Scores s;
+  const size_t step = static_cast<size_t>(context) - 1;  // + BOS at the start of each window
+  constexpr size_t kChunk = 64;  // positions per batched pass (bounds the logits buffer)
+  for (size_t start = 0; start < tokens.size(); start += step, ++s.windows) {
+    engine::CpuSession session(model, context, engine::KvFormat::F32,
+                               engine::ThreadPool::defaultThreads());
+    // Inputs BOS, t[start], ..., t[end - 2] predict t[start], ..., t[end - 1].
+    const size_t end = std::min(tokens.size(), start + step);
+    std::vector<int> inputs = {tokenizer.bos()};
+    inputs.insert(inputs.end(), tokens.begin() + start, tokens.begin() + end - 1);
+    for (size_t first = 0; first < inputs.size(); first += kChunk) {
+      const size_t count = std::min(kChunk, inputs.size() - first);
+      const auto all = session.forwardBatch(std::span(inputs).subspan(first, count),
+                                            static_cast<int>(first), true);
+      for (size_t j = 0; j < count; ++j) {
+        const auto logits = all.subspan(j * vocab, vocab);
+        const float max = *std::max_element(logits.begin(), logits.end());
+        double sum = 0;
+        for (float l : logits) sum += std::exp(static_cast<double>(l - max));
+        s.nll -= (logits[tokens[start + first + j]] - max) - std::log(sum);  // -log softmax
+        ++s.scored;
+      }
+    }
+  }
+  return s;
+}
+
+void addGenerateOptions(QCommandLineParser& p) {
+  p.setApplicationDescription("Generates tokens with the local engine and measures it.");
+  addModelOptions(p, true);
+  p.addOptions({{"backend",
+                 "cpu (the reference), cuda, or auto (CUDA when a device is usable, else the CPU "
+                 "backend, saying why).",
+                 "NAME", "cpu"},
+                {"device", "CUDA device index (default 0).", "N", "0"},
+                {"kv", "KV cache format: f16 (default), f32 or int8.", "FORMAT", "f16"},
+                {"threads", "CPU threads (default: one per core).", "N"},
+                {"prompt", "Prompt text.", "TEXT"},
+                {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
+                {"chat",
+                 "Wrap the prompt in the Baichuan chat format (the role tokens of the model's "
+                 "generation_config.json, else 195 / 196)."},
+                {"max-tokens", "Most tokens to generate.", "N", "128"},
+                {"temperature", "0 = greedy (default 0).", "T", "0"},
+                {"top-k", "Keep the K most likely tokens (0 = all).", "K", "0"},
+                {"top-p", "Nucleus mass (default 1).", "P", "1"},
+                {"repetition-penalty", "Penalty for tokens already seen (default 1).", "R", "1"},
+                {"seed", "Sampling seed (default 0).", "S", "0"},
+                {"draft",
+                 "Speculative sampling: a draft model PATH (same vocabulary), self-int4, "
+                 "self-layers:N or lookup[:N].",
+                 "SOURCE"},
+                {"draft-k", "Tokens drafted per step, or auto (default 4).", "K|auto", "4"},
+                {"json", "Print one JSON object."}});
+}
+
+}  // namespace
+
+int runGenerateCommand(const QStringList& args) {
+  QCommandLineParser p;
+  addGenerateOptions(p);
+  if (auto done = parseCommandLine(p, args, "generate")) return *done;
+  if (!p.isSet("model") || (p.isSet("prompt") == p.isSet("prompt-ids"))) {
+    printErr(
+        "tokenscope-cli generate: expected --model PATH and exactly one of --prompt TEXT or "
+        "--prompt-ids 1,2,3");
     return 2;
   }
+  if (auto backend = engine::parseBackend(p.value("backend").toStdString()); !backend) {
+    printErr("tokenscope-cli generate: --backend: " + QString::fromStdString(backend.error()));
+    return 2;
+  }
+  auto settings = generateSettings(p);
+  if (!settings) return 2;
+  engine::GenerateOptions& options = settings->options;
   QElapsedTimer load_clock;
   load_clock.start();
   auto model = load(p, true);
@@ -132,41 +267,16 @@ int runGenerateCommand(const QStringList& args) {
     printErr("tokenscope-cli generate: " + QString::fromStdString(model.error()));
     return 1;
   }
-  const engine::ModelConfig& config = model.value()->config;
   engine::Tokenizer tokenizer(model.value()->vocab);
-  std::vector<int> prompt;
-  if (p.isSet("prompt-ids")) {
-    for (const QString& part : p.value("prompt-ids").split(',', Qt::SkipEmptyParts)) {
-      const auto id = parseIntOption("prompt-ids", part, 0, config.vocab - 1, err);
-      if (!id) {
-        printErr("tokenscope-cli generate: " + err.message);
-        return 2;
-      }
-      prompt.push_back(*id);
-    }
-  } else {
-    if (model.value()->vocab.pieces.empty()) {
-      printErr(
-          "tokenscope-cli generate: --prompt needs a vocabulary, and this model has none: "
-          "give --tokenizer PATH or use --prompt-ids");
-      return 2;
-    }
-    const std::string text = p.value("prompt").toStdString();
-    prompt = p.isSet("chat") ? engine::baichuanChatPrompt(tokenizer, {{"user", text}},
-                                                          config.context - *max_tokens,
-                                                          model.value()->generation.roles())
-                             : engine::completionPrompt(tokenizer, text);
-  }
-  if (prompt.empty()) {
-    printErr("tokenscope-cli generate: the prompt is empty");
-    return 2;
-  }
-  const int capacity = static_cast<int>(prompt.size()) + *max_tokens;
+  const auto prompt = promptOf(p, *model.value(), tokenizer, options.max_tokens);
+  if (!prompt) return 2;
+  const int capacity = static_cast<int>(prompt->size()) + options.max_tokens;
   const auto kv = engine::parseKvFormat(p.value("kv").toStdString());
   if (!kv) {
     printErr("tokenscope-cli generate: --kv: " + QString::fromStdString(kv.error()));
     return 2;
   }
+  OptionError err;
   const auto threads = p.isSet("threads")
                            ? parseIntOption("threads", p.value("threads"), 1, 1024, err)
                            : std::optional<int>(engine::ThreadPool::defaultThreads());
@@ -177,7 +287,7 @@ int runGenerateCommand(const QStringList& args) {
   engine::BackendRequest request;
   request.name = p.value("backend").toStdString();
   request.threads = *threads;
-  request.cuda.device = *device;
+  request.cuda.device = settings->device;
   auto opened = engine::openSession(model.value(), capacity, kv.value(), request);
   if (!opened) {
     printErr("tokenscope-cli generate: " + QString::fromStdString(opened.error()));
@@ -185,36 +295,27 @@ int runGenerateCommand(const QStringList& args) {
   }
   if (!opened.value().note.empty())  // CUDA was asked for and the CPU runs: say why
     printErr("tokenscope-cli generate: " + QString::fromStdString(opened.value().note));
-  engine::DecodeSession& session = *opened.value().session;
-  const bool json = p.isSet("json");
   std::unique_ptr<engine::DraftSource> draft;
   if (p.isSet("draft")) {
-    auto options = loadOptions(p, true);
-    options.value().tokenizer_path.clear();  // the draft's own vocabulary, to compare
+    auto load_options = loadOptions(p, true);
+    load_options.value().tokenizer_path.clear();  // the draft's own vocabulary, to compare
     auto made = engine::makeDraftSource(p.value("draft").toStdString(), model.value(),
-                                        options.value(), capacity, kv.value(), *threads);
+                                        load_options.value(), capacity, kv.value(), *threads);
     if (!made) {
       printErr("tokenscope-cli generate: " + QString::fromStdString(made.error()));
       return 2;
     }
     draft = std::move(made.value());
   }
-
-  engine::GenerateOptions options;
-  options.max_tokens = *max_tokens;
-  options.sampling = {static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
-                      static_cast<float>(*penalty), static_cast<uint64_t>(*seed)};
-  options.chat = p.isSet("chat");
   options.user_token = model.value()->generation.roles().user;
   options.draft = draft.get();
-  options.speculative.k = *draft_k;
-  options.speculative.adaptive = adaptive_k;
+  const bool json = p.isSet("json");
   QElapsedTimer clock;
   clock.start();
   std::vector<int> generated;
   qint64 first_ns = 0, last_ns = 0;
-  const engine::GenerationOutcome outcome =
-      engine::generate(session, tokenizer, prompt, options, [&](const engine::GeneratedToken& t) {
+  const engine::GenerationOutcome outcome = engine::generate(
+      *opened.value().session, tokenizer, *prompt, options, [&](const engine::GeneratedToken& t) {
         if (t.id >= 0) {  // a token (not the bytes held to the end)
           last_ns = clock.nsecsElapsed();
           if (first_ns == 0) first_ns = last_ns;
@@ -226,40 +327,8 @@ int runGenerateCommand(const QStringList& args) {
         }
         return true;
       });
-  const std::string& text = outcome.text;
-  const QString finish = QString::fromStdString(outcome.finish);
-  const qint64 prefill_ns = static_cast<qint64>(outcome.prefill_ms * 1e6);
-  const int n = static_cast<int>(generated.size());
-  const double ttft_ms = first_ns / 1e6, e2e_ms = last_ns / 1e6;
-  QJsonArray ids;
-  for (int id : generated) ids.append(id);
-  QJsonObject out{
-      {"token_ids", ids},
-      {"text", QString::fromStdString(text)},
-      {"prompt_tokens", static_cast<int>(prompt.size())},
-      {"prefill_ms", prefill_ns / 1e6},
-      {"prefill_tok_s", prompt.size() / (prefill_ns / 1e9)},
-      {"ttft_ms", ttft_ms},
-      {"tpot_ms", n > 1 ? QJsonValue((e2e_ms - ttft_ms) / (n - 1)) : QJsonValue()},
-      {"tokens_per_s",
-       n > 1 && e2e_ms > ttft_ms ? QJsonValue((n - 1) / ((e2e_ms - ttft_ms) / 1e3)) : QJsonValue()},
-      {"output_tokens", n},
-      {"finish_reason", finish},
-      {"backend", QString::fromStdString(opened.value().backend)},
-      {"device", QString::fromStdString(opened.value().device)},
-      {"weight_format",
-       QString::fromStdString(engine::weightFormatName(model.value()->weight_format))},
-      {"weights", QString::fromStdString(model.value()->weightSummary())},
-      {"weight_bytes", static_cast<qint64>(model.value()->weight_bytes())},
-      {"kv_format", QString::fromStdString(engine::kvFormatName(kv.value()))},
-      {"threads", *threads},
-      {"load_ms", load_ms},
-      {"quant_cache", QString::fromStdString(model.value()->cache_note)},
-      {"model", describe(config)}};
-  if (!opened.value().note.empty())
-    out["backend_note"] = QString::fromStdString(opened.value().note);
-  if (!model.value()->load_note.empty())
-    out["load_note"] = QString::fromStdString(model.value()->load_note);
+  QJsonObject out = generateJson(outcome, generated, prompt->size(), first_ns, last_ns,
+                                 opened.value(), *model.value(), kv.value(), *threads, load_ms);
   if (outcome.speculative)
     addSpeculativeFields(out, *outcome.speculative, outcome.target_forwards, p.value("draft"),
                          p.value("draft-k"), static_cast<int>(generated.size()));
@@ -268,10 +337,10 @@ int runGenerateCommand(const QStringList& args) {
   } else {
     std::printf("\n");
     printErr(QString("%1 prompt tokens in %2 ms · TTFT %3 ms · %4 tokens · %5 tok/s decode")
-                 .arg(prompt.size())
-                 .arg(prefill_ns / 1e6, 0, 'f', 1)
-                 .arg(ttft_ms, 0, 'f', 1)
-                 .arg(n)
+                 .arg(prompt->size())
+                 .arg(outcome.prefill_ms, 0, 'f', 1)
+                 .arg(out.value("ttft_ms").toDouble(), 0, 'f', 1)
+                 .arg(generated.size())
                  .arg(out.value("tokens_per_s").toDouble(), 0, 'f', 1));
   }
   return 0;
@@ -381,31 +450,9 @@ int runPplCommand(const QStringList& args) {
   }
   QElapsedTimer clock;
   clock.start();
-  double nll = 0;
-  int64_t scored = 0, windows = 0;
-  const size_t step = static_cast<size_t>(*context) - 1;  // + BOS at the start of each window
-  constexpr size_t kChunk = 64;  // positions per batched pass (bounds the logits buffer)
-  for (size_t start = 0; start < tokens.size(); start += step, ++windows) {
-    engine::CpuSession session(model.value(), *context, engine::KvFormat::F32,
-                               engine::ThreadPool::defaultThreads());
-    // Inputs BOS, t[start], ..., t[end - 2] predict t[start], ..., t[end - 1].
-    const size_t end = std::min(tokens.size(), start + step);
-    std::vector<int> inputs = {tokenizer.bos()};
-    inputs.insert(inputs.end(), tokens.begin() + start, tokens.begin() + end - 1);
-    for (size_t first = 0; first < inputs.size(); first += kChunk) {
-      const size_t count = std::min(kChunk, inputs.size() - first);
-      const auto all = session.forwardBatch(std::span(inputs).subspan(first, count),
-                                            static_cast<int>(first), true);
-      for (size_t j = 0; j < count; ++j) {
-        const auto logits = all.subspan(j * config.vocab, config.vocab);
-        const float max = *std::max_element(logits.begin(), logits.end());
-        double sum = 0;
-        for (float l : logits) sum += std::exp(static_cast<double>(l - max));
-        nll -= (logits[tokens[start + first + j]] - max) - std::log(sum);  // -log softmax
-        ++scored;
-      }
-    }
-  }
+  const Scores scores = scoreWindows(model.value(), tokenizer, tokens, *context);
+  const double nll = scores.nll;
+  const int64_t scored = scores.scored, windows = scores.windows;
   const double ppl = std::exp(nll / scored);
   const QJsonObject out{
       {"perplexity", ppl},

@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <csignal>
 #include <cstdio>
+#include <optional>
 
 #include "app/cli/common.h"
 #include "app/cli/model_options.h"
@@ -15,8 +16,9 @@
 
 namespace ts {
 
-int runServeCommand(const QStringList& args) {
-  QCommandLineParser p;
+namespace {
+
+void addServeOptions(QCommandLineParser& p) {
   p.setApplicationDescription(
       "Serves the local engine as an OpenAI-compatible API (GET /v1/models, POST "
       "/v1/chat/completions, GET /health, GET /metrics), batching the requests that run at "
@@ -47,11 +49,17 @@ int runServeCommand(const QStringList& args) {
        {"kv", "KV cache format: f16 (default), f32 or int8.", "FORMAT", "f16"},
        {"threads", "CPU threads (default: one per core).", "N"}});
   addSchedulerOptions(p, "");
-  if (auto done = parseCommandLine(p, args, "serve")) return *done;
-  if (!p.isSet("model")) {
-    printErr("tokenscope-cli serve: expected --model PATH");
-    return 2;
-  }
+}
+
+// serve's settings, checked; nullopt after saying why.
+struct ServeSettings {
+  int port = 8080, max_queue = 16, max_tokens = 256, device = 0, threads = 1, context = 0;
+  engine::SchedulerOptions scheduling;
+  engine::KvFormat kv = engine::KvFormat::F16;
+  QString chat;
+  std::string api_key;
+};
+std::optional<ServeSettings> serveSettings(const QCommandLineParser& p) {
   OptionError err;
   const auto port = parseIntOption("port", p.value("port"), 0, 65535, err);
   const auto scheduling = schedulerOptions(p, err);
@@ -72,11 +80,10 @@ int runServeCommand(const QStringList& args) {
   if (auto backend = engine::parseBackend(p.value("backend").toStdString());
       err.message.isEmpty() && !backend)
     err.message = "--backend: " + QString::fromStdString(backend.error());
-  server::ServerOptions options;
+  std::string api_key;
   if (err.message.isEmpty() && p.isSet("api-key-env")) {
-    options.api_key =
-        qEnvironmentVariable(p.value("api-key-env").toLocal8Bit().constData()).toStdString();
-    if (options.api_key.empty())
+    api_key = qEnvironmentVariable(p.value("api-key-env").toLocal8Bit().constData()).toStdString();
+    if (api_key.empty())
       err.message = QString(
                         "--api-key-env: the variable %1 is empty or not set; set it to the key "
                         "clients must send")
@@ -84,51 +91,25 @@ int runServeCommand(const QStringList& args) {
   }
   if (!err.message.isEmpty()) {
     printErr("tokenscope-cli serve: " + err.message);
-    return 2;
+    return std::nullopt;
   }
-  auto model = load(p, true);
-  if (!model) {
-    printErr("tokenscope-cli serve: " + QString::fromStdString(model.error()));
-    return 1;
-  }
-  const engine::ModelConfig& c = model.value()->config;
-  engine::BackendRequest request;
-  request.name = p.value("backend").toStdString();
-  request.threads = *threads;
-  request.cuda.device = *device;
-  options.model_name = p.isSet("model-name")
-                           ? p.value("model-name").toStdString()
-                           : QFileInfo(p.value("model")).completeBaseName().toStdString();
-  options.chat = chat == "on" || (chat == "auto" && server::isChatModel(*model.value()));
-  const engine::GenerationDefaults& suggested = model.value()->generation;
-  options.default_max_tokens =
-      p.isSet("max-tokens") ? *max_tokens : suggested.max_new_tokens.value_or(*max_tokens);
-  options.max_queue = *max_queue;
-  // SIGINT / SIGTERM end the server: blocked here (and so in every thread started after),
-  // awaited below while another thread serves.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  auto served =
-      server::serveModel(model.value(), *context, kv.value(), request, *scheduling, options);
-  if (!served) {
-    printErr("tokenscope-cli serve: " + QString::fromStdString(served.error()));
-    return 1;
-  }
-  if (!served->note.empty())
-    printErr("tokenscope-cli serve: " + QString::fromStdString(served->note));
-  server::LocalServer& server = *served->server;
-  const std::string& backend_line = served->backend;
-  const int positions = served->positions;
+  return ServeSettings{*port,    *max_queue,  *max_tokens, *device, *threads,
+                       *context, *scheduling, kv.value(),  chat,    api_key};
+}
+
+// Listens, says where and how, and serves until SIGINT / SIGTERM (blocked in
+// `stop_signals`).
+int serveUntilStopped(const QCommandLineParser& p, const server::ServedModel& served,
+                      const engine::Model& model, const server::ServerOptions& options, int port,
+                      const sigset_t& stop_signals) {
+  server::LocalServer& server = *served.server;
   const std::string host = p.value("host").toStdString();
-  const int bound = server.bind(host, *port);
+  const int bound = server.bind(host, port);
   if (bound < 0) {
     printErr(QString("tokenscope-cli serve: cannot listen on %1:%2 (in use, or not an address of "
                      "this machine); choose another --port or --host")
                  .arg(p.value("host"))
-                 .arg(*port));
+                 .arg(port));
     return 1;
   }
   if (!server.start()) {
@@ -136,21 +117,73 @@ int runServeCommand(const QStringList& args) {
     return 1;
   }
   std::printf("serving %s (%s, %s, %d positions, %s; %s) at http://%s:%d/v1%s\n",
-              options.model_name.c_str(), c.describe().c_str(), backend_line.c_str(), positions,
-              options.chat ? "chat template" : "plain completion",
-              server::describeScheduling(*served->scheduler).c_str(), host.c_str(), bound,
+              options.model_name.c_str(), model.config.describe().c_str(), served.backend.c_str(),
+              served.positions, options.chat ? "chat template" : "plain completion",
+              server::describeScheduling(*served.scheduler).c_str(), host.c_str(), bound,
               options.api_key.empty() ? "" : " (API key required)");
-  if (suggested.suggestsSampling())
+  if (model.generation.suggestsSampling())
     std::printf(
         "requests that leave them out get the model's suggested settings "
         "(generation_config.json): %s\n",
-        server::describeSuggestions(suggested, options.default_max_tokens).c_str());
+        server::describeSuggestions(model.generation, options.default_max_tokens).c_str());
   std::fflush(stdout);
   int signal = 0;
   sigwait(&stop_signals, &signal);
   server.stop();
   std::printf("stopped after %d completed requests\n", server.completedRequests());
   return 0;
+}
+
+}  // namespace
+
+int runServeCommand(const QStringList& args) {
+  QCommandLineParser p;
+  addServeOptions(p);
+  if (auto done = parseCommandLine(p, args, "serve")) return *done;
+  if (!p.isSet("model")) {
+    printErr("tokenscope-cli serve: expected --model PATH");
+    return 2;
+  }
+  const auto settings = serveSettings(p);
+  if (!settings) return 2;
+  auto model = load(p, true);
+  if (!model) {
+    printErr("tokenscope-cli serve: " + QString::fromStdString(model.error()));
+    return 1;
+  }
+  engine::BackendRequest request;
+  request.name = p.value("backend").toStdString();
+  request.threads = settings->threads;
+  request.cuda.device = settings->device;
+  server::ServerOptions options;
+  options.api_key = settings->api_key;
+  options.model_name = p.isSet("model-name")
+                           ? p.value("model-name").toStdString()
+                           : QFileInfo(p.value("model")).completeBaseName().toStdString();
+  options.chat =
+      settings->chat == "on" || (settings->chat == "auto" && server::isChatModel(*model.value()));
+  options.default_max_tokens =
+      p.isSet("max-tokens")
+          ? settings->max_tokens
+          : model.value()->generation.max_new_tokens.value_or(settings->max_tokens);
+  options.max_queue = settings->max_queue;
+  // SIGINT / SIGTERM end the server: blocked here (and so in every thread started after),
+  // awaited below while another thread serves.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  auto served = server::serveModel(model.value(), settings->context, settings->kv, request,
+                                   settings->scheduling, options);
+  if (!served) {
+    printErr("tokenscope-cli serve: " + QString::fromStdString(served.error()));
+    return 1;
+  }
+  if (!served->note.empty())
+    printErr("tokenscope-cli serve: " + QString::fromStdString(served->note));
+  return serveUntilStopped(p, served.value(), *model.value(), options, settings->port,
+                           stop_signals);
 }
 
 }  // namespace ts

@@ -22,6 +22,7 @@ void DownloadController::open() {
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   auto* download = new ModelDownload(dialog);
   auto* repository = new RepoDownload(dialog);  // when no file is named: the whole repository
+  repository->setQuantizationCheck(unreadableQuantizationOf);
   connect(dialog, &ui::DownloadDialog::startRequested, dialog,
           [this, dialog, download, repository](const QString& url, const QString& repo,
                                                const QString& file) {

@@ -9,6 +9,76 @@
 #include "inference/engine/tokenizer/chat_template.h"
 
 namespace ts {
+namespace {
+
+// The request's sampling settings, `max_tokens` at most.
+engine::GenerateOptions generateOptions(const SamplingParams& params, int max_tokens) {
+  engine::GenerateOptions options;
+  options.max_tokens = std::min(params.max_tokens, max_tokens);
+  options.sampling.temperature = static_cast<float>(params.temperature);
+  options.sampling.top_p = static_cast<float>(params.top_p);
+  options.sampling.top_k = params.top_k;
+  options.sampling.repetition_penalty = static_cast<float>(params.repetition_penalty);
+  options.sampling.seed = params.seed ? static_cast<uint64_t>(*params.seed) : 0;
+  return options;
+}
+
+// What a finished generation reports: the token counts, prefill time, cache reuse and
+// speculative acceptance.
+StreamEvent usageEvent(const engine::GenerationOutcome& out, size_t prompt_tokens) {
+  StreamEvent usage = StreamEvent::usage(monotonicNowNs(), static_cast<int64_t>(prompt_tokens),
+                                         static_cast<int64_t>(out.ids.size()));
+  usage.prefill_ns = static_cast<int64_t>(out.prefill_ms * 1e6);
+  usage.cached_tokens = out.cached_tokens;
+  if (out.speculative) {
+    usage.drafted_tokens = out.speculative->drafted();
+    usage.accepted_tokens = out.speculative->accepted();
+    for (int n : out.speculative->histogram()) usage.accepted_histogram.push_back(n);
+  }
+  return usage;
+}
+
+}  // namespace
+
+QString LocalEngineWorker::useDraft(const SamplingParams& params, int context,
+                                    engine::GenerateOptions& options) {
+  if (params.draft.empty()) return {};
+  if (!draft_ || draft_spec_ != params.draft) {
+    draft_.reset();
+    auto made = engine::makeDraftSource(params.draft, engine_->model, engine::LoadOptions{},
+                                        context, engine_->kv, engine_->threads);
+    if (!made)
+      return tr("Speculative sampling cannot start: ") + QString::fromStdString(made.error());
+    draft_ = std::move(made.value());
+    draft_spec_ = params.draft;
+  }
+  options.draft = draft_.get();
+  options.speculative.k = std::clamp(params.draft_k, 1, 8);
+  options.speculative.adaptive = params.draft_auto;
+  return {};
+}
+
+engine::GenerationOutcome LocalEngineWorker::generate(
+    const std::vector<int>& prompt, const engine::GenerateOptions& options,
+    const std::function<bool(const engine::GeneratedToken&)>& on_token) {
+  engine::Scheduler& scheduler = *engine_->scheduler;
+  engine::GenerationOutcome out;
+  if (options.draft) {  // the session alone: its own KV cache, one sequence
+    scheduler.exclusive([&](engine::DecodeSession& session) {
+      out = engine::generate(session, scheduler.tokenizer(), prompt, options, on_token);
+    });
+    return out;
+  }
+  // batched with whatever else runs on the model (Serve), prefix cache shared
+  engine::ScheduledRequest r;
+  r.prompt = prompt;
+  r.max_tokens = options.max_tokens;
+  r.sampling = options.sampling;
+  r.chat = options.chat;
+  r.user_token = options.user_token;
+  r.cancel = cancel_flag_;  // also before the first token (a long prompt's prefill)
+  return scheduler.generate(r, on_token);
+}
 
 QString LocalEngineWorker::ensureLoaded(const LocalEngineSpec& spec) {
   if (engine_ && spec == loaded_spec_) return {};
@@ -54,11 +124,10 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     return fail(FailureKind::ModelNotFound, tr("The local model cannot run: ") + error, "");
   }
   if (engine_->backend_note != noted_) emit backendNote(noted_ = engine_->backend_note);
-  engine::Scheduler& scheduler = *engine_->scheduler;
-  const engine::Tokenizer& tokenizer = scheduler.tokenizer();
+  const engine::Tokenizer& tokenizer = engine_->scheduler->tokenizer();
   std::vector<engine::ChatMessage> messages;
   for (const auto& m : request.messages) messages.push_back({m.role, m.content});
-  const int context = scheduler.context();
+  const int context = engine_->scheduler->context();
   const bool chat = server::isChatModel(*engine_->model);
   const engine::ChatRoles roles = engine_->model->generation.roles();
   const std::vector<int> prompt =
@@ -70,33 +139,12 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
                     .arg(prompt.size())
                     .arg(context),
                 "");
-  engine::GenerateOptions options;
-  options.max_tokens =
-      std::min(request.params.max_tokens, context - static_cast<int>(prompt.size()));
-  options.sampling.temperature = static_cast<float>(request.params.temperature);
-  options.sampling.top_p = static_cast<float>(request.params.top_p);
-  options.sampling.top_k = request.params.top_k;
-  options.sampling.repetition_penalty = static_cast<float>(request.params.repetition_penalty);
-  options.sampling.seed = request.params.seed ? static_cast<uint64_t>(*request.params.seed) : 0;
+  engine::GenerateOptions options =
+      generateOptions(request.params, context - static_cast<int>(prompt.size()));
   options.chat = chat;
   options.user_token = roles.user;
-  if (!request.params.draft.empty()) {  // speculative sampling with the chosen draft
-    if (!draft_ || draft_spec_ != request.params.draft) {
-      draft_.reset();
-      auto made =
-          engine::makeDraftSource(request.params.draft, engine_->model, engine::LoadOptions{},
-                                  context, engine_->kv, engine_->threads);
-      if (!made)
-        return fail(
-            FailureKind::BadRequest,
-            tr("Speculative sampling cannot start: ") + QString::fromStdString(made.error()), "");
-      draft_ = std::move(made.value());
-      draft_spec_ = request.params.draft;
-    }
-    options.draft = draft_.get();
-    options.speculative.k = std::clamp(request.params.draft_k, 1, 8);
-    options.speculative.adaptive = request.params.draft_auto;
-  }
+  if (const QString error = useDraft(request.params, context, options); !error.isEmpty())
+    return fail(FailureKind::BadRequest, error, "");
   const auto on_token = [&](const engine::GeneratedToken& t) {
     if (cancel_flag_->load()) return false;
     StreamEvent chunk = StreamEvent::chunk(monotonicNowNs(), t.text, t.id >= 0 ? 1 : 0);
@@ -107,34 +155,12 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   };
   engine::GenerationOutcome out;
   try {
-    if (options.draft) {  // the session alone: its own KV cache, one sequence
-      scheduler.exclusive([&](engine::DecodeSession& session) {
-        out = engine::generate(session, tokenizer, prompt, options, on_token);
-      });
-    } else {  // batched with whatever else runs on the model (Serve), prefix cache shared
-      engine::ScheduledRequest r;
-      r.prompt = prompt;
-      r.max_tokens = options.max_tokens;
-      r.sampling = options.sampling;
-      r.chat = chat;
-      r.user_token = roles.user;
-      r.cancel = cancel_flag_;  // also before the first token (a long prompt's prefill)
-      out = scheduler.generate(r, on_token);
-    }
+    out = generate(prompt, options, on_token);
   } catch (const std::exception& e) {
     return fail(FailureKind::Server, tr("The engine failed: ") + e.what(),
                 result.run.contentText());
   }
-  StreamEvent usage = StreamEvent::usage(monotonicNowNs(), static_cast<int64_t>(prompt.size()),
-                                         static_cast<int64_t>(out.ids.size()));
-  usage.prefill_ns = static_cast<int64_t>(out.prefill_ms * 1e6);
-  usage.cached_tokens = out.cached_tokens;
-  if (out.speculative) {
-    usage.drafted_tokens = out.speculative->drafted();
-    usage.accepted_tokens = out.speculative->accepted();
-    for (int n : out.speculative->histogram()) usage.accepted_histogram.push_back(n);
-  }
-  emitEvent(result, usage);
+  emitEvent(result, usageEvent(out, prompt.size()));
   result.cancelled = out.finish == "cancelled";
   emitEvent(result, StreamEvent::finished(monotonicNowNs(), out.finish));
   emit runFinished(result);

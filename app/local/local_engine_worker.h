@@ -45,6 +45,13 @@ class LocalEngineWorker : public QObject {
  private:
   QString ensureLoaded(const LocalEngineSpec& spec);  // "" or why the model cannot run
   void emitEvent(RemoteResult& result, StreamEvent event);
+  // Speculative sampling with the request's draft (made once while the setting stays the
+  // same) into `options`; "" or why it cannot start.
+  QString useDraft(const SamplingParams& params, int context, engine::GenerateOptions& options);
+  // On the model's scheduler, or its session alone for a speculative run.
+  engine::GenerationOutcome generate(
+      const std::vector<int>& prompt, const engine::GenerateOptions& options,
+      const std::function<bool(const engine::GeneratedToken&)>& on_token);
 
   std::atomic<bool>* cancel_flag_;
   LocalEngineSpec loaded_spec_;

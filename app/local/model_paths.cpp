@@ -4,6 +4,9 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
+#include "inference/engine/formats/json_reader.h"
+#include "inference/engine/formats/model_config_readers.h"
+
 namespace ts {
 
 QString modelsDir() {
@@ -20,6 +23,12 @@ QString firstDownloadedModel() {
     if (f.absoluteFilePath() != QFileInfo(demoModelPath()).absoluteFilePath())
       return f.absoluteFilePath();
   return {};
+}
+
+QString unreadableQuantizationOf(const QString& config_path) {
+  const auto config = engine::readJsonFile(config_path.toStdString());
+  return config ? QString::fromStdString(engine::unreadableQuantization(config.value()))
+                : QString();
 }
 
 }  // namespace ts

@@ -10,5 +10,9 @@ QString modelsDir();
 QString demoModelPath();
 // A real model found in modelsDir() (the first *.gguf that is not the demo), or "".
 QString firstDownloadedModel();
+// The quantization a downloaded config.json declares that TokenScope does not read
+// (engine::unreadableQuantization), or "" (also when the file cannot be read: the load
+// says why later). RepoDownload's check.
+QString unreadableQuantizationOf(const QString& config_path);
 
 }  // namespace ts

@@ -131,16 +131,8 @@ void RepoDownload::onFileFailed(const QString& message, bool resumable) {
 }
 
 QString RepoDownload::refusal(const QString& config_path) const {
-  const QJsonObject config = readJsonObject(config_path);
-  const QJsonObject q = config.value("quantization_config").toObject();
-  if (q.isEmpty()) return {};
-  const bool four = q.value("load_in_4bit").toBool(), eight = q.value("load_in_8bit").toBool();
-  const QString method = q.value("quant_method").toString();
-  if (!four && !eight && method != "bitsandbytes" && method.isEmpty()) return {};
-  const QString format =
-      four    ? QString("bitsandbytes %1 4-bit").arg(q.value("bnb_4bit_quant_type").toString("nf4"))
-      : eight ? QString("bitsandbytes 8-bit")
-              : method;
+  const QString format = quantization_ ? quantization_(config_path) : QString();
+  if (format.isEmpty()) return {};
   QString full = repo_.repo;
   full.remove(QRegularExpression("-(4|8)bits?$"));
   return tr("%1 is a %2 checkpoint (quantization_config in config.json), which TokenScope does "

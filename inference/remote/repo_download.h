@@ -16,6 +16,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QStringList>
+#include <functional>
 
 #include "inference/remote/hub_url.h"
 #include "inference/remote/model_download.h"
@@ -27,6 +28,11 @@ class RepoDownload : public QObject {
  public:
   explicit RepoDownload(QObject* parent = nullptr);
 
+  // What config.json says of the weights that TokenScope cannot read ("bitsandbytes nf4
+  // 4-bit"; "" when it can read them): the engine's rule (engine::unreadableQuantization),
+  // handed in by the app (this library does not reach the engine). Unset: nothing refused.
+  using QuantizationCheck = std::function<QString(const QString& config_path)>;
+  void setQuantizationCheck(QuantizationCheck check) { quantization_ = std::move(check); }
   // Downloads `repo` (its file field is ignored) into `folder`.
   void start(const HubFile& repo, const QString& folder);
   void pause();
@@ -68,6 +74,7 @@ class RepoDownload : public QObject {
   bool took(const QString& path);
   void emitProgress(const DownloadProgress& current);
 
+  QuantizationCheck quantization_;
   QPointer<ModelDownload> file_;
   HubFile repo_;
   QString folder_;

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "inference/engine/formats/json_reader.h"
+#include "inference/engine/formats/model_loader.h"
 #include "inference/engine/formats/pytorch_checkpoint.h"
 #include "inference/engine/formats/safetensors.h"
 
@@ -98,7 +99,8 @@ Result<CheckpointShards> CheckpointShards::openWith(const fs::path& dir, bool wh
     };
     auto file = MappedFile::open(
         path.string(), whole ? MappedFile::Access::Whole : MappedFile::Access::Sparse, mapped);
-    if (!file) return fail(file.error() == MappedFile::kMapCancelled ? "cancelled" : file.error());
+    if (!file)
+      return fail(file.error() == MappedFile::kMapCancelled ? kLoadCancelled : file.error());
     before += file.value()->bytes().size();
     auto parsed = list->format == CheckpointFormat::Pytorch
                       ? parsePytorchCheckpoint(file.value()->bytes())

@@ -33,7 +33,7 @@ Result<CheckpointFileList> checkpointFiles(const std::filesystem::path& dir);
 const char* checkpointFormatName(CheckpointFormat format);
 
 // Mapping progress: bytes of the folder's weight files mapped so far, of `total`; false
-// cancels (open then fails with "cancelled").
+// cancels (open then fails with exactly kLoadCancelled).
 using MapProgress = std::function<bool(uint64_t done, uint64_t total)>;
 
 class CheckpointShards {

@@ -2,11 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <map>
 #include <optional>
-#include <set>
-#include <sstream>
 #include <tuple>
 
 #include "inference/engine/formats/checkpoint_shards.h"
@@ -90,6 +86,26 @@ Result<int> configInt(const Json& config, const char* key, std::optional<int> fa
   return static_cast<int>(*i);
 }
 
+}  // namespace
+
+std::string unreadableQuantization(const Json& config) {
+  const Json* q = jsonFind(config, "quantization_config");
+  if (!q || !q->is_object() || q->empty()) return "";
+  const auto flag = [&](const char* key) {
+    const Json* v = jsonFind(*q, key);
+    return v && v->is_boolean() && v->get<bool>();
+  };
+  const auto text = [&](const char* key, const std::string& otherwise) {
+    const Json* v = jsonFind(*q, key);
+    return v && v->is_string() ? v->get<std::string>() : otherwise;
+  };
+  if (flag("load_in_4bit")) return "bitsandbytes " + text("bnb_4bit_quant_type", "nf4") + " 4-bit";
+  if (flag("load_in_8bit")) return "bitsandbytes 8-bit";
+  return text("quant_method", "quantized");
+}
+
+namespace {
+
 Result<ModelConfig> configFromHfJson(const Json& cfg, bool* tied) {
   const Json* archs = jsonFind(cfg, "architectures");
   const std::string arch = archs && archs->is_array() && !archs->empty() && (*archs)[0].is_string()
@@ -101,27 +117,12 @@ Result<ModelConfig> configFromHfJson(const Json& cfg, bool* tied) {
         "config.json: architectures: expected BaichuanForCausalLM, BaiChuanForCausalLM or "
         "LlamaForCausalLM, found '" +
         arch + "'");
-  if (const Json* q = jsonFind(cfg, "quantization_config"); q && q->is_object()) {
-    const Json* method = jsonFind(*q, "quant_method");
-    const Json* four = jsonFind(*q, "load_in_4bit");
-    const Json* eight = jsonFind(*q, "load_in_8bit");
-    const bool bnb =
-        (method && method->is_string() && method->get<std::string>() == "bitsandbytes") ||
-        (four && four->is_boolean() && four->get<bool>()) ||
-        (eight && eight->is_boolean() && eight->get<bool>());
-    const Json* kind = jsonFind(*q, "bnb_4bit_quant_type");
-    const std::string name =
-        bnb ? "bitsandbytes " +
-                  (eight && eight->is_boolean() && eight->get<bool>()
-                       ? std::string("8-bit")
-                       : (kind && kind->is_string() ? kind->get<std::string>() : "nf4") + " 4-bit")
-            : (method && method->is_string() ? method->get<std::string>() : "quantized");
-    return fail("config.json: this checkpoint is " + name +
+  if (const std::string q = unreadableQuantization(cfg); !q.empty())
+    return fail("config.json: this checkpoint is " + q +
                 " (quantization_config, as Baichuan2-*-4bits ships), which TokenScope does not "
                 "read: download the full-precision repository (for example "
                 "baichuan-inc/Baichuan2-7B-Chat) and load it with --weights int4, or write a "
                 "4-bit GGUF from it with `tokenscope-cli convert --to gguf --type q4_k`");
-  }
   ModelConfig c;
   c.architecture = baichuan ? "baichuan" : "llama";
   c.source_format = "safetensors";  // loadHfFolder says which once it has seen the files
@@ -189,7 +190,7 @@ Result<std::shared_ptr<Model>> loadHfFolder(const std::string& folder, const Loa
     return !progress || progress(0.8 * static_cast<double>(done) / std::max<uint64_t>(1, total));
   };
   auto shards = CheckpointShards::open(dir, mapping);
-  if (!shards) return fail(shards.error() == "cancelled" ? kLoadCancelled : shards.error());
+  if (!shards) return fail(shards.error());
   const CheckpointShards& s = shards.value();
   c.source_format = checkpointFormatName(s.format());
   if (files) *files = s.files();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "inference/engine/formats/gguf.h"
+#include "inference/engine/formats/json_reader.h"
 #include "inference/engine/formats/llama2c.h"
 #include "inference/engine/model/model.h"
 
@@ -11,6 +12,11 @@ namespace ts::engine {
 
 // general.architecture, <arch>.* keys, tokenscope.positional, vocab from token_embd.
 Result<ModelConfig> configFromGguf(const GgufFile& g);
+// The quantization a config.json declares (its quantization_config: bitsandbytes 4-bit or
+// 8-bit as Baichuan2-*-4bits ships, GPTQ, AWQ, ...), which TokenScope does not read:
+// "bitsandbytes nf4 4-bit", "gptq", ...; "" for plain weights. Loading refuses such a folder,
+// and a repository download stops at its config.json.
+std::string unreadableQuantization(const Json& config);
 // config.json of a Hugging Face folder; `tied` is set from tie_word_embeddings.
 Result<ModelConfig> configFromHfFolder(const std::string& folder, bool* tied = nullptr);
 ModelConfig configFromLlama2c(const Llama2cHeader& header);

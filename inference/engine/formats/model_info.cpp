@@ -4,7 +4,6 @@
 #include <filesystem>
 
 #include "inference/engine/formats/checkpoint_shards.h"
-#include "inference/engine/formats/generation_config.h"
 #include "inference/engine/formats/hf_loader.h"
 #include "inference/engine/formats/mapped_file.h"
 #include "inference/engine/formats/model_config_readers.h"
@@ -87,9 +86,6 @@ Result<ModelSummary> inspectModel(const std::string& path) {
   if (!summary) return fail(path + ": " + summary.error());
   ModelSummary& s = summary.value();
   s.config.norm_head = s.config.architecture == "baichuan" && s.config.vocab == kBaichuan2Vocab;
-  auto generation = readGenerationConfig(path);
-  if (!generation) return fail(path + ": " + generation.error());
-  s.generation = generation.value();
   if (auto vocab = loadVocabulary(path); vocab && !vocab->pieces.empty())
     s.vocabulary_pieces = static_cast<int>(vocab->pieces.size());
   else

@@ -17,7 +17,6 @@ struct ModelSummary {
   std::map<std::string, int> stored_types;  // "Q4_0", "F32", "BF16", ... -> tensors so stored
   int vocabulary_pieces = 0;                // 0 when no tokenizer goes with the model
   std::string vocabulary_note;              // why there is none (empty when there is one)
-  GenerationDefaults generation;            // generation_config.json's suggestions
 };
 
 // The bytes of a GGUF of `config`'s shape with every matrix and the embedding table in

@@ -117,90 +117,105 @@ uint32_t fileType(TensorType type) {
 
 }  // namespace
 
+namespace {
+
+// GGUF key-value pairs as they are added, and how many.
+struct GgufKeys {
+  Bytes kv;
+  uint64_t count = 0;
+  void key(const std::string& k, uint32_t type) {
+    kv.str(k);
+    kv.u32(type);
+    ++count;
+  }
+  void u32(const std::string& k, uint64_t v) {
+    key(k, kU32);
+    kv.u32(static_cast<uint32_t>(v));
+  }
+  void str(const std::string& k, const std::string& v) {
+    key(k, kString);
+    kv.str(v);
+  }
+  void flag(const std::string& k, bool v) {
+    key(k, kBool);
+    kv.s += static_cast<char>(v ? 1 : 0);
+  }
+};
+
+// general.* and <arch>.* keys.
+void modelKeys(GgufKeys& k, const ModelConfig& c, const GgufWriteOptions& options) {
+  const std::string a = c.architecture;
+  k.str("general.architecture", a);
+  k.str("general.name",
+        options.name.empty() ? "TokenScope " + c.source_format + " " + a : options.name);
+  k.u32("general.file_type", fileType(options.matrices));
+  if (options.matrices != TensorType::F32 && options.matrices != TensorType::F16 &&
+      options.matrices != TensorType::BF16)
+    k.u32("general.quantization_version", 2);
+  for (auto [key, value] :
+       {std::pair{".block_count", c.n_layers}, std::pair{".embedding_length", c.dim},
+        std::pair{".feed_forward_length", c.ffn_dim}, std::pair{".attention.head_count", c.n_heads},
+        std::pair{".attention.head_count_kv", c.n_kv_heads},
+        std::pair{".context_length", c.context}, std::pair{".rope.dimension_count", c.rope_dim}})
+    k.u32(a + key, static_cast<uint32_t>(value));
+  k.key(a + ".attention.layer_norm_rms_epsilon", kF32);
+  k.kv.f32(c.rms_eps);
+  k.key(a + ".rope.freq_base", kF32);
+  k.kv.f32(c.rope_theta);
+  for (const auto& [key, value] : options.extra_strings) k.str(key, value);
+  const bool alibi = c.positional == Positional::Alibi;
+  if (alibi != (a == "baichuan" && c.n_layers == 40))  // the layer rule would guess wrong
+    k.str("tokenscope.positional", alibi ? "alibi" : "rope");
+}
+
+// tokenizer.ggml.* keys: the pieces, scores and types, the special ids and flags.
+void vocabularyKeys(GgufKeys& k, const Vocabulary& v, const GgufWriteOptions& options) {
+  if (v.pieces.empty()) return;
+  k.str("tokenizer.ggml.model", "llama");
+  k.key("tokenizer.ggml.tokens", kArray);
+  k.kv.u32(kString);
+  k.kv.u64(v.pieces.size());
+  for (const auto& p : v.pieces) k.kv.str(p);
+  k.key("tokenizer.ggml.scores", kArray);
+  k.kv.u32(kF32);
+  k.kv.u64(v.pieces.size());
+  for (size_t i = 0; i < v.pieces.size(); ++i) k.kv.f32(i < v.scores.size() ? v.scores[i] : 0.f);
+  k.key("tokenizer.ggml.token_type", kArray);
+  k.kv.u32(kI32);
+  k.kv.u64(v.pieces.size());
+  for (size_t i = 0; i < v.pieces.size(); ++i) k.kv.u32(i < v.types.size() ? v.types[i] : 1);
+  k.flag("tokenizer.ggml.add_space_prefix", v.add_dummy_prefix);
+  for (auto [key, id] : {std::pair{"tokenizer.ggml.bos_token_id", v.bos},
+                         std::pair{"tokenizer.ggml.eos_token_id", v.eos},
+                         std::pair{"tokenizer.ggml.unknown_token_id", v.unk}})
+    k.u32(key, static_cast<uint32_t>(id));
+  for (const auto& [key, flag] : options.special_flags) k.flag(key, flag);
+  for (const auto& [key, id] : options.special_ids) k.u32(key, static_cast<uint32_t>(id));
+}
+
+// A tensor's rows and columns ([n] is one row).
+std::pair<uint64_t, uint64_t> rowsAndCols(const TensorToWrite& t) {
+  return {t.shape.size() == 2 ? t.shape[0] : 1, t.shape.back()};
+}
+
+}  // namespace
+
 Result<bool> writeGgufTensors(const ModelConfig& c, const Vocabulary& v,
                               const std::vector<TensorToWrite>& tensors, const std::string& path,
                               const GgufWriteOptions& options) {
   if (!canQuantizeTo(options.matrices))
     return fail("GGUF matrices: expected F32, F16, BF16, Q8_0, Q4_0, Q4_K or Q6_K, found " +
                 typeName(options.matrices));
-  const std::string a = c.architecture;
-  Bytes kv;
-  uint64_t n_kv = 0;
-  const auto key = [&](const std::string& k, uint32_t type) {
-    kv.str(k);
-    kv.u32(type);
-    ++n_kv;
-  };
-  key("general.architecture", kString);
-  kv.str(a);
-  key("general.name", kString);
-  kv.str(options.name.empty() ? "TokenScope " + c.source_format + " " + a : options.name);
-  key("general.file_type", kU32);
-  kv.u32(fileType(options.matrices));
-  if (options.matrices != TensorType::F32 && options.matrices != TensorType::F16 &&
-      options.matrices != TensorType::BF16) {
-    key("general.quantization_version", kU32);
-    kv.u32(2);
-  }
-  for (auto [k, value] :
-       {std::pair{".block_count", c.n_layers}, std::pair{".embedding_length", c.dim},
-        std::pair{".feed_forward_length", c.ffn_dim}, std::pair{".attention.head_count", c.n_heads},
-        std::pair{".attention.head_count_kv", c.n_kv_heads},
-        std::pair{".context_length", c.context}, std::pair{".rope.dimension_count", c.rope_dim}}) {
-    key(a + k, kU32);
-    kv.u32(static_cast<uint32_t>(value));
-  }
-  key(a + ".attention.layer_norm_rms_epsilon", kF32);
-  kv.f32(c.rms_eps);
-  key(a + ".rope.freq_base", kF32);
-  kv.f32(c.rope_theta);
-  for (const auto& [k, value] : options.extra_strings) {
-    key(k, kString);
-    kv.str(value);
-  }
-  const bool alibi = c.positional == Positional::Alibi;
-  if (alibi != (a == "baichuan" && c.n_layers == 40)) {  // the layer rule would guess wrong
-    key("tokenscope.positional", kString);
-    kv.str(alibi ? "alibi" : "rope");
-  }
-  if (!v.pieces.empty()) {
-    key("tokenizer.ggml.model", kString);
-    kv.str("llama");
-    key("tokenizer.ggml.tokens", kArray);
-    kv.u32(kString);
-    kv.u64(v.pieces.size());
-    for (const auto& p : v.pieces) kv.str(p);
-    key("tokenizer.ggml.scores", kArray);
-    kv.u32(kF32);
-    kv.u64(v.pieces.size());
-    for (size_t i = 0; i < v.pieces.size(); ++i) kv.f32(i < v.scores.size() ? v.scores[i] : 0.f);
-    key("tokenizer.ggml.token_type", kArray);
-    kv.u32(kI32);
-    kv.u64(v.pieces.size());
-    for (size_t i = 0; i < v.pieces.size(); ++i) kv.u32(i < v.types.size() ? v.types[i] : 1);
-    key("tokenizer.ggml.add_space_prefix", kBool);
-    kv.s += static_cast<char>(v.add_dummy_prefix ? 1 : 0);
-    for (auto [k, id] : {std::pair{"tokenizer.ggml.bos_token_id", v.bos},
-                         std::pair{"tokenizer.ggml.eos_token_id", v.eos},
-                         std::pair{"tokenizer.ggml.unknown_token_id", v.unk}}) {
-      key(k, kU32);
-      kv.u32(static_cast<uint32_t>(id));
-    }
-    for (auto [k, flag] : options.special_flags) {
-      key(k, kBool);
-      kv.s += static_cast<char>(flag ? 1 : 0);
-    }
-    for (auto [k, id] : options.special_ids) {
-      key(k, kU32);
-      kv.u32(static_cast<uint32_t>(id));
-    }
-  }
+  GgufKeys keys;
+  modelKeys(keys, c, options);
+  vocabularyKeys(keys, v, options);
   Bytes head;
   head.u32(0x46554747);  // "GGUF"
   head.u32(3);
   head.u64(tensors.size());
-  head.u64(n_kv);
-  head.raw(kv.s.data(), kv.s.size());
+  head.u64(keys.count);
+  head.raw(keys.kv.s.data(), keys.kv.s.size());
+  // The tensor table: offsets follow from the shapes and types, before any data is made.
   std::vector<TensorType> types;
   uint64_t offset = 0;
   for (const auto& t : tensors) {
@@ -211,7 +226,7 @@ Result<bool> writeGgufTensors(const ModelConfig& c, const Vocabulary& v,
     for (auto it = t.shape.rbegin(); it != t.shape.rend(); ++it) head.u64(*it);  // ggml order
     head.u32(static_cast<uint32_t>(type));
     head.u64(offset);
-    const uint64_t cols = t.shape.back(), rows = t.shape.size() == 2 ? t.shape[0] : 1;
+    const auto [rows, cols] = rowsAndCols(t);
     offset += (rows * rowBytes(type, cols) + 31) / 32 * 32;
   }
   head.align(32);
@@ -225,7 +240,7 @@ Result<bool> writeGgufTensors(const ModelConfig& c, const Vocabulary& v,
     const TensorToWrite& t = tensors[i];
     auto values = t.values();
     if (!values) return fail(values.error());
-    const uint64_t cols = t.shape.back(), rows = t.shape.size() == 2 ? t.shape[0] : 1;
+    const auto [rows, cols] = rowsAndCols(t);
     if (values->size() != rows * cols)
       return fail("tensor '" + t.name + "': expected " + std::to_string(rows * cols) +
                   " values, found " + std::to_string(values->size()));
@@ -307,8 +322,10 @@ Result<bool> writeSafetensorsShard(const fs::path& path, const std::vector<Tenso
   for (size_t i = begin; i < end; ++i) {
     const uint64_t bytes = rowBytes(type, elementsOf(t[i].shape));
     header += ",\"" + t[i].name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[";
-    for (size_t d = 0; d < t[i].shape.size(); ++d)
-      header += (d ? "," : "") + std::to_string(t[i].shape[d]);
+    for (size_t d = 0; d < t[i].shape.size(); ++d) {
+      if (d) header += ',';
+      header += std::to_string(t[i].shape[d]);
+    }
     header += "],\"data_offsets\":[" + std::to_string(offset) + "," +
               std::to_string(offset + bytes) + "]}";
     offset += bytes;
@@ -344,6 +361,37 @@ Result<bool> writePytorchShard(const fs::path& path, const std::vector<TensorToW
                                   if (!values) return fail(values.error());
                                   return quantizeRows(type, values->data(), 1, values->size());
                                 });
+}
+
+// config.json for a folder of `c`'s shape whose tensors are `dtype` (F32 | F16 | BF16).
+std::string hfConfigJson(const ModelConfig& c, const std::string& dtype) {
+  const bool baichuan = c.architecture == "baichuan";
+  const auto num = [](double x) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.9g", x);
+    return std::string(b);
+  };
+  std::string config = "{\n  \"architectures\": [\"" +
+                       std::string(baichuan ? "BaichuanForCausalLM" : "LlamaForCausalLM") +
+                       "\"],\n  \"model_type\": \"" + c.architecture + "\"";
+  for (auto [k, v] :
+       {std::pair{"hidden_size", c.dim}, std::pair{"intermediate_size", c.ffn_dim},
+        std::pair{"num_attention_heads", c.n_heads}, std::pair{"num_key_value_heads", c.n_kv_heads},
+        std::pair{"num_hidden_layers", c.n_layers}, std::pair{"vocab_size", c.vocab},
+        std::pair{"max_position_embeddings", c.context}})
+    config += ",\n  \"" + std::string(k) + "\": " + std::to_string(v);
+  config += ",\n  \"rms_norm_eps\": " + num(c.rms_eps) +
+            ",\n  \"rope_theta\": " + num(c.rope_theta) +
+            ",\n  \"tie_word_embeddings\": false,\n  \"torch_dtype\": \"" +
+            (dtype == "F32"   ? "float32"
+             : dtype == "F16" ? "float16"
+                              : "bfloat16") +
+            "\"";
+  const bool alibi = c.positional == Positional::Alibi;
+  if (alibi != (baichuan && c.n_layers == 40))
+    config += ",\n  \"tokenscope_positional\": \"" + std::string(alibi ? "alibi" : "rope") + "\"";
+  config += "\n}\n";
+  return config;
 }
 
 }  // namespace
@@ -397,32 +445,7 @@ Result<bool> writeHfFolder(const Model& m, const std::string& folder,
                               {});
     if (!ok) return ok;
   }
-  const auto num = [](double x) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.9g", x);
-    return std::string(b);
-  };
-  std::string config = "{\n  \"architectures\": [\"" +
-                       std::string(baichuan ? "BaichuanForCausalLM" : "LlamaForCausalLM") +
-                       "\"],\n  \"model_type\": \"" + c.architecture + "\"";
-  for (auto [k, v] :
-       {std::pair{"hidden_size", c.dim}, std::pair{"intermediate_size", c.ffn_dim},
-        std::pair{"num_attention_heads", c.n_heads}, std::pair{"num_key_value_heads", c.n_kv_heads},
-        std::pair{"num_hidden_layers", c.n_layers}, std::pair{"vocab_size", c.vocab},
-        std::pair{"max_position_embeddings", c.context}})
-    config += ",\n  \"" + std::string(k) + "\": " + std::to_string(v);
-  config += ",\n  \"rms_norm_eps\": " + num(c.rms_eps) +
-            ",\n  \"rope_theta\": " + num(c.rope_theta) +
-            ",\n  \"tie_word_embeddings\": false,\n  \"torch_dtype\": \"" +
-            (options.dtype == "F32"   ? "float32"
-             : options.dtype == "F16" ? "float16"
-                                      : "bfloat16") +
-            "\"";
-  const bool alibi = c.positional == Positional::Alibi;
-  if (alibi != (baichuan && c.n_layers == 40))
-    config += ",\n  \"tokenscope_positional\": \"" + std::string(alibi ? "alibi" : "rope") + "\"";
-  config += "\n}\n";
-  auto ok = writeAtomically(fs::path(folder) / "config.json", config, {});
+  auto ok = writeAtomically(fs::path(folder) / "config.json", hfConfigJson(c, options.dtype), {});
   if (!ok) return ok;
   if (!m.vocab.pieces.empty())
     return writeAtomically(fs::path(folder) / "tokenizer.model",

@@ -162,6 +162,11 @@ class Interpreter {
     return std::string(reinterpret_cast<const char*>(b_.data() + start), at_++ - start);
   }
   std::optional<Error> step(uint8_t op, bool& stop);
+  std::optional<Error> literal(uint8_t op);
+  std::optional<Error> containerOp(uint8_t op);
+  std::optional<Error> memoOp(uint8_t op);
+  std::optional<size_t> topContainer(Kind kind) const;
+  Error truncated() const { return error("the pickle ends inside an opcode's argument"); }
   std::optional<Error> persistentLoad();
   std::optional<Error> reduce();
   Result<size_t> call(size_t callable, size_t args);
@@ -327,21 +332,140 @@ std::optional<Error> Interpreter::reduce() {
   return pushIndex(result.value());
 }
 
-std::optional<Error> Interpreter::step(uint8_t op, bool& stop) {
-  const auto need = [&](std::optional<uint64_t> v, uint64_t& out) {
-    if (v) out = *v;
-    return v.has_value();
-  };
-  uint64_t n = 0;
-  const auto truncated = [&] { return error("the pickle ends inside an opcode's argument"); };
+// N, NEWTRUE / NEWFALSE, the integers, BINFLOAT and the strings: a value from the bytes.
+std::optional<Error> Interpreter::literal(uint8_t op) {
+  Value v;
   switch (op) {
-    case 0x80:  // PROTO
-      if (!need(unsignedLe(1), n)) return truncated();
-      if (n < 2 || n > 5)
-        return error("expected pickle protocol 2 to 5, found " + std::to_string(n));
+    case 'N':
+      return push(Value{});
+    case 0x88:  // NEWTRUE
+    case 0x89:  // NEWFALSE
+      v.kind = Kind::Bool;
+      v.i = op == 0x88;
+      return push(std::move(v));
+    case 'J':    // BININT: 4 bytes, signed
+    case 'K':    // BININT1
+    case 'M': {  // BININT2
+      const auto n = unsignedLe(op == 'J' ? 4 : op == 'K' ? 1 : 2);
+      if (!n) return truncated();
+      v.kind = Kind::Int;
+      v.i = op == 'J' ? static_cast<int32_t>(*n) : static_cast<int64_t>(*n);
+      return push(std::move(v));
+    }
+    case 0x8a: {  // LONG1: n bytes, little-endian two's complement
+      const auto n = unsignedLe(1);
+      if (!n) return truncated();
+      if (*n > 8) return error("an integer of " + std::to_string(*n) + " bytes (at most 8)");
+      const auto raw = *n > 0 ? unsignedLe(static_cast<int>(*n)) : std::optional<uint64_t>(0);
+      if (!raw) return truncated();
+      v.kind = Kind::Int;
+      v.i = static_cast<int64_t>(*raw);
+      if (*n > 0 && *n < 8 && (*raw >> (8 * *n - 1)) & 1)  // negative: extend the sign
+        v.i = static_cast<int64_t>(*raw | ~uint64_t{0} << (8 * *n));
+      return push(std::move(v));
+    }
+    case 'G': {  // BINFLOAT: big-endian double
+      const uint8_t* p;
+      if (!take(8, &p)) return truncated();
+      uint64_t raw = 0;
+      for (int k = 0; k < 8; ++k) raw = raw << 8 | p[k];
+      v.kind = Kind::Float;
+      v.i = static_cast<int64_t>(raw);  // the bits; no caller needs the number
+      return push(std::move(v));
+    }
+    default: {  // the strings: BINUNICODE, BINSTRING, BINBYTES (4-byte length), their
+                // SHORT_ forms (1 byte), BINUNICODE8 / BINBYTES8 (8 bytes)
+      const int length = op == 'X' || op == 'T' || op == 'B' ? 4 : op == 0x8d || op == 0x8e ? 8 : 1;
+      const auto n = unsignedLe(length);
+      return n ? string(*n) : truncated();
+    }
+  }
+}
+
+// The container on the stack's top, when it is a `kind` (APPEND[S] into a list, SETITEM[S]
+// into a dict).
+std::optional<size_t> Interpreter::topContainer(Kind kind) const {
+  if (stack_.empty() || (!marks_.empty() && stack_.size() == marks_.back()) ||
+      values_[stack_.back()].kind != kind)
+    return std::nullopt;
+  return stack_.back();
+}
+
+// Tuples, lists and dicts: made empty, from the marked items or the top values, or grown.
+std::optional<Error> Interpreter::containerOp(uint8_t op) {
+  switch (op) {
+    case ')':
+      return container(Kind::Tuple, {});
+    case ']':
+      return container(Kind::List, {});
+    case '}':
+      return container(Kind::Dict, {});
+    case 't':    // TUPLE
+    case 'l':    // LIST
+    case 'd': {  // DICT
+      auto items = popMark();
+      if (!items) return error("a TUPLE, LIST or DICT without a MARK");
+      if (op == 'd' && items->size() % 2) return error("DICT with an odd number of items");
+      return container(op == 't' ? Kind::Tuple : op == 'l' ? Kind::List : Kind::Dict, *items);
+    }
+    case 'e':    // APPENDS
+    case 'u': {  // SETITEMS
+      auto items = popMark();
+      if (!items) return error("APPENDS or SETITEMS without a MARK");
+      if (op == 'u' && items->size() % 2) return error("SETITEMS with an odd number of items");
+      const auto into = topContainer(op == 'e' ? Kind::List : Kind::Dict);
+      if (!into)
+        return error(op == 'e' ? "APPENDS to something other than a list"
+                               : "SETITEMS on something other than a dict");
+      return addItems(*into, *items);
+    }
+    default: {  // TUPLE1..3 (0x85..0x87), APPEND ('a'), SETITEM ('s'): from the top values
+      const bool grow = op == 'a' || op == 's';
+      std::vector<size_t> items(op == 'a' ? 1 : op == 's' ? 2 : op - 0x84);
+      for (size_t k = items.size(); k-- > 0;) {
+        const auto v = pop();
+        if (!v) return error("a TUPLE1..3, APPEND or SETITEM with too few values");
+        items[k] = *v;
+      }
+      if (!grow) return container(Kind::Tuple, items);
+      const auto into = topContainer(op == 'a' ? Kind::List : Kind::Dict);
+      if (!into)
+        return error(op == 'a' ? "APPEND to something other than a list"
+                               : "SETITEM on something other than a dict");
+      return addItems(*into, items);
+    }
+  }
+}
+
+// BINPUT, LONG_BINPUT and MEMOIZE store the top value; BINGET and LONG_BINGET push one.
+std::optional<Error> Interpreter::memoOp(uint8_t op) {
+  if (op == 'h' || op == 'j') {
+    const auto n = unsignedLe(op == 'h' ? 1 : 4);
+    if (!n) return truncated();
+    const auto it = memo_.find(*n);
+    if (it == memo_.end()) return error("memo entry " + std::to_string(*n) + " was never stored");
+    return pushIndex(it->second);
+  }
+  const auto n = op == 0x94 ? std::optional<uint64_t>(memo_.size()) : unsignedLe(op == 'q' ? 1 : 4);
+  if (!n) return truncated();
+  if (stack_.empty()) return error("a memo store with an empty stack");
+  if (!memo_.count(*n) && memo_.size() >= limits_.memo_entries)
+    return error("more than " + std::to_string(limits_.memo_entries) + " memo entries");
+  memo_[*n] = stack_.back();
+  return std::nullopt;
+}
+
+std::optional<Error> Interpreter::step(uint8_t op, bool& stop) {
+  switch (op) {
+    case 0x80: {  // PROTO
+      const auto n = unsignedLe(1);
+      if (!n) return truncated();
+      if (*n < 2 || *n > 5)
+        return error("expected pickle protocol 2 to 5, found " + std::to_string(*n));
       return std::nullopt;
+    }
     case 0x95:  // FRAME: a length hint
-      return need(unsignedLe(8), n) ? std::optional<Error>() : truncated();
+      return unsignedLe(8) ? std::optional<Error>() : truncated();
     case '.':  // STOP
       stop = true;
       return std::nullopt;
@@ -361,106 +485,42 @@ std::optional<Error> Interpreter::step(uint8_t op, bool& stop) {
       return pushIndex(*top);
     }
     case 'N':
-      return push(Value{});
     case 0x88:
-    case 0x89: {  // NEWTRUE, NEWFALSE
-      Value v;
-      v.kind = Kind::Bool;
-      v.i = op == 0x88;
-      return push(std::move(v));
-    }
-    case 'J':    // BININT: 4 bytes, signed
-    case 'K':    // BININT1
-    case 'M': {  // BININT2
-      const int bytes = op == 'J' ? 4 : op == 'K' ? 1 : 2;
-      if (!need(unsignedLe(bytes), n)) return truncated();
-      Value v;
-      v.kind = Kind::Int;
-      v.i = op == 'J' ? static_cast<int32_t>(n) : static_cast<int64_t>(n);
-      return push(std::move(v));
-    }
-    case 0x8a: {  // LONG1: n bytes, little-endian two's complement
-      if (!need(unsignedLe(1), n)) return truncated();
-      if (n > 8) return error("an integer of " + std::to_string(n) + " bytes (at most 8)");
-      uint64_t raw = 0;
-      if (n > 0 && !need(unsignedLe(static_cast<int>(n)), raw)) return truncated();
-      if (n > 0 && n < 8 && (raw >> (8 * n - 1)) & 1) raw |= ~uint64_t{0} << (8 * n);  // sign
-      Value v;
-      v.kind = Kind::Int;
-      v.i = static_cast<int64_t>(raw);
-      return push(std::move(v));
-    }
-    case 'G': {  // BINFLOAT: big-endian double
-      const uint8_t* p;
-      if (!take(8, &p)) return truncated();
-      uint64_t raw = 0;
-      for (int k = 0; k < 8; ++k) raw = raw << 8 | p[k];
-      Value v;
-      v.kind = Kind::Float;
-      v.i = static_cast<int64_t>(raw);  // the bits; no caller needs the number
-      return push(std::move(v));
-    }
-    case 'X':  // BINUNICODE
-    case 'T':  // BINSTRING
-    case 'B':  // BINBYTES
-      return need(unsignedLe(4), n) ? string(n) : truncated();
-    case 0x8c:  // SHORT_BINUNICODE
-    case 'U':   // SHORT_BINSTRING
-    case 'C':   // SHORT_BINBYTES
-      return need(unsignedLe(1), n) ? string(n) : truncated();
-    case 0x8d:  // BINUNICODE8
-    case 0x8e:  // BINBYTES8
-      return need(unsignedLe(8), n) ? string(n) : truncated();
+    case 0x89:
+    case 'J':
+    case 'K':
+    case 'M':
+    case 0x8a:
+    case 'G':
+    case 'X':
+    case 'T':
+    case 'B':
+    case 0x8c:
+    case 'U':
+    case 'C':
+    case 0x8d:
+    case 0x8e:
+      return literal(op);
     case ')':
-      return container(Kind::Tuple, {});
     case ']':
-      return container(Kind::List, {});
     case '}':
-      return container(Kind::Dict, {});
-    case 't':    // TUPLE
-    case 'l':    // LIST
-    case 'd': {  // DICT
-      auto items = popMark();
-      if (!items) return error("a TUPLE, LIST or DICT without a MARK");
-      if (op == 'd' && items->size() % 2) return error("DICT with an odd number of items");
-      return container(op == 't' ? Kind::Tuple : op == 'l' ? Kind::List : Kind::Dict, *items);
-    }
+    case 't':
+    case 'l':
+    case 'd':
     case 0x85:
     case 0x86:
-    case 0x87: {  // TUPLE1..3
-      std::vector<size_t> items(op - 0x84);
-      for (size_t k = items.size(); k-- > 0;) {
-        const auto v = pop();
-        if (!v) return error("TUPLE" + std::to_string(items.size()) + " with too few values");
-        items[k] = *v;
-      }
-      return container(Kind::Tuple, items);
-    }
-    case 'a':    // APPEND
-    case 's': {  // SETITEM
-      std::vector<size_t> items(op == 'a' ? 1 : 2);
-      for (size_t k = items.size(); k-- > 0;) {
-        const auto v = pop();
-        if (!v) return error("APPEND or SETITEM with too few values");
-        items[k] = *v;
-      }
-      if (stack_.empty() || (!marks_.empty() && stack_.size() == marks_.back()) ||
-          values_[stack_.back()].kind != (op == 'a' ? Kind::List : Kind::Dict))
-        return error(op == 'a' ? "APPEND to something other than a list"
-                               : "SETITEM on something other than a dict");
-      return addItems(stack_.back(), items);
-    }
-    case 'e':    // APPENDS
-    case 'u': {  // SETITEMS
-      auto items = popMark();
-      if (!items) return error("APPENDS or SETITEMS without a MARK");
-      if (op == 'u' && items->size() % 2) return error("SETITEMS with an odd number of items");
-      if (stack_.empty() || (!marks_.empty() && stack_.size() == marks_.back()) ||
-          values_[stack_.back()].kind != (op == 'e' ? Kind::List : Kind::Dict))
-        return error(op == 'e' ? "APPENDS to something other than a list"
-                               : "SETITEMS on something other than a dict");
-      return addItems(stack_.back(), *items);
-    }
+    case 0x87:
+    case 'a':
+    case 's':
+    case 'e':
+    case 'u':
+      return containerOp(op);
+    case 'q':
+    case 'r':
+    case 0x94:
+    case 'h':
+    case 'j':
+      return memoOp(op);
     case 'c': {  // GLOBAL: "module\nname\n"
       auto module = line();
       auto name = module ? line() : std::nullopt;
@@ -476,24 +536,6 @@ std::optional<Error> Interpreter::step(uint8_t op, bool& stop) {
             (module ? describe(*module) + " and " + describe(*name)
                     : std::string("fewer than two values")));
       return global(values_[*module].s, values_[*name].s);
-    }
-    case 'q':     // BINPUT
-    case 'r':     // LONG_BINPUT
-    case 0x94: {  // MEMOIZE
-      if (op != 0x94 && !need(unsignedLe(op == 'q' ? 1 : 4), n)) return truncated();
-      if (op == 0x94) n = memo_.size();
-      if (stack_.empty()) return error("a memo store with an empty stack");
-      if (!memo_.count(n) && memo_.size() >= limits_.memo_entries)
-        return error("more than " + std::to_string(limits_.memo_entries) + " memo entries");
-      memo_[n] = stack_.back();
-      return std::nullopt;
-    }
-    case 'h':    // BINGET
-    case 'j': {  // LONG_BINGET
-      if (!need(unsignedLe(op == 'h' ? 1 : 4), n)) return truncated();
-      const auto it = memo_.find(n);
-      if (it == memo_.end()) return error("memo entry " + std::to_string(n) + " was never stored");
-      return pushIndex(it->second);
     }
     case 'Q':
       return persistentLoad();

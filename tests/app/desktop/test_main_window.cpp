@@ -835,8 +835,7 @@ class TestMainWindow : public QObject {
     dialog->setPath(folder);
     const QString facts = dialog->findChild<QLabel*>("modelFacts")->text();
     for (const char* part : {"PyTorch checkpoint (.bin), read without running its pickle",
-                             "NormHead, normalized at load", "BF16 × 227", "125696 tokens",
-                             "RoPE"})
+                             "NormHead, normalized at load", "BF16 × 227", "125696 tokens", "RoPE"})
       QVERIFY2(facts.contains(part), qPrintable(part + QString(" not in ") + facts));
     QVERIFY(dialog->findChild<QPushButton*>("loadButton")->isEnabled());
     dialog->close();
@@ -1068,7 +1067,8 @@ class TestMainWindow : public QObject {
     QSignalSpy shown(window_.get(), &ui::MainWindow::runDisplayed);
     typeAndSend("Hello");
     QVERIFY(shown.wait(60000));
-    QVERIFY2(label("outputTokensValue").endsWith("(usage)"), qPrintable(label("outputTokensValue")));
+    QVERIFY2(label("outputTokensValue").endsWith("(usage)"),
+             qPrintable(label("outputTokensValue")));
     QDir(modelsDir()).removeRecursively();
   }
 

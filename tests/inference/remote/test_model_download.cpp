@@ -17,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "app/local/model_paths.h"
 #include "inference/remote/model_download.h"
 #include "inference/remote/repo_download.h"
 #include "tests/support/hub_mirror.h"
@@ -302,6 +303,7 @@ class TestModelDownload : public QObject {
     repo.repo = "baichuan-inc/Baichuan2-7B-Chat-4bits";
     repo.file.clear();
     RepoDownload d;
+    d.setQuantizationCheck(unreadableQuantizationOf);  // the engine's rule, as the app sets it
     QSignalSpy failed(&d, &RepoDownload::failed);
     d.start(repo, dir_.filePath("Baichuan2-7B-Chat-4bits"));
     QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), 30000);
