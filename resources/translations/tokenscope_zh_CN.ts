@@ -2780,7 +2780,7 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     </message>
     <message>
         <source>max tokens %1</source>
-        <translation>最大词元数 %1</translation>
+        <translation>最大 token 数 %1</translation>
     </message>
     <message>
         <source>The model suggests %1.</source>
