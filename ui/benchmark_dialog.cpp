@@ -30,6 +30,25 @@ QString ms(const QJsonObject& figures, const char* metric, const char* key) {
   return QString::number(figures.value(metric).toObject().value(key).toDouble(), 'f', 1);
 }
 
+// The field a sweep's values stand for, as error messages name it.
+QString fieldName(SweepKind kind) {
+  switch (kind) {
+    case SweepKind::Concurrency:
+      return BenchmarkDialog::tr("Concurrency");
+    case SweepKind::Rate:
+      return BenchmarkDialog::tr("Request rate");
+    case SweepKind::PromptLength:
+      return BenchmarkDialog::tr("Prompt length");
+    case SweepKind::PrefillChunk:
+      return BenchmarkDialog::tr("Prefill chunk");
+    case SweepKind::MaxRunning:
+      return BenchmarkDialog::tr("Running sequences");
+    case SweepKind::TpotTarget:
+      return BenchmarkDialog::tr("TPOT target (ms)");
+  }
+  return {};
+}
+
 }  // namespace
 
 BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, QWidget* parent,
@@ -173,37 +192,56 @@ BenchmarkDialog::~BenchmarkDialog() {
   if (running_) emit cancelRequested();
 }
 
-void BenchmarkDialog::start() {
+void BenchmarkDialog::setBounds(SweepKind kind, ValueBounds bounds) {
+  bounds_[kind] = bounds;
+  if (kind == SweepKind::Concurrency)
+    concurrency_->setRange(static_cast<int>(bounds.lo), static_cast<int>(bounds.hi));
+}
+
+std::optional<QList<double>> BenchmarkDialog::parseValues(SweepKind kind) {
   QList<double> values;
-  const auto kind = static_cast<SweepKind>(axis_->currentData().toInt());
-  for (const QString& part : values_->text().split(',', Qt::SkipEmptyParts)) {
+  const auto bounds = bounds_.find(kind);
+  for (const QString& typed : values_->text().split(',', Qt::SkipEmptyParts)) {
+    const QString part = typed.trimmed();
     bool ok = false;
-    const double v = part.trimmed().toDouble(&ok);
-    if (sweepAllowsZero(kind) && (!ok || v < 0 || v != std::floor(v))) {
+    const double v = part.toDouble(&ok);
+    if (bounds != bounds_.end()) {
+      if (!ok || v != std::floor(v) || !bounds->second.contains(v)) {
+        status_->setText(tr("%1: expected a whole number from %2 to %3, found %4")
+                             .arg(fieldName(kind))
+                             .arg(bounds->second.lo)
+                             .arg(bounds->second.hi)
+                             .arg(part));
+        return std::nullopt;
+      }
+    } else if (!ok || v < 0 || (v == 0 && !sweepAllowsZero(kind))) {
       status_->setText(
-          (kind == SweepKind::PrefillChunk
-               ? tr("Values: expected whole numbers of tokens (0: whole prompts) separated "
-                    "by commas, found '%1'")
-               : tr("Values: expected whole numbers of milliseconds (0: unpaced) separated by "
-                    "commas, found '%1'"))
-              .arg(part.trimmed()));
-      return;
-    }
-    if (!sweepAllowsZero(kind) && (!ok || v <= 0)) {
-      status_->setText(tr("Values: expected positive numbers separated by commas, found '%1'")
-                           .arg(part.trimmed()));
-      return;
+          (sweepAllowsZero(kind)
+               ? tr("Values: expected numbers from 0 up separated by commas, found '%1'")
+               : tr("Values: expected positive numbers separated by commas, found '%1'"))
+              .arg(part));
+      return std::nullopt;
     }
     values << v;
   }
-  if (values.isEmpty()) return status_->setText(tr("Values: give at least one step"));
+  if (values.isEmpty()) {
+    status_->setText(tr("Values: give at least one step"));
+    return std::nullopt;
+  }
+  return values;
+}
+
+void BenchmarkDialog::start() {
+  const auto kind = static_cast<SweepKind>(axis_->currentData().toInt());
+  const std::optional<QList<double>> values = parseValues(kind);
+  if (!values) return;
   BenchmarkPlan plan;
   plan.prompt = prompt_->toPlainText();
   plan.requests = requests_->value();
   plan.warmup = warmup_->value();
   plan.max_tokens = max_tokens_->value();
   plan.kind = kind;
-  plan.values = values;
+  plan.values = *values;
   plan.concurrency = concurrency_->value();
   plan.distinct_prompts = distinct_->isChecked();
   plan.burstiness = burstiness_->value();
@@ -212,7 +250,7 @@ void BenchmarkDialog::start() {
   table_->setRowCount(0);
   chart_->reset(plan.kind, plan.slo_ttft_ms, plan.slo_tpot_ms);
   tradeoff_->reset(plan.kind);
-  bar_->setRange(0, static_cast<int>(values.size()) * plan.requests);
+  bar_->setRange(0, static_cast<int>(values->size()) * plan.requests);
   bar_->setValue(0);
   start_->setEnabled(false);
   cancel_->setEnabled(true);

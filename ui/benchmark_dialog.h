@@ -7,6 +7,8 @@
 #pragma once
 #include <QDialog>
 #include <QJsonObject>
+#include <map>
+#include <optional>
 
 #include "ui/benchmark_plan.h"
 
@@ -39,6 +41,10 @@ class BenchmarkDialog : public QDialog {
   SweepChart* chart() const { return chart_; }
   TradeoffChart* tradeoffChart() const { return tradeoff_; }
   QString saveJson(const QString& path) const;  // "" or why not
+  // A sweep of `kind` takes whole numbers within `bounds` only (a value outside is refused
+  // before anything runs); Concurrency's bounds hold for the scheduler sweeps' concurrency
+  // too. Kinds without bounds take any positive number (or 0 where it means something).
+  void setBounds(SweepKind kind, ValueBounds bounds);
 
  public slots:
   // Step `step` of `steps` (from 0): `done` of its `total` requests have finished.
@@ -54,6 +60,8 @@ class BenchmarkDialog : public QDialog {
 
  private:
   void start();
+  // The values of a sweep of `kind` as typed, or nullopt after saying in the status line why not.
+  std::optional<QList<double>> parseValues(SweepKind kind);
 
   QPlainTextEdit* prompt_;
   QSpinBox* requests_;
@@ -76,6 +84,7 @@ class BenchmarkDialog : public QDialog {
   QPushButton* save_;
   bool running_ = false;
   QJsonObject sweep_;  // the last finished sweep
+  std::map<SweepKind, ValueBounds> bounds_;
 };
 
 }  // namespace ts::ui

@@ -3,6 +3,7 @@
 #pragma once
 #include <QList>
 #include <QString>
+#include <map>
 #include <optional>
 
 namespace ts::ui {
@@ -20,6 +21,15 @@ inline bool sweepsScheduler(SweepKind kind) {
 inline bool sweepAllowsZero(SweepKind kind) {
   return kind == SweepKind::PrefillChunk || kind == SweepKind::TpotTarget;
 }
+
+// The whole numbers a value may take, from lo to hi (the app passes the engine's serving
+// bounds, engine/serving/serving_limits.h: one place for the CLI, the app and the config).
+struct ValueBounds {
+  long long lo = 0, hi = 0;
+  bool contains(double v) const {
+    return v >= static_cast<double>(lo) && v <= static_cast<double>(hi);
+  }
+};
 
 struct BenchmarkPlan {
   QString prompt;

@@ -205,8 +205,11 @@ void MainWindow::buildMenus() {
   connect(serve_action_, &QAction::triggered, this, [this](bool on) {
     const auto p = currentProviderSettings();
     if (on && p) emit serveRequested(*p);
+    if (on && !p) serve_action_->setChecked(false);
     if (!on) emit stopServingRequested();
   });
+  provider->addAction(tr("Serve se&ttings…"), this, &MainWindow::serveSettingsRequested)
+      ->setObjectName("serveSettingsAction");
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("Focus &parameters"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                   [this] { parameters_->focusFirstField(); });
@@ -573,8 +576,23 @@ void MainWindow::newChat() {
   chat_->focusInput();
 }
 
-void MainWindow::setServing(bool serving) {
-  serve_action_->setChecked(serving);
+void MainWindow::setServeState(ServeState state) {
+  serve_action_->setChecked(state == ServeState::Starting || state == ServeState::On);
+  const QString name = tr("&Serve the local model (OpenAI-compatible)");
+  serve_action_->setText(state == ServeState::Starting   ? tr("%1 — starting…").arg(name)
+                         : state == ServeState::Stopping ? tr("%1 — stopping…").arg(name)
+                                                         : name);
+}
+
+void MainWindow::setServeWarning(const QString& text) {
+  if (!serve_warning_) {
+    serve_warning_ = new QLabel(tr("⚠ Serving to every network without a key"), statusBar());
+    serve_warning_->setObjectName("serveWarningLabel");
+    serve_warning_->setStyleSheet("color: #c0392b; font-weight: bold");
+    statusBar()->addPermanentWidget(serve_warning_);
+  }
+  serve_warning_->setToolTip(text);
+  serve_warning_->setVisible(!text.isEmpty());
 }
 
 void MainWindow::onStreamEvent(const StreamEvent& event) {

@@ -31,14 +31,21 @@ class LatencyChart;
 class MetricsStrip;
 class ParameterPanel;
 
+// Provider → Serve the local model, as the action shows it.
+enum class ServeState { Off, Starting, On, Stopping };
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   explicit MainWindow(QWidget* parent = nullptr);
 
   void setUrlPreview(UrlPreview preview) { url_preview_ = std::move(preview); }
-  // The Serve action's state: checked while the local server runs.
-  void setServing(bool serving);
+  // The Serve action's state: checked while the local server starts or runs, and saying
+  // so while it starts or stops.
+  void setServeState(ServeState state);
+  // A lasting red mark at the right of the status bar while Serve is exposed (every network
+  // without a key), with `text` on hover; "" removes it.
+  void setServeWarning(const QString& text);
   void setProviderPresets(std::vector<ProviderSettings> presets) { presets_ = std::move(presets); }
   void manageProviders();  // the providers dialog
   // Ticks the language the user chose: "system", "en" or "zh_CN".
@@ -108,6 +115,7 @@ class MainWindow : public QMainWindow {
   void benchmarkRequested(const ts::ProviderSettings& provider);  // Provider → Benchmark…
   void serveRequested(const ts::ProviderSettings& provider);
   void stopServingRequested();
+  void serveSettingsRequested();  // Provider → Serve settings…
   void languageChosen(const QString& code);
   void themeChosen(const QString& code);  // View → Theme
 
@@ -136,6 +144,7 @@ class MainWindow : public QMainWindow {
   QAction* serve_action_ = nullptr;
   UrlPreview url_preview_;
   QLabel* cpu_fallback_ = nullptr;
+  QLabel* serve_warning_ = nullptr;
   QComboBox* provider_combo_;
   QComboBox* model_combo_;
   ChatPanel* chat_;

@@ -1,6 +1,7 @@
 #include "app/cli/scheduler_options.h"
 
 #include "inference/engine/model/kv_cache.h"
+#include "inference/engine/serving/serving_limits.h"
 
 namespace ts {
 
@@ -35,21 +36,37 @@ void addSchedulerOptions(QCommandLineParser& p, const QString& prefix) {
                         "cached for the next request that starts the same way.")
                     .arg(engine::kKvBlock),
        "N"},
+      {"kv-memory-mb",
+       prefix + QString("KV cache memory all requests share, in MiB (default: what "
+                        "--kv-positions' default takes, at most half of the memory available "
+                        "now); refused at the start when more than is available. Not with "
+                        "--kv-positions."),
+       "MIB"},
   });
 }
 
 std::optional<engine::SchedulerOptions> schedulerOptions(const QCommandLineParser& p,
                                                          OptionError& error) {
   engine::SchedulerOptions o;
-  const auto parallel = parseIntOption("parallel", p.value("parallel"), 1, 256, error);
-  const auto tokens = parseIntOption("batch-tokens", p.value("batch-tokens"), 1, 1 << 20, error);
-  const auto chunk = parseIntOption("prefill-chunk", p.value("prefill-chunk"), 0, 1 << 20, error);
+  const auto bounded = [&](const char* name, const engine::Bound& b) {
+    return parseIntOption(name, p.value(name), static_cast<int>(b.lo), static_cast<int>(b.hi),
+                          error);
+  };
+  const auto parallel = bounded("parallel", engine::kRunningBound);
+  const auto tokens = bounded("batch-tokens", engine::kBatchTokensBound);
+  const auto chunk = bounded("prefill-chunk", engine::kPrefillChunkBound);
   const auto positions = p.isSet("kv-positions")
-                             ? parseIntOption("kv-positions", p.value("kv-positions"),
-                                              engine::kKvBlock, 1 << 26, error)
+                             ? bounded("kv-positions", engine::kKvPositionsBound)
                              : std::optional<int>(0);
-  const auto tpot = parseIntOption("tpot-target", p.value("tpot-target"), 0, 60000, error);
-  if (!parallel || !tokens || !chunk || !positions || !tpot) return std::nullopt;
+  const auto memory = p.isSet("kv-memory-mb") ? bounded("kv-memory-mb", engine::kKvMemoryMbBound)
+                                              : std::optional<int>(0);
+  const auto tpot = bounded("tpot-target", engine::kTpotTargetBound);
+  if (!parallel || !tokens || !chunk || !positions || !memory || !tpot) return std::nullopt;
+  if (p.isSet("kv-positions") && p.isSet("kv-memory-mb")) {
+    error.message = "--kv-positions and --kv-memory-mb both size the KV pool: give one of them";
+    return std::nullopt;
+  }
+  o.kv_memory_mb = *memory;
   o.tpot_target_ms = *tpot;
   o.max_running = *parallel;
   o.batch_tokens = *tokens;

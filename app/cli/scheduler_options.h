@@ -1,5 +1,6 @@
 // The serving scheduler's options that `serve` and `bench --model-path` share: --parallel,
-// --batch-tokens, --prefill-chunk, --tpot-target and --kv-positions (engine/serving/scheduler.h).
+// --batch-tokens, --prefill-chunk, --tpot-target, --kv-positions and --kv-memory-mb
+// (engine/serving/scheduler.h; bounds in serving_limits.h).
 #pragma once
 #include <QCommandLineParser>
 #include <optional>

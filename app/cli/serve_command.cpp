@@ -1,6 +1,7 @@
 #include "app/cli/serve_command.h"
 
 #include <QFileInfo>
+#include <QUrl>
 #include <csignal>
 #include <cstdio>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "app/server/model_server.h"
 #include "inference/engine/core/thread_pool.h"
 #include "inference/engine/decode/open_session.h"
+#include "inference/engine/serving/serving_limits.h"
 
 namespace ts {
 
@@ -36,6 +38,15 @@ void addServeOptions(QCommandLineParser& p) {
         "MODE", "auto"},
        {"max-queue", "Requests waiting beyond the running ones; more get 429 (default 16).", "N",
         "16"},
+       {"max-body-mb", "Largest request body in MiB; larger ones get 413 (default 8).", "MIB", "8"},
+       {"cors-origin",
+        "A web page origin (scheme://host[:port]) allowed to call the server from a browser: "
+        "CORS headers and preflight answers for it; repeat for more. None by default.",
+        "ORIGIN"},
+       {"truncate-history",
+        "A conversation longer than the context loses its oldest rounds (the response header "
+        "X-TokenScope-Truncated says what was dropped) instead of a 400 "
+        "context_length_exceeded: for chat UIs that send the whole history."},
        {"context",
         "Positions of one request, prompt and answer (default: the model's context, at most "
         "4096).",
@@ -54,6 +65,7 @@ void addServeOptions(QCommandLineParser& p) {
 // serve's settings, checked; nullopt after saying why.
 struct ServeSettings {
   int port = 8080, max_queue = 16, max_tokens = 256, device = 0, threads = 1, context = 0;
+  int max_body_mb = 8;
   engine::SchedulerOptions scheduling;
   engine::KvFormat kv = engine::KvFormat::F16;
   QString chat;
@@ -63,15 +75,18 @@ std::optional<ServeSettings> serveSettings(const QCommandLineParser& p) {
   OptionError err;
   const auto port = parseIntOption("port", p.value("port"), 0, 65535, err);
   const auto scheduling = schedulerOptions(p, err);
-  const auto max_queue = parseIntOption("max-queue", p.value("max-queue"), 0, 4096, err);
+  const auto bounded = [&](const char* name, const engine::Bound& b) {
+    return parseIntOption(name, p.value(name), static_cast<int>(b.lo), static_cast<int>(b.hi), err);
+  };
+  const auto max_queue = bounded("max-queue", engine::kQueueBound);
+  const auto max_body = bounded("max-body-mb", engine::kMaxBodyMbBound);
   const auto max_tokens = parseIntOption("max-tokens", p.value("max-tokens"), 1, 1 << 20, err);
   const auto device = parseIntOption("device", p.value("device"), 0, 63, err);
   const auto threads = p.isSet("threads")
                            ? parseIntOption("threads", p.value("threads"), 1, 1024, err)
                            : std::optional<int>(engine::ThreadPool::defaultThreads());
-  const auto context = p.isSet("context")
-                           ? parseIntOption("context", p.value("context"), 2, 1 << 20, err)
-                           : std::optional<int>(0);
+  const auto context =
+      p.isSet("context") ? bounded("context", engine::kContextBound) : std::optional<int>(0);
   const QString chat = p.value("chat");
   if (err.message.isEmpty() && chat != "auto" && chat != "on" && chat != "off")
     err.message = QString("--chat: expected auto, on or off, found '%1'").arg(chat);
@@ -93,8 +108,8 @@ std::optional<ServeSettings> serveSettings(const QCommandLineParser& p) {
     printErr("tokenscope-cli serve: " + err.message);
     return std::nullopt;
   }
-  return ServeSettings{*port,    *max_queue,  *max_tokens, *device, *threads,
-                       *context, *scheduling, kv.value(),  chat,    api_key};
+  return ServeSettings{*port,     *max_queue,  *max_tokens, *device, *threads, *context,
+                       *max_body, *scheduling, kv.value(),  chat,    api_key};
 }
 
 // Listens, says where and how, and serves until SIGINT / SIGTERM (blocked in
@@ -127,6 +142,9 @@ int serveUntilStopped(const QCommandLineParser& p, const server::ServedModel& se
         "(generation_config.json): %s\n",
         server::describeSuggestions(model.generation, options.default_max_tokens).c_str());
   std::fflush(stdout);
+  if (const std::string warning = server::exposureWarning(host, !options.api_key.empty());
+      !warning.empty())
+    printErr(QString::fromStdString(warning));
   int signal = 0;
   sigwait(&stop_signals, &signal);
   server.stop();
@@ -167,6 +185,20 @@ int runServeCommand(const QStringList& args) {
           ? settings->max_tokens
           : model.value()->generation.max_new_tokens.value_or(settings->max_tokens);
   options.max_queue = settings->max_queue;
+  options.max_body_mb = settings->max_body_mb;
+  options.truncate_history = p.isSet("truncate-history");
+  for (const QString& given : p.values("cors-origin")) {
+    const QString origin = given.trimmed();
+    const QUrl url(origin);
+    if (!url.isValid() || (url.scheme() != "http" && url.scheme() != "https") ||
+        url.host().isEmpty() || !url.path().isEmpty()) {
+      printErr(QString("tokenscope-cli serve: --cors-origin: expected an origin such as "
+                       "http://localhost:3000 (scheme, host and port, no path), found '%1'")
+                   .arg(given));
+      return 2;
+    }
+    options.cors_origins.push_back(origin.toStdString());
+  }
   // SIGINT / SIGTERM end the server: blocked here (and so in every thread started after),
   // awaited below while another thread serves.
   sigset_t stop_signals;

@@ -4,9 +4,14 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "app/server/model_server.h"
+#include "inference/engine/serving/serving_limits.h"
 
 namespace ts {
 namespace {
+
+ui::ValueBounds valueBounds(const engine::Bound& b) {
+  return {b.lo, b.hi};
+}
 
 SweepAxis axisOf(ui::SweepKind kind) {
   switch (kind) {
@@ -59,6 +64,11 @@ void BenchmarkController::show(const RemoteEndpoint& endpoint, const QString& mo
       local ? tr("the local model, served on 127.0.0.1 for each step") : endpoint.base_url, model,
       window_, local);
   dialog_->setObjectName("benchmarkDialog");
+  // The engine's bounds, as the CLI and the config check them (serving_limits.h).
+  dialog_->setBounds(ui::SweepKind::Concurrency, valueBounds(engine::kConcurrencyBound));
+  dialog_->setBounds(ui::SweepKind::PrefillChunk, valueBounds(engine::kPrefillChunkBound));
+  dialog_->setBounds(ui::SweepKind::MaxRunning, valueBounds(engine::kRunningBound));
+  dialog_->setBounds(ui::SweepKind::TpotTarget, valueBounds(engine::kTpotTargetBound));
   dialog_->setAttribute(Qt::WA_DeleteOnClose);
   ui::BenchmarkDialog* dialog = dialog_;
   connect(dialog, &ui::BenchmarkDialog::startRequested, this,

@@ -1,38 +1,202 @@
 #include "app/desktop/serving_controller.h"
 
 #include "app/local/local_engine_loader.h"
+#include "app/server/local_server.h"
 
 namespace ts {
 
 ServingController::ServingController(ui::MainWindow* window, QObject* parent)
     : QObject(parent), window_(window) {
-  connect(window, &ui::MainWindow::serveRequested, this, [this](const ProviderSettings& p) {
-    if (p.kind != ProviderKind::LocalEngine) {
-      window_->setServing(false);
-      return window_->showError(
-          tr("Serve the local model"),
-          tr("%1 is a remote endpoint. Choose a local provider (a model file) "
-             "to serve it to other tools.")
-              .arg(QString::fromStdString(p.name)));
-    }
-    window_->showStatus(tr("Loading %1 to serve it…").arg(QString::fromStdString(p.name)));
-    serving_.start(localSpecFor(p), QString::fromStdString(p.default_model));
-  });
-  connect(window, &ui::MainWindow::stopServingRequested, &serving_, &LocalServing::stop);
+  connect(window, &ui::MainWindow::serveRequested, this, &ServingController::serve);
+  connect(window, &ui::MainWindow::stopServingRequested, this, &ServingController::stopServing);
+  connect(window, &ui::MainWindow::serveSettingsRequested, this, &ServingController::openSettings);
   connect(&serving_, &LocalServing::started, this, [this](const QString& url) {
-    window_->setServing(true);
-    window_->showStatus(tr("Serving the local model at %1 (OpenAI-compatible; Provider → Serve "
-                           "stops it)")
+    showState();
+    const QString warning = exposureWarning(serving_.host(), serving_.requiresKey());
+    window_->setServeWarning(warning);
+    const bool here = server::isLoopbackHost(serving_.host().toStdString());
+    if (!warning.isEmpty())
+      return window_->showStatus(  // the red mark beside it holds the whole warning
+          tr("WARNING: serving the local model to every network (port %1) without an API key.")
+              .arg(serving_.port()));
+    if (serving_.requiresKey())
+      return window_->showStatus(
+          (here ? tr("Serving the local model at %1 for this computer only; requests need the "
+                     "API key (Provider → Serve stops it).")
+                : tr("Serving the local model at %1 and on every network of this computer; "
+                     "requests need the API key (Provider → Serve stops it)."))
+              .arg(url));
+    window_->showStatus(tr("Serving the local model at %1 for this computer only "
+                           "(OpenAI-compatible; Provider → Serve stops it).")
                             .arg(url));
   });
   connect(&serving_, &LocalServing::stopped, this, [this] {
-    window_->setServing(false);
+    showState();
     window_->showStatus(tr("Stopped serving the local model."));
   });
   connect(&serving_, &LocalServing::failed, this, [this](const QString& message) {
-    window_->setServing(false);
-    window_->showError(tr("Serve the local model"), message);
+    showState();
+    refuse(message);
   });
+}
+
+QString ServingController::exposureWarning(const QString& host, bool has_key) {
+  if (server::exposureWarning(host.toStdString(), has_key).empty()) return {};
+  return tr(
+      "Anyone who can reach this computer over the network can use the model. Require an "
+      "API key, or listen on this computer only (Provider → Serve settings…).");
+}
+
+void ServingController::showState() {
+  switch (serving_.state()) {
+    case LocalServing::State::Off:
+      return window_->setServeState(ui::ServeState::Off);
+    case LocalServing::State::Starting:
+      return window_->setServeState(ui::ServeState::Starting);
+    case LocalServing::State::Serving:
+      return window_->setServeState(ui::ServeState::On);
+    case LocalServing::State::Stopping:
+      return window_->setServeState(ui::ServeState::Stopping);
+  }
+}
+
+void ServingController::refuse(const QString& message) {
+  window_->setServeWarning({});
+  window_->showError(tr("Serve the local model"), message);
+}
+
+void ServingController::serve(const ProviderSettings& p) {
+  if (p.kind != ProviderKind::LocalEngine) {
+    showState();
+    return refuse(tr("%1 is a remote endpoint. Choose a local provider (a model file) "
+                     "to serve it to other tools.")
+                      .arg(QString::fromStdString(p.name)));
+  }
+  const ui::ServeChoice choice = loadServeChoice();
+  ServeOptions options;
+  options.host = serveHost(choice);
+  if (!choice.require_key) return startServing(p, options);
+  // A key is required: never serve without it (a missing keychain stops Serve here).
+  const KeychainStatus keychain = KeyStore::probe();
+  if (!keychain.available) {
+    showState();
+    return refuse(tr("Serve settings require an API key, but the keychain cannot be used: %1.\n\n"
+                     "Serve did not start. Make the keychain available, or turn off \"Require an "
+                     "API key\" under Provider → Serve settings….")
+                      .arg(keychain.reason));
+  }
+  window_->setServeState(ui::ServeState::Starting);
+  window_->showStatus(tr("Reading the key for Serve from the keychain…"));
+  const int attempt = ++attempt_;
+  keys_.read([this, p, options, attempt](QString key, bool missing, QString error) {
+    if (attempt != attempt_) return;  // switched off meanwhile
+    if (!error.isEmpty()) {
+      showState();
+      return refuse(tr("Serve did not start: ") + error);
+    }
+    if (!missing) {
+      ServeOptions with_key = options;
+      with_key.api_key = key;
+      return startServing(p, with_key);
+    }
+    // None stored yet: made now, shown once, then served with it.
+    keys_.replace([this, p, options, attempt](QString made, QString error) {
+      if (attempt != attempt_) return;
+      if (made.isEmpty()) {
+        showState();
+        return refuse(tr("Serve did not start: ") + error);
+      }
+      showKeyOnce(made);
+      ServeOptions with_key = options;
+      with_key.api_key = made;
+      startServing(p, with_key);
+    });
+  });
+}
+
+void ServingController::startServing(const ProviderSettings& p, const ServeOptions& options) {
+  window_->showStatus(serving_.isStopping()
+                          ? tr("Serve starts again once the previous server has stopped…")
+                          : tr("Loading %1 to serve it…").arg(QString::fromStdString(p.name)));
+  serving_.start(localSpecFor(p), QString::fromStdString(p.default_model), options);
+  showState();
+}
+
+void ServingController::stopServing() {
+  ++attempt_;  // a start still reading its key ends here
+  const bool running = serving_.isServing();
+  serving_.stop();  // returns at once: the server stops on a thread of its own
+  window_->setServeWarning({});
+  showState();
+  if (running) window_->showStatus(tr("Stopping the server: its requests are being cancelled…"));
+}
+
+void ServingController::openSettings() {
+  if (settings_) {
+    settings_->raise();
+    settings_->activateWindow();
+    return;
+  }
+  auto* dialog = new ui::ServeDialog(loadServeChoice(), serving_.isServing(), window_);
+  settings_ = dialog;
+  dialog->setObjectName("serveDialog");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  const auto warn = [dialog](const ui::ServeChoice& c) {
+    dialog->setWarning(exposureWarning(serveHost(c), c.require_key));
+  };
+  warn(dialog->choice());
+  connect(dialog, &ui::ServeDialog::choiceChanged, dialog, warn);
+  const KeychainStatus keychain = KeyStore::probe();
+  if (!keychain.available) {
+    dialog->setKeyState(ui::ServeKeyState::Unavailable, keychain.reason);
+  } else {
+    QPointer<ui::ServeDialog> guard = dialog;
+    keys_.read([guard](QString, bool missing, QString error) {  // the key itself is dropped
+      if (!guard) return;
+      if (!error.isEmpty()) return guard->setKeyState(ui::ServeKeyState::Unavailable, error);
+      guard->setKeyState(missing ? ui::ServeKeyState::Missing : ui::ServeKeyState::Stored);
+    });
+  }
+  connect(dialog, &ui::ServeDialog::newKeyRequested, this, [this, guard = QPointer(dialog)] {
+    keys_.replace([this, guard](QString key, QString error) {
+      if (key.isEmpty()) {
+        if (guard) guard->setKeyState(ui::ServeKeyState::Unavailable, error);
+        return;
+      }
+      if (guard) guard->setKeyState(ui::ServeKeyState::Stored);
+      showKeyOnce(key);
+      if (serving_.requiresKey())
+        window_->showStatus(
+            tr("A new key for Serve is in the keychain: the server uses it from "
+               "its next start."));
+    });
+  });
+  connect(dialog, &QDialog::accepted, this, [this, dialog] { settingsAccepted(dialog->choice()); });
+  dialog->open();
+}
+
+void ServingController::settingsAccepted(const ui::ServeChoice& choice) {
+  saveServeChoice(choice);
+  window_->showStatus(serving_.isServing()
+                          ? tr("Serve settings saved: they apply the next time Serve starts.")
+                          : tr("Serve settings saved."));
+  if (!choice.require_key || !KeyStore::probe().available) return;
+  keys_.read([this](QString, bool missing, QString) {
+    if (!missing) return;
+    keys_.replace([this](QString key, QString error) {
+      if (key.isEmpty()) return refuse(error);
+      showKeyOnce(key);
+    });
+  });
+}
+
+void ServingController::showKeyOnce(const QString& key) {
+  if (key_dialog_) key_dialog_->close();
+  key_dialog_ = new ui::ServeKeyDialog(key, window_);
+  key_dialog_->setObjectName("serveKeyDialog");
+  key_dialog_->setAttribute(Qt::WA_DeleteOnClose);
+  connect(key_dialog_, &ui::ServeKeyDialog::copied, window_, &ui::MainWindow::showStatus);
+  key_dialog_->open();
 }
 
 }  // namespace ts

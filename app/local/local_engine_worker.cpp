@@ -64,9 +64,13 @@ engine::GenerationOutcome LocalEngineWorker::generate(
   engine::Scheduler& scheduler = *engine_->scheduler;
   engine::GenerationOutcome out;
   if (options.draft) {  // the session alone: its own KV cache, one sequence
-    scheduler.exclusive([&](engine::DecodeSession& session) {
-      out = engine::generate(session, scheduler.tokenizer(), prompt, options, on_token);
-    });
+    // Stop while it waits for the session (others' requests running) ends it there
+    const bool ran = scheduler.exclusive(
+        [&](engine::DecodeSession& session) {
+          out = engine::generate(session, scheduler.tokenizer(), prompt, options, on_token);
+        },
+        cancel_flag_);
+    if (!ran) out.finish = "cancelled";
     return out;
   }
   // batched with whatever else runs on the model (Serve), prefix cache shared

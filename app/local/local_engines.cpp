@@ -37,9 +37,16 @@ std::shared_ptr<SharedEngine> sharedLocalEngine(const LocalEngineSpec& spec, QSt
   std::unique_ptr<engine::DecodeSession> session;
   error = loadLocalEngine(spec, *out, session, progress);
   if (!error.isEmpty()) return nullptr;
+  // the KV pool sized by the memory available now (at most half of it by default)
+  const auto scheduling =
+      server::sizedKvPool(*out->model, out->kv, session->maxPositions(), engine::SchedulerOptions{});
+  if (!scheduling) {
+    error = QString::fromStdString(scheduling.error());
+    return nullptr;
+  }
   out->scheduler = std::make_shared<engine::Scheduler>(
       std::move(session), engine::Tokenizer(server::servedVocabulary(*out->model)),
-      engine::SchedulerOptions{});
+      scheduling.value());
   for (auto it = g_engines.begin(); it != g_engines.end();)  // forget engines nobody holds
     it = it->second.expired() ? g_engines.erase(it) : std::next(it);
   g_engines[key] = out;

@@ -1,5 +1,6 @@
 #include "app/local/local_serving.h"
 
+#include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "app/server/local_server.h"
@@ -13,62 +14,122 @@ struct Loaded {
   QString error;
 };
 
-std::shared_ptr<Loaded> load(const LocalEngineSpec& spec) {
+std::shared_ptr<Loaded> loadEngine(const LocalEngineSpec& spec) {
   auto out = std::make_shared<Loaded>();
   out->engine = sharedLocalEngine(spec, out->error);
   return out;
 }
 
+constexpr int kFirstPort = 8080, kLastPort = 8099;
+
 }  // namespace
 
-LocalServing::LocalServing(QObject* parent) : QObject(parent) {}
-
-LocalServing::~LocalServing() {
-  stop();
+LocalServing::LocalServing(QObject* parent) : QObject(parent) {
+  stop_pool_.setMaxThreadCount(1);
 }
 
-void LocalServing::start(const LocalEngineSpec& spec, const QString& model_name) {
+LocalServing::~LocalServing() {
+  start_after_stop_.reset();
+  stop();                          // cancels every request, stops on the pool's thread
+  stop_future_.waitForFinished();  // within a step: nothing runs any more
+}
+
+LocalServing::State LocalServing::state() const {
+  if (server_) return State::Serving;
+  if (starting_) return stop_when_loaded_ ? State::Stopping : State::Starting;
+  if (stopping_ && start_after_stop_) return State::Starting;
+  if (stopping_) return State::Stopping;
+  return State::Off;
+}
+
+void LocalServing::start(const LocalEngineSpec& spec, const QString& model_name,
+                         const ServeOptions& options) {
   stop_when_loaded_ = false;
   if (server_ || starting_) return;
+  if (stopping_) {  // the old server still holds its port: start once it has gone
+    start_after_stop_ = PendingStart{spec, model_name, options};
+    return;
+  }
+  load({spec, model_name, options});
+}
+
+void LocalServing::load(const PendingStart& what) {
   starting_ = true;
   auto* watcher = new QFutureWatcher<std::shared_ptr<Loaded>>(this);
-  connect(watcher, &QFutureWatcher<std::shared_ptr<Loaded>>::finished, this,
-          [this, watcher, model_name] {
-            watcher->deleteLater();
-            starting_ = false;
-            if (stop_when_loaded_) {  // switched off while loading: never serve
-              stop_when_loaded_ = false;
-              return emit stopped();
-            }
-            std::shared_ptr<Loaded> loaded = watcher->result();
-            if (!loaded->error.isEmpty())
-              return emit failed(tr("The model cannot be served: ") + loaded->error);
-            server::ServerOptions options;
-            options.model_name = model_name.toStdString();
-            options.chat = server::isChatModel(*loaded->engine->model);
-            engine_ = loaded->engine;
-            server_ =
-                std::make_unique<server::LocalServer>(engine_->model, engine_->scheduler, options);
-            for (int port = 8080; port < 8100 && port_ < 0; ++port)
-              port_ = server_->bind("127.0.0.1", port);
-            if (port_ < 0 || !server_->start()) {
-              server_.reset();
-              engine_.reset();
-              port_ = -1;
-              return emit failed(tr("No free port between 8080 and 8099 on 127.0.0.1."));
-            }
-            emit started(QString("http://127.0.0.1:%1/v1").arg(port_));
-          });
-  watcher->setFuture(QtConcurrent::run(load, spec));
+  connect(watcher, &QFutureWatcher<std::shared_ptr<Loaded>>::finished, this, [this, watcher, what] {
+    watcher->deleteLater();
+    starting_ = false;
+    if (stop_when_loaded_) {  // switched off while loading: never serve
+      stop_when_loaded_ = false;
+      return emit stopped();
+    }
+    std::shared_ptr<Loaded> loaded = watcher->result();
+    if (!loaded->error.isEmpty())
+      return emit failed(tr("The model cannot be served: ") + loaded->error);
+    serveLoaded(loaded->engine, what);
+  });
+  watcher->setFuture(QtConcurrent::run(loadEngine, what.spec));
+}
+
+void LocalServing::serveLoaded(const std::shared_ptr<SharedEngine>& engine,
+                               const PendingStart& what) {
+  server::ServerOptions options;
+  options.model_name = what.model_name.toStdString();
+  options.chat = server::isChatModel(*engine->model);
+  options.api_key = what.options.api_key.toStdString();
+  auto server = std::make_unique<server::LocalServer>(engine->model, engine->scheduler, options);
+  const std::string host = what.options.host.toStdString();
+  int port = -1;
+  for (int p = kFirstPort; p <= kLastPort && port < 0; ++p) port = server->bind(host, p);
+  if (port < 0 || !server->start())
+    return emit failed(tr("No free port between %1 and %2 on %3.")
+                           .arg(kFirstPort)
+                           .arg(kLastPort)
+                           .arg(what.options.host));
+  engine_ = engine;
+  server_ = std::move(server);
+  port_ = port;
+  host_ = what.options.host;
+  requires_key_ = !what.options.api_key.isEmpty();
+  // Every network: other tools on this computer still reach it on the loopback address.
+  const QString shown = server::isLoopbackHost(host) ? what.options.host : QString("127.0.0.1");
+  emit started(QString("http://%1:%2/v1").arg(shown).arg(port_));
 }
 
 void LocalServing::stop() {
+  start_after_stop_.reset();  // a start queued behind a stop is withdrawn too
   if (starting_) stop_when_loaded_ = true;
   if (!server_) return;
-  server_->stop();
-  server_.reset();
-  engine_.reset();
+  server_->cancelAll();  // every request ends within a step; returns at once
+  // The server's stop waits for its threads, and the engine's release may free the model:
+  // neither on this thread.
+  std::shared_ptr<server::LocalServer> server = std::move(server_);
+  std::shared_ptr<SharedEngine> engine = std::move(engine_);
   port_ = -1;
+  host_.clear();
+  requires_key_ = false;
+  stopping_ = true;
+  stop_future_ = QtConcurrent::run(
+      &stop_pool_, [server = std::move(server), engine = std::move(engine)]() mutable {
+        server->stop();
+        server.reset();
+        engine.reset();
+      });
+  auto* watcher = new QFutureWatcher<void>(this);
+  connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    stopFinished();
+  });
+  watcher->setFuture(stop_future_);
+}
+
+void LocalServing::stopFinished() {
+  stopping_ = false;
+  if (start_after_stop_) {  // switched on again meanwhile: serve anew
+    const PendingStart what = *start_after_stop_;
+    start_after_stop_.reset();
+    return load(what);
+  }
   emit stopped();
 }
 

@@ -1,10 +1,17 @@
 #include "app/server/local_server.h"
 
+#include <arpa/inet.h>
+
+#include <cstdio>
 #include <ctime>
 
 #include "app/server/chat_api.h"
+#include "app/server/connection_watch.h"
 #include "app/server/http_server.h"
 #include "app/server/metrics_text.h"
+#include "app/server/prompt_fit.h"
+#include "app/server/request_guard.h"
+#include "inference/engine/serving/serving_limits.h"
 #include "inference/engine/tokenizer/chat_template.h"
 
 namespace ts::server {
@@ -21,23 +28,67 @@ bool writeEvent(httplib::DataSink& sink, const std::string& data) {
   return sink.write(event.data(), event.size());
 }
 
+constexpr const char* kRoutes =
+    "this server answers GET /v1/models, POST /v1/chat/completions, GET /health and GET "
+    "/metrics";
+
+// The JSON body of an error httplib answered itself (no route, a body over the limit, a
+// malformed request).
+ApiError httpError(const httplib::Request& req, int status, int max_body_mb) {
+  const std::string what = req.method + " " + req.path.substr(0, 200);
+  switch (status) {
+    case 404:
+      return {404, "Invalid URL (" + what + "): " + kRoutes, "invalid_request_error", "",
+              "unknown_url"};
+    case 413:
+      return {413,
+              "the request body is larger than the " + std::to_string(max_body_mb) +
+                  " MiB this server accepts (serve --max-body-mb)",
+              "invalid_request_error", "", "request_too_large"};
+    case 414:
+      return {414, "the request's URL is too long", "invalid_request_error", "", ""};
+    default:
+      return {status,
+              "the request could not be read as HTTP (status " + std::to_string(status) + ")",
+              status >= 500 ? "server_error" : "invalid_request_error", "", ""};
+  }
+}
+
 }  // namespace
+
+bool isLoopbackHost(const std::string& host) {
+  std::string h = host;
+  if (h.size() > 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  if (h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1") return true;
+  in_addr v4{};
+  return inet_pton(AF_INET, h.c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
+}
+
+std::string exposureWarning(const std::string& host, bool has_key) {
+  if (has_key || isLoopbackHost(host)) return {};
+  return "WARNING: serving on " + host +
+         " without an API key: anyone who can reach this address can use the model. Require a "
+         "key (--api-key-env VAR), or serve on 127.0.0.1.";
+}
 
 bool isChatModel(const engine::Model& model) {
   return model.config.architecture == "baichuan" &&
          model.config.vocab > engine::kBaichuanAssistantToken;
 }
 
-// One admitted request: holds its place in the admission count until every copy of it
-// (the handler's and httplib's content provider's) is gone.
+// One admitted request: holds its place in the admission count, and its connection is
+// watched, until every copy of it (the handler's and httplib's content provider's) is gone.
 struct LocalServer::Job {
-  LocalServer* server;
+  LocalServer* server = nullptr;  // null: not admitted
   ChatCompletionRequest request;
   std::vector<int> prompt;
   int max_tokens = 0;
   CompletionIds ids;
+  std::atomic<bool> cancel{false};  // the client went away, or the server stops
+  uint64_t watch = 0;
   ~Job() {
-    if (!server) return;  // refused at admission
+    if (!server) return;
+    server->watch_->forget(watch);
     std::lock_guard lock(server->mutex_);
     --server->admitted_;
   }
@@ -48,25 +99,41 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
     : model_(std::move(model)),
       scheduler_(std::move(scheduler)),
       options_(std::move(options)),
-      http_(std::make_unique<HttpServer>()) {
-  const int running = scheduler_->options().max_running;
-  // A thread per admitted connection: each waits in the scheduler for its tokens.
-  const int threads = running + options_.max_queue + 8;
+      http_(std::make_unique<HttpServer>()),
+      watch_(std::make_unique<ConnectionWatch>()) {
+  // A thread per admitted request (each waits in the scheduler for its tokens), at most
+  // kServerRequestThreads whatever the settings ask; a few more for /health and /metrics.
+  const int threads = std::min(scheduler_->options().max_running + options_.max_queue,
+                               engine::kServerRequestThreads) +
+                      engine::kServerSpareThreads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-
+  http_->set_payload_max_length(static_cast<size_t>(options_.max_body_mb) << 20);
+  const int max_body_mb = options_.max_body_mb;
+  http_->set_error_handler(httplib::Server::HandlerWithResponse(
+      [max_body_mb](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty() || res.is_chunked_content_provider_)
+          return httplib::Server::HandlerResponse::Unhandled;  // a route's own error body
+        sendError(res, httpError(req, res.status, max_body_mb));
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+  http_->set_exception_handler([](const httplib::Request& req, httplib::Response& res,
+                                  std::exception_ptr error) {
+    std::string what = "unknown";
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    std::fprintf(stderr, "tokenscope server: %s %s failed: %s\n", req.method.c_str(),
+                 req.path.c_str(), what.c_str());  // for whoever runs it; not the client
+    res.headers.clear();
+    sendError(res,
+              {500, "the server failed on this request; its log says why", "server_error", "", ""});
+  });
   http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    // /health answers without a key, as llama.cpp's and vLLM's servers do (load balancers and
-    // container probes carry none); it says nothing about the conversations
-    if (options_.api_key.empty() || req.path == "/health")
-      return httplib::Server::HandlerResponse::Unhandled;
-    if (req.get_header_value("Authorization") == "Bearer " + options_.api_key)
-      return httplib::Server::HandlerResponse::Unhandled;
-    sendError(res, {401,
-                    req.has_header("Authorization")
-                        ? "Incorrect API key provided"
-                        : "Missing API key: send the header Authorization: Bearer <key>",
-                    "invalid_request_error", "", "invalid_api_key"});
-    return httplib::Server::HandlerResponse::Handled;
+    return guard(req, res) ? httplib::Server::HandlerResponse::Handled
+                           : httplib::Server::HandlerResponse::Unhandled;
   });
 
   // Liveness: the model is loaded once the server listens, so a reply means it can serve.
@@ -84,107 +151,153 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
                     "application/json");
   });
 
-  http_->Post("/v1/chat/completions", [this, running](const httplib::Request& req,
-                                                      httplib::Response& res) {
-    // a field the request leaves out takes the model's generation_config.json suggestion
-    auto parsed = parseChatCompletionRequest(req.body, requestDefaults(model_->generation));
-    if (auto* e = std::get_if<ApiError>(&parsed)) return sendError(res, *e);
-    ChatCompletionRequest request = std::get<ChatCompletionRequest>(std::move(parsed));
-    const engine::ChatRoles roles = model_->generation.roles();
-    if (!request.model.empty() && request.model != options_.model_name)
-      return sendError(res,
-                       {404,
-                        "The model '" + request.model + "' does not exist; this server serves '" +
-                            options_.model_name + "'",
-                        "invalid_request_error", "model", "model_not_found"});
-    const int context = scheduler_->context();
-    const int wanted = request.max_tokens.value_or(options_.default_max_tokens);
-    const std::vector<int> prompt = engine::conversationPrompt(
-        scheduler_->tokenizer(), request.messages, options_.chat, context - 1, roles);
-    if (prompt.empty() || static_cast<int>(prompt.size()) >= context)
-      return sendError(
-          res, {400,
-                "the prompt has " + std::to_string(prompt.size()) + " tokens; the context holds " +
-                    std::to_string(context) + " (prompt and answer together)",
-                "invalid_request_error", "messages", "context_length_exceeded"});
-    auto job = std::make_shared<Job>();
-    job->server = this;
-    {
-      std::lock_guard lock(mutex_);
-      if (admitted_ >= running + options_.max_queue) {
-        job->server = nullptr;  // not admitted: nothing to give back
-        return sendError(res, {429,
-                               "the server is busy: " + std::to_string(admitted_) +
-                                   " requests are running or waiting; try again shortly",
-                               "rate_limit_exceeded", "", "rate_limit_exceeded"});
-      }
-      ++admitted_;
-    }
-    job->request = std::move(request);
-    job->prompt = std::move(prompt);
-    job->max_tokens = std::min(wanted, context - static_cast<int>(job->prompt.size()));
-    job->ids = {"chatcmpl-" + std::to_string(next_id_++),
-                static_cast<long long>(std::time(nullptr)), options_.model_name};
-    const auto run = [this, job](const std::function<bool(const std::string&)>& on_text) {
-      engine::ScheduledRequest r;
-      r.prompt = job->prompt;
-      r.max_tokens = job->max_tokens;
-      r.sampling = job->request.sampling;
-      r.chat = options_.chat;
-      r.user_token = model_->generation.roles().user;
-      return scheduler_->generate(r,
-                                  [&](const engine::GeneratedToken& t) { return on_text(t.text); });
-    };
-    if (!job->request.stream) {
-      engine::GenerationOutcome out;
-      try {
-        out = run([](const std::string&) { return true; });
-      } catch (const std::exception& e) {
-        return sendError(
-            res, {500, std::string("the engine failed: ") + e.what(), "server_error", "", ""});
-      }
-      ++completed_;
-      res.set_content(completionJson(job->ids, out.text, out.finish,
-                                     {static_cast<int>(job->prompt.size()),
-                                      static_cast<int>(out.ids.size()), out.cached_tokens}),
-                      "application/json");
-      return;
-    }
-    res.set_header("Cache-Control", "no-cache");
-    res.set_chunked_content_provider(
-        "text/event-stream", [this, job, run](size_t, httplib::DataSink& sink) {
-          bool first = true;
-          engine::GenerationOutcome out;
-          try {
-            out = run([&](const std::string& text) {
-              if (text.empty()) return sink.is_writable();
-              const bool ok = writeEvent(sink, chunkJson(job->ids, text, first, ""));
-              first = false;
-              return ok;
-            });
-          } catch (const std::exception& e) {
-            writeEvent(sink, ApiError{500, std::string("the engine failed: ") + e.what(),
-                                      "server_error", "", ""}
-                                 .body());
-            sink.done();
-            return false;
-          }
-          if (out.finish == "cancelled") return false;  // the client went away
-          writeEvent(sink, chunkJson(job->ids, "", first, out.finish));
-          if (job->request.include_usage)
-            writeEvent(sink, usageChunkJson(job->ids,
-                                            {static_cast<int>(job->prompt.size()),
-                                             static_cast<int>(out.ids.size()), out.cached_tokens}));
-          writeEvent(sink, "[DONE]");
-          ++completed_;
-          sink.done();
-          return true;
-        });
-  });
+  http_->Post("/v1/chat/completions",
+              [this](const httplib::Request& req, httplib::Response& res) { chat(req, res); });
 }
 
 LocalServer::~LocalServer() {
   stop();
+}
+
+bool LocalServer::guard(const httplib::Request& req, httplib::Response& res) {
+  if (closing_) {
+    sendError(res, {503, "the server is stopping", "server_error", "", "server_stopping"});
+    return true;
+  }
+  if (auto e = checkHost(host_, req.get_header_value("Host"))) {
+    sendError(res, *e);
+    return true;
+  }
+  const std::string origin = req.get_header_value("Origin");
+  const bool cors = originAllowed(options_.cors_origins, origin);
+  if (cors) {
+    res.set_header("Access-Control-Allow-Origin", origin);
+    res.set_header("Vary", "Origin");
+  }
+  if (req.method == "OPTIONS" && req.has_header("Access-Control-Request-Method")) {  // preflight
+    if (!cors) {
+      sendError(res, {403,
+                      "the origin '" + origin.substr(0, 100) +
+                          "' may not call this server (serve --cors-origin ORIGIN allows one)",
+                      "invalid_request_error", "", "origin_not_allowed"});
+      return true;
+    }
+    res.status = 204;
+    res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+    res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    res.set_header("Access-Control-Max-Age", "600");
+    return true;
+  }
+  // /health answers without a key, as llama.cpp's and vLLM's servers do (load balancers and
+  // container probes carry none); it says nothing about the conversations
+  if (options_.api_key.empty() || req.path == "/health") return false;
+  if (sameSecret(req.get_header_value("Authorization"), "Bearer " + options_.api_key)) return false;
+  sendError(res, {401,
+                  req.has_header("Authorization")
+                      ? "Incorrect API key provided"
+                      : "Missing API key: send the header Authorization: Bearer <key>",
+                  "invalid_request_error", "", "invalid_api_key"});
+  return true;
+}
+
+void LocalServer::chat(const httplib::Request& req, httplib::Response& res) {
+  if (auto e = checkJsonBody(req.get_header_value("Content-Type"))) return sendError(res, *e);
+  // a field the request leaves out takes the model's generation_config.json suggestion
+  auto parsed = parseChatCompletionRequest(req.body, requestDefaults(model_->generation));
+  if (auto* e = std::get_if<ApiError>(&parsed)) return sendError(res, *e);
+  ChatCompletionRequest request = std::get<ChatCompletionRequest>(std::move(parsed));
+  if (!request.model.empty() && request.model != options_.model_name)
+    return sendError(res, {404,
+                           "The model '" + request.model +
+                               "' does not exist; this server serves '" + options_.model_name + "'",
+                           "invalid_request_error", "model", "model_not_found"});
+  PromptFit fit =
+      fitPrompt(*scheduler_, request.messages, options_.chat, model_->generation.roles(),
+                request.max_tokens, options_.default_max_tokens, options_.truncate_history);
+  if (fit.error) return sendError(res, *fit.error);
+  if (!fit.dropped.empty()) res.set_header("X-TokenScope-Truncated", fit.dropped);
+  auto job = std::make_shared<Job>();
+  {
+    std::lock_guard lock(mutex_);
+    const int room = scheduler_->options().max_running + options_.max_queue;
+    if (admitted_ >= room)
+      return sendError(res, {429,
+                             "the server is busy: " + std::to_string(admitted_) +
+                                 " requests are running or waiting; try again shortly",
+                             "rate_limit_exceeded", "", "rate_limit_exceeded"});
+    ++admitted_;
+    job->server = this;
+  }
+  job->watch = watch_->watch(connectionSocket(req), &job->cancel);
+  if (closing_) job->cancel = true;  // cancelAll came between guard() and the watch
+  job->request = std::move(request);
+  job->prompt = std::move(fit.prompt);
+  job->max_tokens = fit.max_tokens;
+  job->ids = {"chatcmpl-" + std::to_string(next_id_++), static_cast<long long>(std::time(nullptr)),
+              options_.model_name};
+  if (!job->request.stream) return answerWhole(job, res);
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [this, job](size_t, httplib::DataSink& sink) { return answerStreamed(job, sink); });
+}
+
+engine::GenerationOutcome LocalServer::run(Job& job,
+                                           const std::function<bool(const std::string&)>& on_text) {
+  engine::ScheduledRequest r;
+  r.prompt = job.prompt;
+  r.max_tokens = job.max_tokens;
+  r.sampling = job.request.sampling;
+  r.chat = options_.chat;
+  r.user_token = model_->generation.roles().user;
+  r.cancel = &job.cancel;
+  return scheduler_->generate(r, [&](const engine::GeneratedToken& t) { return on_text(t.text); });
+}
+
+void LocalServer::answerWhole(const std::shared_ptr<Job>& job, httplib::Response& res) {
+  engine::GenerationOutcome out;
+  try {
+    out = run(*job, [](const std::string&) { return true; });
+  } catch (const std::exception& e) {
+    return sendError(res,
+                     {500, std::string("the engine failed: ") + e.what(), "server_error", "", ""});
+  }
+  if (out.finish == "cancelled")  // nobody to answer (or the server stops)
+    return sendError(res, {503, "the request was cancelled", "server_error", "", "cancelled"});
+  ++completed_;
+  res.set_content(completionJson(job->ids, out.text, out.finish,
+                                 {static_cast<int>(job->prompt.size()),
+                                  static_cast<int>(out.ids.size()), out.cached_tokens}),
+                  "application/json");
+}
+
+bool LocalServer::answerStreamed(const std::shared_ptr<Job>& job, httplib::DataSink& sink) {
+  bool first = true;
+  engine::GenerationOutcome out;
+  try {
+    out = run(*job, [&](const std::string& text) {
+      if (text.empty()) return sink.is_writable();
+      const bool ok = writeEvent(sink, chunkJson(job->ids, text, first, ""));
+      first = false;
+      return ok;
+    });
+  } catch (const std::exception& e) {
+    writeEvent(sink,
+               ApiError{500, std::string("the engine failed: ") + e.what(), "server_error", "", ""}
+                   .body());
+    sink.done();
+    return false;
+  }
+  if (out.finish == "cancelled") return false;  // the client went away (or the server stops)
+  writeEvent(sink, chunkJson(job->ids, "", first, out.finish));
+  if (job->request.include_usage)
+    writeEvent(sink,
+               usageChunkJson(job->ids, {static_cast<int>(job->prompt.size()),
+                                         static_cast<int>(out.ids.size()), out.cached_tokens}));
+  writeEvent(sink, "[DONE]");
+  ++completed_;
+  sink.done();
+  return true;
 }
 
 int LocalServer::admittedRequests() {
@@ -193,6 +306,7 @@ int LocalServer::admittedRequests() {
 }
 
 int LocalServer::bind(const std::string& host, int port) {
+  host_ = host;
   const int bound = port == 0                         ? http_->bind_to_any_port(host)
                     : http_->bind_to_port(host, port) ? port
                                                       : -1;
@@ -202,6 +316,11 @@ int LocalServer::bind(const std::string& host, int port) {
 
 bool LocalServer::start() {
   return http_->startListening();
+}
+
+void LocalServer::cancelAll() {
+  closing_ = true;
+  watch_->cancelAll();
 }
 
 void LocalServer::stop() {

@@ -1,20 +1,28 @@
 // An OpenAI-compatible HTTP server on the local engine (cpp-httplib): GET /v1/models,
 // POST /v1/chat/completions streamed (SSE) or not, usage and stream_options, a bearer key
 // when one is configured (401 otherwise), 400 with an OpenAI-style error body for bad
-// requests, 404 for another model; GET /health and GET /metrics (Prometheus text). Sampling
+// requests, 404 for another model; GET /health and GET /metrics (Prometheus text); every
+// error an OpenAI-shaped JSON body (unknown paths, bodies over max_body_mb, prompts over
+// the context or the KV pool, failures). Browsers: POST bodies must be application/json,
+// the Host must be this machine's when it listens on loopback, and only listed origins get
+// CORS headers. Sampling
 // fields a request leaves out take the model's generation_config.json suggestions, and the
 // chat template uses its role tokens (engine::GenerationDefaults). Every
 // generation runs on the model's scheduler (engine/serving/scheduler.h): continuous
 // batching of up to max_running requests, a prefix cache shared by all of them
 // (usage.prompt_tokens_details.cached_tokens); requests beyond those wait there, at most
-// `max_queue` of them (429 beyond). A client that disconnects stops its generation within
-// one token.
+// `max_queue` of them (429 beyond). A client that disconnects, streamed or not, running or
+// waiting, cancels its request within one scheduler step (ConnectionWatch).
 #pragma once
+#include <httplib.h>
+
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include <functional>
 
 #include "inference/engine/model/model.h"
 #include "inference/engine/serving/scheduler.h"
@@ -22,13 +30,22 @@
 namespace ts::server {
 
 class HttpServer;  // httplib::Server with a wider listen backlog
+class ConnectionWatch;
 
 struct ServerOptions {
   std::string model_name;  // the id /v1/models lists and requests name
-  std::string api_key;     // empty: no authentication
+  std::string api_key;     // empty: no authentication (compared in constant time)
   bool chat = true;        // Baichuan chat template (else plain completion of the messages)
   int default_max_tokens = 256;
-  int max_queue = 16;  // requests waiting beyond the running ones
+  int max_queue = 16;   // requests waiting beyond the running ones (engine::kQueueBound)
+  int max_body_mb = 8;  // larger request bodies get 413 (engine::kMaxBodyMbBound)
+  // Origins whose pages may call the server (CORS headers, preflight answered); none by
+  // default: a browser page then cannot read any answer.
+  std::vector<std::string> cors_origins;
+  // A conversation longer than the context loses its oldest rounds (the response header
+  // X-TokenScope-Truncated says how many messages and tokens), instead of a 400
+  // context_length_exceeded: for chat UIs that send the whole history.
+  bool truncate_history = false;
 };
 
 class LocalServer {
@@ -45,23 +62,45 @@ class LocalServer {
   // at any time, and the destructor calls it.
   bool start();
   void stop();
+  // Cancels every request in progress, running or waiting (each ends within one scheduler
+  // step) and answers new ones 503; returns at once, from any thread. stop() then returns
+  // within a step (plus the keep-alive wait of idle connections): the app's Serve off
+  // calls this on the GUI thread and stop() on another.
+  void cancelAll();
 
   int completedRequests() const { return completed_.load(); }
   int admittedRequests();  // running + waiting now
 
  private:
   struct Job;
+  // Answers what may not go further (stopping 503, foreign Host 403, CORS preflight, missing
+  // or wrong key 401); false: the request goes on to its route.
+  bool guard(const httplib::Request& req, httplib::Response& res);
+  void chat(const httplib::Request& req, httplib::Response& res);  // POST /v1/chat/completions
+  engine::GenerationOutcome run(Job& job, const std::function<bool(const std::string&)>& on_text);
+  void answerWhole(const std::shared_ptr<Job>& job, httplib::Response& res);
+  bool answerStreamed(const std::shared_ptr<Job>& job, httplib::DataSink& sink);
 
   std::shared_ptr<const engine::Model> model_;
   std::shared_ptr<engine::Scheduler> scheduler_;
   ServerOptions options_;
+  std::string host_ = "127.0.0.1";  // as bound
   std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<ConnectionWatch> watch_;
+  std::atomic<bool> closing_{false};  // cancelAll: new requests get 503
 
   std::mutex mutex_;
   int admitted_ = 0;  // running + waiting
   std::atomic<uint64_t> next_id_{1};
   std::atomic<int> completed_{0};
 };
+
+// Whether `host` is a loopback address or name (127.0.0.0/8, ::1, localhost): only this
+// machine can connect.
+bool isLoopbackHost(const std::string& host);
+// The warning to show, loudly, when a server binds beyond loopback without a key (anyone
+// who can reach the address may generate); "" otherwise.
+std::string exposureWarning(const std::string& host, bool has_key);
 
 // Whether a model's vocabulary carries the Baichuan chat tokens (architecture baichuan and
 // token 196 present): the server and the app use the chat template for it.

@@ -62,6 +62,11 @@ std::string prometheusText(const engine::SchedulerMetrics& m, const std::string&
   w.metric("tokenscope:kv_cache_usage_perc", "gauge",
            "KV cache usage: blocks held by running requests over all blocks (1 = full).",
            m.kv_blocks_total > 0 ? static_cast<double>(m.kv_blocks_used) / m.kv_blocks_total : 0);
+  w.metric("tokenscope:kv_cache_bytes", "gauge", "KV cache memory allocated now, in bytes.",
+           static_cast<double>(m.kv_bytes));
+  w.metric("tokenscope:kv_cache_bytes_total", "gauge",
+           "The KV cache pool's size in bytes (allocated as its blocks are first used).",
+           static_cast<double>(m.kv_bytes_total));
   w.metric("tokenscope:prefix_cache_queries_total", "counter",
            "Prompt tokens looked up in the prefix cache.",
            static_cast<double>(m.prefix_query_tokens));

@@ -10,18 +10,32 @@ engine::Vocabulary servedVocabulary(const engine::Model& model) {
   return vocab;
 }
 
+engine::Result<engine::SchedulerOptions> sizedKvPool(const engine::Model& model,
+                                                     engine::KvFormat kv, int positions,
+                                                     engine::SchedulerOptions scheduling) {
+  const engine::KvPoolRequest request{scheduling.kv_memory_mb,
+                                      scheduling.kv_blocks * engine::kKvBlock};
+  auto plan = engine::planKvPool(model.config, kv, positions, scheduling.max_running, request,
+                                 engine::availableMemoryBytes());
+  if (!plan) return engine::fail("KV cache: " + plan.error());
+  scheduling.kv_blocks = plan.value().blocks;
+  return scheduling;
+}
+
 engine::Result<ServedModel> serveModel(std::shared_ptr<engine::Model> model, int context,
                                        engine::KvFormat kv, const engine::BackendRequest& backend,
                                        const engine::SchedulerOptions& scheduling,
                                        ServerOptions options) {
   ServedModel out;
   out.positions = context > 0 ? context : engine::defaultPositions(model->config);
+  const auto pool = sizedKvPool(*model, kv, out.positions, scheduling);
+  if (!pool) return engine::fail(pool.error());
   auto opened = engine::openSession(model, out.positions, kv, backend);
   if (!opened) return engine::fail(opened.error());
   out.note = opened.value().note;
   out.backend = opened.value().backend + " (" + opened.value().device + ")";
   out.scheduler = std::make_shared<engine::Scheduler>(
-      std::move(opened.value().session), engine::Tokenizer(servedVocabulary(*model)), scheduling);
+      std::move(opened.value().session), engine::Tokenizer(servedVocabulary(*model)), pool.value());
   out.server = std::make_unique<LocalServer>(model, out.scheduler, std::move(options));
   return out;
 }

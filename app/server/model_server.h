@@ -8,6 +8,7 @@
 
 #include "app/server/local_server.h"
 #include "inference/engine/decode/open_session.h"
+#include "inference/engine/serving/kv_budget.h"
 #include "inference/engine/serving/scheduler.h"
 
 namespace ts::server {
@@ -24,6 +25,12 @@ struct ServedModel {
 // "<id>", so that answers stream visible tokens (and clients can time them) instead of
 // empty text.
 engine::Vocabulary servedVocabulary(const engine::Model& model);
+
+// The scheduling options with the KV pool sized (kv_blocks) by engine::planKvPool from
+// kv_memory_mb, kv_blocks or the default, checked against the memory available now.
+engine::Result<engine::SchedulerOptions> sizedKvPool(const engine::Model& model,
+                                                     engine::KvFormat kv, int positions,
+                                                     engine::SchedulerOptions scheduling);
 
 // context 0: the model's (engine::defaultPositions).
 engine::Result<ServedModel> serveModel(std::shared_ptr<engine::Model> model, int context,

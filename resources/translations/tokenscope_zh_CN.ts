@@ -626,8 +626,8 @@
         <translation>无法提供该模型服务：</translation>
     </message>
     <message>
-        <source>No free port between 8080 and 8099 on 127.0.0.1.</source>
-        <translation>127.0.0.1 上 8080 到 8099 之间没有空闲端口。</translation>
+        <source>No free port between %1 and %2 on %3.</source>
+        <translation>%3 上 %1 到 %2 之间没有空闲端口。</translation>
     </message>
 </context>
 <context>
@@ -1209,12 +1209,64 @@ Fix: </source>
         <translation>正在加载 %1 以提供服务…</translation>
     </message>
     <message>
-        <source>Serving the local model at %1 (OpenAI-compatible; Provider → Serve stops it)</source>
-        <translation>正在 %1 提供本地模型服务（OpenAI 兼容；在“提供方 → 提供服务”中停止）</translation>
-    </message>
-    <message>
         <source>Stopped serving the local model.</source>
         <translation>已停止本地模型服务。</translation>
+    </message>
+    <message>
+        <source>Serving the local model at %1 for this computer only; requests need the API key (Provider → Serve stops it).</source>
+        <translation>正在 %1 提供本地模型服务，仅限本机；请求需要 API 密钥（在“提供方 → 提供服务”中停止）。</translation>
+    </message>
+    <message>
+        <source>Serving the local model at %1 and on every network of this computer; requests need the API key (Provider → Serve stops it).</source>
+        <translation>正在 %1 及本机的所有网络上提供本地模型服务；请求需要 API 密钥（在“提供方 → 提供服务”中停止）。</translation>
+    </message>
+    <message>
+        <source>Serving the local model at %1 for this computer only (OpenAI-compatible; Provider → Serve stops it).</source>
+        <translation>正在 %1 提供本地模型服务，仅限本机（OpenAI 兼容；在“提供方 → 提供服务”中停止）。</translation>
+    </message>
+    <message>
+        <source>Anyone who can reach this computer over the network can use the model. Require an API key, or listen on this computer only (Provider → Serve settings…).</source>
+        <translation>任何能通过网络访问这台计算机的人都可以使用该模型。请要求 API 密钥，或仅在本机监听（提供方 → 服务设置…）。</translation>
+    </message>
+    <message>
+        <source>Serve settings require an API key, but the keychain cannot be used: %1.
+
+Serve did not start. Make the keychain available, or turn off &quot;Require an API key&quot; under Provider → Serve settings….</source>
+        <translation>服务设置要求 API 密钥，但无法使用钥匙串：%1。
+
+服务未启动。请让钥匙串可用，或在“提供方 → 服务设置…”中关闭“要求 API 密钥”。</translation>
+    </message>
+    <message>
+        <source>Reading the key for Serve from the keychain…</source>
+        <translation>正在从钥匙串读取服务的密钥…</translation>
+    </message>
+    <message>
+        <source>Serve did not start: </source>
+        <translation>服务未启动：</translation>
+    </message>
+    <message>
+        <source>Serve starts again once the previous server has stopped…</source>
+        <translation>上一个服务器停止后，服务将重新启动…</translation>
+    </message>
+    <message>
+        <source>Stopping the server: its requests are being cancelled…</source>
+        <translation>正在停止服务器：正在取消其请求…</translation>
+    </message>
+    <message>
+        <source>A new key for Serve is in the keychain: the server uses it from its next start.</source>
+        <translation>服务的新密钥已存入钥匙串：服务器下次启动时开始使用它。</translation>
+    </message>
+    <message>
+        <source>Serve settings saved: they apply the next time Serve starts.</source>
+        <translation>服务设置已保存：将在下次启动服务时生效。</translation>
+    </message>
+    <message>
+        <source>Serve settings saved.</source>
+        <translation>服务设置已保存。</translation>
+    </message>
+    <message>
+        <source>WARNING: serving the local model to every network (port %1) without an API key.</source>
+        <translation>警告：正在向所有网络（端口 %1）提供本地模型服务，且未要求 API 密钥。</translation>
     </message>
 </context>
 <context>
@@ -1598,10 +1650,6 @@ Fix: </source>
         <translation>并发(&amp;O)</translation>
     </message>
     <message>
-        <source>Values: expected whole numbers of tokens (0: whole prompts) separated by commas, found &apos;%1&apos;</source>
-        <translation>取值：应为以逗号分隔的令牌整数（0：整段提示），实际为“%1”</translation>
-    </message>
-    <message>
         <source>&amp;Distinct prompts (numbered: no prefix-cache hits)</source>
         <translation>互不相同的提示(&amp;D)（编号：不命中前缀缓存）</translation>
     </message>
@@ -1614,8 +1662,36 @@ Fix: </source>
         <translation>TPOT 目标扫描（提示按每个输出令牌的毫秒数限速；0：不限速）</translation>
     </message>
     <message>
-        <source>Values: expected whole numbers of milliseconds (0: unpaced) separated by commas, found &apos;%1&apos;</source>
-        <translation>取值：应为以逗号分隔的整数毫秒数（0：不限速），实际为“%1”</translation>
+        <source>Concurrency</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <source>Request rate</source>
+        <translation>请求速率</translation>
+    </message>
+    <message>
+        <source>Prompt length</source>
+        <translation>提示长度</translation>
+    </message>
+    <message>
+        <source>Prefill chunk</source>
+        <translation>预填充分块</translation>
+    </message>
+    <message>
+        <source>Running sequences</source>
+        <translation>运行序列数</translation>
+    </message>
+    <message>
+        <source>TPOT target (ms)</source>
+        <translation>TPOT 目标（毫秒）</translation>
+    </message>
+    <message>
+        <source>%1: expected a whole number from %2 to %3, found %4</source>
+        <translation>%1：应为 %2 到 %3 之间的整数，实际为 %4</translation>
+    </message>
+    <message>
+        <source>Values: expected numbers from 0 up separated by commas, found &apos;%1&apos;</source>
+        <translation>取值：应为以逗号分隔的非负数，实际为“%1”</translation>
     </message>
 </context>
 <context>
@@ -2425,6 +2501,22 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <source>CPU: CUDA not used</source>
         <translation>CPU：未使用 CUDA</translation>
     </message>
+    <message>
+        <source>Serve se&amp;ttings…</source>
+        <translation>服务设置(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>%1 — starting…</source>
+        <translation>%1 — 正在启动…</translation>
+    </message>
+    <message>
+        <source>%1 — stopping…</source>
+        <translation>%1 — 正在停止…</translation>
+    </message>
+    <message>
+        <source>⚠ Serving to every network without a key</source>
+        <translation>⚠ 正在无密钥地向所有网络提供服务</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::MetricsStrip</name>
@@ -2959,6 +3051,96 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>D&amp;uplicate</source>
         <translation>复制(&amp;U)</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::ServeDialog</name>
+    <message>
+        <source>Serve settings</source>
+        <translation>服务设置</translation>
+    </message>
+    <message>
+        <source>Provider → Serve the local model makes the selected local model available to other tools through the OpenAI API.</source>
+        <translation>“提供方 → 以 OpenAI 兼容接口提供本地模型”让其他工具通过 OpenAI API 使用所选的本地模型。</translation>
+    </message>
+    <message>
+        <source>Listen on</source>
+        <translation>监听范围</translation>
+    </message>
+    <message>
+        <source>&amp;This computer only (127.0.0.1)</source>
+        <translation>仅限本机(&amp;T)（127.0.0.1）</translation>
+    </message>
+    <message>
+        <source>&amp;Every network (0.0.0.0): other computers can connect</source>
+        <translation>所有网络(&amp;E)（0.0.0.0）：其他计算机也可以连接</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>Require an API &amp;key</source>
+        <translation>要求 API 密钥(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Clients send it as the header Authorization: Bearer &lt;key&gt;. It is kept in the system keychain and shown once, when it is made.</source>
+        <translation>客户端以请求头 Authorization: Bearer &lt;key&gt; 发送它。密钥保存在系统钥匙串中，只在生成时显示一次。</translation>
+    </message>
+    <message>
+        <source>&amp;New key…</source>
+        <translation>新建密钥(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Make a new key and show it once; the old one stops working the next time Serve starts</source>
+        <translation>生成新密钥并显示一次；旧密钥在下次启动服务时失效</translation>
+    </message>
+    <message>
+        <source>Serve is running: these settings apply the next time it starts.</source>
+        <translation>服务正在运行：这些设置将在下次启动时生效。</translation>
+    </message>
+    <message>
+        <source>Looking for the key in the keychain…</source>
+        <translation>正在钥匙串中查找密钥…</translation>
+    </message>
+    <message>
+        <source>A key is kept in the keychain. It is not shown again: make a new one if it is lost.</source>
+        <translation>钥匙串中已保存一个密钥。它不会再次显示：如果丢失，请新建一个。</translation>
+    </message>
+    <message>
+        <source>No key yet.</source>
+        <translation>尚无密钥。</translation>
+    </message>
+    <message>
+        <source>The keychain cannot be used (%1): Serve cannot require a key until it can.</source>
+        <translation>无法使用钥匙串（%1）：在它可用之前，服务无法要求密钥。</translation>
+    </message>
+    <message>
+        <source>No key yet: one is made and shown once when these settings are saved.</source>
+        <translation>尚无密钥：保存这些设置时会生成一个并显示一次。</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::ServeKeyDialog</name>
+    <message>
+        <source>The API key for Serve</source>
+        <translation>服务的 API 密钥</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>复制(&amp;C)</translation>
+    </message>
+    <message>
+        <source>It will not be shown again. If it is lost, make a new one under Provider → Serve settings…</source>
+        <translation>它不会再次显示。如果丢失，请在“提供方 → 服务设置…”中新建一个。</translation>
+    </message>
+    <message>
+        <source>The key for Serve is on the clipboard.</source>
+        <translation>服务的密钥已复制到剪贴板。</translation>
+    </message>
+    <message>
+        <source>Serve the local model requires this key. Copy it into the tools that call it (header Authorization: Bearer &lt;key&gt;).</source>
+        <translation>本地模型服务要求此密钥。请将它复制到调用服务的工具中（请求头 Authorization: Bearer &lt;key&gt;）。</translation>
     </message>
 </context>
 <context>

@@ -3,6 +3,7 @@
 // positions; and, where the backend pages its KV cache, passes over several sequences at
 // once, each in its own blocks of a shared pool.
 #pragma once
+#include <cstddef>
 #include <span>
 #include <stdexcept>
 
@@ -44,6 +45,14 @@ class DecodeSession {
   virtual std::span<const float> forwardSequences(std::span<const SequencePass> passes);
   // Copies every row of pool block `from` into block `to` (a prefix cache's copy on write).
   virtual void copyKvBlock(int from, int to);
+  // Allocates the memory of these pool blocks now, where not yet done, so that the next
+  // pass does not: std::bad_alloc when memory runs out (the scheduler then preempts
+  // instead of failing the pass). Blocks allocated stay allocated.
+  virtual void allocateKvBlocks(std::span<const int> /*blocks*/) {}
+  // Bytes of KV cache memory allocated now (the pool's, with paged KV), and of one pool
+  // block.
+  virtual size_t kvCacheBytes() const { return 0; }
+  virtual size_t kvBlockBytes() const { return 0; }
 };
 
 inline std::span<const float> DecodeSession::forwardSequences(std::span<const SequencePass>) {

@@ -169,6 +169,19 @@ bool CpuSession::usePagedKv(int blocks) {
   return true;
 }
 
+void CpuSession::allocateKvBlocks(std::span<const int> blocks) {
+  if (!paged_) throw std::logic_error("allocateKvBlocks: usePagedKv was not called");
+  paged_->allocate(blocks);
+}
+
+size_t CpuSession::kvCacheBytes() const {
+  return paged_ ? paged_->bytes() : cache_.bytes();
+}
+
+size_t CpuSession::kvBlockBytes() const {
+  return paged_ ? paged_->blockBytes() : 0;
+}
+
 void CpuSession::copyKvBlock(int from, int to) {
   if (!paged_) throw std::logic_error("copyKvBlock: usePagedKv was not called");
   if (from < 0 || to < 0 || from >= paged_->size() || to >= paged_->size())

@@ -34,6 +34,9 @@ class CpuSession : public DecodeSession {
   void truncate(int length) override;
   // A pool of `blocks` KV blocks in the session's KV format (the scheduler's sequences).
   bool usePagedKv(int blocks) override;
+  void allocateKvBlocks(std::span<const int> blocks) override;
+  size_t kvCacheBytes() const override;
+  size_t kvBlockBytes() const override;
   // Throws std::out_of_range when a pass's blocks do not cover its positions or name a
   // block outside the pool.
   std::span<const float> forwardSequences(std::span<const SequencePass> passes) override;

@@ -3,6 +3,7 @@
 #include "inference/engine/cpu/kernels/kernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "inference/engine/core/tensor_types.h"
@@ -58,29 +59,54 @@ KvBlockPool::KvBlockPool(int blocks, int layers, int kv_heads, int head_dim, KvF
       head_dim_(head_dim),
       blocks_(std::max(blocks, 0)) {}
 
+namespace {
+std::atomic<int> failing_allocations{0};
+
+// The test hook's turn: true (and one fewer to go) while failures are armed.
+bool injectedFailure() {
+  int n = failing_allocations.load();
+  while (n > 0)
+    if (failing_allocations.compare_exchange_weak(n, n - 1)) return true;
+  return false;
+}
+}  // namespace
+
+void testing::failKvBlockAllocations(int count) {
+  failing_allocations = std::max(count, 0);
+}
+
+size_t kvBlockBytes(KvFormat format, int layers, int kv_heads, int head_dim) {
+  return kvBytes(format, static_cast<size_t>(layers) * kKvBlock * kv_heads, head_dim);
+}
+
 KvBlock& KvBlockPool::block(int id) {
   std::unique_ptr<KvBlock>& b = blocks_.at(id);
   if (!b) {
-    b = std::make_unique<KvBlock>();
-    b->allocate(format_, static_cast<size_t>(layers_) * kKvBlock * kv_heads_, head_dim_);
+    if (injectedFailure()) throw std::bad_alloc();
+    auto fresh = std::make_unique<KvBlock>();
+    fresh->allocate(format_, static_cast<size_t>(layers_) * kKvBlock * kv_heads_, head_dim_);
+    b = std::move(fresh);
+    ++allocated_;
   }
   return *b;
 }
 
+void KvBlockPool::allocate(std::span<const int> ids) {
+  for (int id : ids) block(id);
+}
+
 void KvBlockPool::copy(int from, int to) {
+  if (injectedFailure()) throw std::bad_alloc();
   const KvBlock& source = block(from);
   block(to) = source;
 }
 
 size_t KvBlockPool::bytes() const {
-  size_t n = 0;
-  for (const auto& b : blocks_)
-    if (b) n += b->bytes();
-  return n;
+  return static_cast<size_t>(allocated_) * blockBytes();
 }
 
 size_t KvBlockPool::blockBytes() const {
-  return kvBytes(format_, static_cast<size_t>(layers_) * kKvBlock * kv_heads_, head_dim_);
+  return kvBlockBytes(format_, layers_, kv_heads_, head_dim_);
 }
 
 KvCache::KvCache(int layers, int positions, int kv_heads, int head_dim, KvFormat format)

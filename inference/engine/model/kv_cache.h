@@ -47,6 +47,9 @@ class KvBlockPool {
   KvBlockPool(int blocks, int layers, int kv_heads, int head_dim, KvFormat format);
   KvBlock& block(int id);       // allocated on first call; not thread-safe while allocating
   void copy(int from, int to);  // block `to` becomes a copy of block `from`
+  // Allocates the blocks now (those not yet allocated): std::bad_alloc when memory runs
+  // out, with the blocks before the failing one allocated and kept.
+  void allocate(std::span<const int> ids);
   int size() const { return static_cast<int>(blocks_.size()); }
   KvFormat format() const { return format_; }
   int layers() const { return layers_; }
@@ -54,12 +57,24 @@ class KvBlockPool {
   int headDim() const { return head_dim_; }
   size_t bytes() const;       // allocated so far
   size_t blockBytes() const;  // one block
+  int allocated() const { return allocated_; }
 
  private:
   KvFormat format_;
   int layers_, kv_heads_, head_dim_;
   std::vector<std::unique_ptr<KvBlock>> blocks_;
+  int allocated_ = 0;
 };
+
+// Bytes of one pool block: kKvBlock positions of every layer's keys and values (int8 with
+// their scales).
+size_t kvBlockBytes(KvFormat format, int layers, int kv_heads, int head_dim);
+
+namespace testing {
+// Test hook: the next `count` block allocations or copies in any KvBlockPool throw
+// std::bad_alloc, as if memory had run out there (0 disarms).
+void failKvBlockAllocations(int count);
+}  // namespace testing
 
 class KvCache {
  public:

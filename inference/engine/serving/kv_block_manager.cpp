@@ -162,4 +162,11 @@ void KvBlockManager::release(std::vector<int>& table) {
   table.clear();
 }
 
+void KvBlockManager::releaseFrom(std::vector<int>& table, size_t size) {
+  while (table.size() > size) {
+    unhold(table.back());
+    table.pop_back();
+  }
+}
+
 }  // namespace ts::engine

@@ -40,6 +40,9 @@ class KvBlockManager {
   // Drops the table's holds and empties it: blocks held by no one become free, or stay
   // cached when published.
   void release(std::vector<int>& table);
+  // Drops the holds of table[size ..] and shrinks the table to `size` blocks (a cover()
+  // whose blocks could not be allocated, undone).
+  void releaseFrom(std::vector<int>& table, size_t size);
 
   int total() const { return static_cast<int>(refs_.size()); }
   int held() const { return total() - free() - cached(); }      // by some sequence

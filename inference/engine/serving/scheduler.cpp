@@ -21,6 +21,10 @@ int blocksFor(int positions) {
   return (positions + kKvBlock - 1) / kKvBlock;
 }
 
+// How often a caller whose request waits looks at its cancel flag (nothing wakes it when
+// another thread sets the flag): a queued request ends within this of its cancel.
+constexpr std::chrono::milliseconds kCancelPoll{10};
+
 }  // namespace
 
 int defaultKvBlocks(int context, int max_running) {
@@ -46,22 +50,25 @@ struct Scheduler::Sequence {
   int max_tokens = 0;
   Sampler sampler;
   Utf8Stream utf8;
-  std::vector<int> table;  // paged: its KV blocks
+  std::vector<int> table;  // paged: its KV blocks (none while it waits)
   int computed = 0;        // positions whose KV rows are in its blocks
   int generated = 0;
   bool admitted_before = false;
   Clock::time_point submitted;
-  const std::atomic<bool>* cancel = nullptr;  // the caller's flag
+  const std::atomic<bool>* cancel = nullptr;  // the caller's flag (any thread sets it)
   bool chat = false;
   int user_token = kBaichuanUserToken;
+  std::atomic<bool> stopped_reading{false};  // on_token returned false
 
+  // Under the mutex:
+  bool queued = false;             // in shared_.waiting
   std::deque<GeneratedToken> out;  // not yet handed to the caller
   GenerationOutcome outcome;       // ids, text, finish, cached_tokens, prefill_ms
   std::string error;
   bool done = false;
-  std::atomic<bool> cancelled{false};
 
   explicit Sequence(const SamplingConfig& sampling) : sampler(sampling) {}
+  bool cancelled() const { return stopped_reading.load() || (cancel && cancel->load()); }
 };
 
 Scheduler::Scheduler(std::unique_ptr<DecodeSession> session, Tokenizer tokenizer,
@@ -90,27 +97,34 @@ Scheduler::Scheduler(std::unique_ptr<DecodeSession> session, Tokenizer tokenizer
     options_.tpot_target_ms = 0;
   }
   pacer_ = PromptPacer(options_.tpot_target_ms);
-  metrics_.kv_blocks_total = options_.kv_blocks;
+  shared_.metrics.kv_blocks_total = options_.kv_blocks;
+  shared_.metrics.kv_bytes_total = static_cast<uint64_t>(options_.kv_blocks) * session_->kvBlockBytes();
   thread_ = std::thread([this] { loop(); });
 }
 
 Scheduler::~Scheduler() {
   {
     std::lock_guard lock(mutex_);
-    stop_ = true;
+    shared_.stop = true;
   }
   work_.notify_all();
+  progress_.notify_all();
   thread_.join();
 }
 
 void Scheduler::onStep(std::function<void(const StepRecord&)> fn) {
   std::lock_guard lock(mutex_);
-  on_step_ = std::move(fn);
+  shared_.on_step = std::move(fn);
 }
 
 SchedulerMetrics Scheduler::metrics() const {
   std::lock_guard lock(mutex_);
-  return metrics_;
+  return shared_.metrics;
+}
+
+bool Scheduler::fits(int prompt) const {
+  return prompt > 0 && prompt < context_ &&
+         (!paged_ || blocksFor(prompt + 1) <= options_.kv_blocks);
 }
 
 GenerationOutcome Scheduler::generate(const ScheduledRequest& request,
@@ -125,7 +139,7 @@ GenerationOutcome Scheduler::generate(const ScheduledRequest& request,
     throw std::runtime_error("the prompt has " + std::to_string(prompt) +
                              " tokens; a sequence holds " + std::to_string(context_) +
                              " positions (prompt and answer together)");
-  if (paged_ && blocksFor(prompt + 1) > options_.kv_blocks)
+  if (!fits(prompt))
     throw std::runtime_error("the prompt needs " + std::to_string(blocksFor(prompt + 1)) +
                              " KV blocks of " + std::to_string(kKvBlock) +
                              " positions; the pool holds " + std::to_string(options_.kv_blocks));
@@ -138,79 +152,111 @@ GenerationOutcome Scheduler::generate(const ScheduledRequest& request,
   s->chat = request.chat;
   s->user_token = request.user_token;
   std::unique_lock lock(mutex_);
-  s->order = next_order_++;
-  waiting_.push_back(s);
-  metrics_.waiting = static_cast<int>(waiting_.size());  // running_ is the loop's to count
+  if (shared_.stop) {
+    GenerationOutcome out;
+    out.finish = "cancelled";
+    return out;
+  }
+  s->order = shared_.next_order++;
+  s->queued = true;
+  shared_.waiting.push_back(s);
+  shared_.metrics.waiting = static_cast<int>(shared_.waiting.size());  // running: the loop's
   work_.notify_all();
-  bool cancelled = false;
+  const auto ready = [&] { return !s->out.empty() || s->done; };
   while (true) {
-    progress_.wait(lock, [&] { return !s->out.empty() || s->done; });
+    if (s->queued) {  // nothing wakes it when the flag is set: it looks now and then
+      progress_.wait_for(lock, kCancelPoll, ready);
+      if (s->queued && s->cancelled()) dropWaiting(s, "cancelled");
+    } else {
+      progress_.wait(lock, ready);  // running: the step after the flag ends it
+    }
     while (!s->out.empty()) {
       const GeneratedToken token = std::move(s->out.front());
       s->out.pop_front();
-      if (cancelled) continue;
+      if (s->stopped_reading) continue;
       lock.unlock();
       const bool go_on = on_token(token);
       lock.lock();
       if (go_on) continue;
-      cancelled = true;
-      s->cancelled = true;
-      // Still waiting: it leaves now; running: the scheduler drops it at the next step.
-      if (const auto it = std::find(waiting_.begin(), waiting_.end(), s); it != waiting_.end()) {
-        waiting_.erase(it);
-        metrics_.waiting = static_cast<int>(waiting_.size());
-        ++metrics_.requests_finished;
-        s->done = true;
-      }
+      s->stopped_reading = true;
+      if (s->queued) dropWaiting(s, "cancelled");  // preempted: it leaves now
     }
     if (s->done) break;
   }
   if (!s->error.empty()) throw std::runtime_error(s->error);
   GenerationOutcome out = std::move(s->outcome);
-  if (cancelled) out.finish = "cancelled";
+  if (s->stopped_reading || out.finish == "cancelled") out.finish = "cancelled";
   return out;
 }
 
-void Scheduler::exclusive(const std::function<void(DecodeSession&)>& fn) {
+void Scheduler::dropWaiting(const std::shared_ptr<Sequence>& s, const std::string& reason) {
+  std::erase(shared_.waiting, s);
+  s->queued = false;
+  s->outcome.finish = reason;
+  s->done = true;
+  ++shared_.metrics.requests_finished;
+  shared_.metrics.waiting = static_cast<int>(shared_.waiting.size());
+  progress_.notify_all();
+}
+
+bool Scheduler::exclusive(const std::function<void(DecodeSession&)>& fn,
+                          const std::atomic<bool>* cancel) {
   std::unique_lock lock(mutex_);
-  ++exclusive_;
-  progress_.wait(lock, [&] { return stop_ || (!stepping_ && metrics_.running == 0); });
+  ++shared_.exclusive_waiting;
+  const auto free = [&] {
+    return shared_.stop ||
+           (!shared_.stepping && shared_.metrics.running == 0 && !shared_.exclusive_held);
+  };
+  while (!free()) {
+    if (cancel && cancel->load()) {
+      --shared_.exclusive_waiting;
+      work_.notify_all();  // admission may go on
+      return false;
+    }
+    progress_.wait_for(lock, kCancelPoll, free);
+  }
+  --shared_.exclusive_waiting;
+  if (shared_.stop) throw std::runtime_error("the scheduler is stopping");
+  shared_.exclusive_held = true;
+  lock.unlock();
   struct Release {  // however fn ends
     Scheduler* s;
     ~Release() {
       {
         std::lock_guard lock(s->mutex_);
-        --s->exclusive_;
+        s->shared_.exclusive_held = false;
       }
       s->work_.notify_all();
+      s->progress_.notify_all();  // the next exclusive caller
     }
   } release{this};
-  if (stop_) throw std::runtime_error("the scheduler is stopping");
-  lock.unlock();
   if (!paged_) {  // the session's cache is about to change under what held_ says
     held_.clear();
     session_->truncate(0);
   }
   fn(*session_);
+  return true;
 }
 
 void Scheduler::loop() {
   while (true) {
     {
       std::unique_lock lock(mutex_);
-      // Idle while nothing runs, or while an exclusive caller has the session.
+      // Idle while nothing runs, or while an exclusive caller waits for or has the session.
       work_.wait(lock, [&] {
-        return stop_ || !running_.empty() || (!waiting_.empty() && exclusive_ == 0);
+        return shared_.stop || !running_.empty() ||
+               (!shared_.waiting.empty() && shared_.exclusive_waiting == 0 &&
+                !shared_.exclusive_held);
       });
-      if (stop_) break;
-      stepping_ = true;
+      if (shared_.stop) break;
+      shared_.stepping = true;
     }
     struct Stepped {  // the exclusive callers wait for the step's end
       Scheduler* s;
       ~Stepped() {
         {
           std::lock_guard lock(s->mutex_);
-          s->stepping_ = false;
+          s->shared_.stepping = false;
         }
         s->progress_.notify_all();
       }
@@ -232,157 +278,123 @@ void Scheduler::loop() {
   // Stopping: nothing more runs; every request ends as cancelled.
   for (const auto& s : std::vector(running_)) finish(s, "cancelled");
   std::lock_guard lock(mutex_);
-  stepping_ = false;
-  for (const auto& s : waiting_) {
-    s->done = true;
-    s->outcome.finish = "cancelled";
-  }
-  waiting_.clear();
+  shared_.stepping = false;
+  for (const auto& s : std::vector(shared_.waiting.begin(), shared_.waiting.end()))
+    dropWaiting(s, "cancelled");
   progress_.notify_all();
-}
-
-void Scheduler::admit() {
-  // In arrival order while there is room: a sequence slot, and (paged) free or cached
-  // blocks for its whole prompt beyond one block per running sequence, so that a newcomer
-  // does not force the preemption of another at once.
-  while (true) {
-    std::shared_ptr<Sequence> s;
-    {
-      std::lock_guard lock(mutex_);
-      if (static_cast<int>(running_.size()) >= options_.max_running || waiting_.empty() ||
-          exclusive_ > 0)
-        break;
-      s = waiting_.front();
-    }
-    if (s->cancel && s->cancel->load()) {
-      {
-        std::lock_guard lock(mutex_);
-        std::erase(waiting_, s);
-      }
-      finish(s, "cancelled");
-      continue;
-    }
-    // What is already computed of its tokens: at most all but the last (whose logits the
-    // next token is sampled from).
-    const int limit = static_cast<int>(s->tokens.size()) - 1;
-    int computed = 0;
-    if (paged_) {
-      int copy_from = -1;
-      computed = blocks_.share(s->tokens, limit, s->table, copy_from);
-      const int needed = blocksFor(limit + 2) - static_cast<int>(s->table.size());
-      const int room = blocks_.free() + blocks_.cached() - static_cast<int>(running_.size());
-      if (copy_from >= 0) {
-        if (running_.empty() || needed <= room) session_->copyKvBlock(copy_from, s->table.back());
-        blocks_.unhold(copy_from);
-      }
-      if (!running_.empty() && needed > room) {
-        blocks_.release(s->table);
-        break;
-      }
-    } else {
-      while (computed < limit && computed < static_cast<int>(held_.size()) &&
-             held_[computed] == s->tokens[computed])
-        ++computed;
-      session_->truncate(computed);
-      held_.resize(computed);
-    }
-    std::lock_guard lock(mutex_);
-    const auto at = std::find(waiting_.begin(), waiting_.end(), s);
-    if (at == waiting_.end()) {  // its caller cancelled it meanwhile
-      if (paged_) blocks_.release(s->table);
-      continue;
-    }
-    waiting_.erase(at);
-    running_.push_back(s);
-    s->computed = computed;
-    if (!s->admitted_before) {  // not a preempted sequence computed again
-      s->admitted_before = true;
-      s->outcome.cached_tokens = computed;
-      metrics_.prompt_tokens += s->prompt_size;
-      metrics_.prefix_query_tokens += s->prompt_size;
-      metrics_.prefix_hit_tokens += computed;
-    }
-  }
-  std::lock_guard lock(mutex_);
-  countQueues();
-}
-
-void Scheduler::countQueues() {
-  metrics_.running = static_cast<int>(running_.size());
-  metrics_.waiting = static_cast<int>(waiting_.size());
-  metrics_.kv_blocks_used = blocks_.held();
-  metrics_.kv_blocks_cached = blocks_.cached();
-}
-
-void Scheduler::finish(const std::shared_ptr<Sequence>& s, const std::string& reason) {
-  if (paged_) {  // what it computed stays cached for the next request that starts alike
-    blocks_.publish(s->tokens, s->computed, s->table);
-    blocks_.release(s->table);
-  }
-  running_.erase(std::remove(running_.begin(), running_.end(), s), running_.end());
-  const std::string tail = reason == "cancelled" ? std::string() : s->utf8.flush();
-  std::lock_guard lock(mutex_);
-  if (!tail.empty()) {
-    s->out.push_back({-1, tail});
-    s->outcome.text += tail;
-  }
-  s->outcome.finish = reason;
-  s->done = true;
-  ++metrics_.requests_finished;
-  countQueues();
-  progress_.notify_all();
-}
-
-std::shared_ptr<Scheduler::Sequence> Scheduler::preemptNewest() {
-  const auto newest =
-      std::max_element(running_.begin(), running_.end(),
-                       [](const auto& a, const auto& b) { return a->order < b->order; });
-  std::shared_ptr<Sequence> s = *newest;
-  running_.erase(newest);
-  blocks_.publish(s->tokens, s->computed, s->table);
-  blocks_.release(s->table);
-  s->computed = 0;
-  std::lock_guard lock(mutex_);
-  waiting_.push_front(s);  // first in line again
-  ++metrics_.preemptions;
-  countQueues();
-  return s;
-}
-
-std::string Scheduler::advance(Sequence& s, std::span<const float> logits, int batch) {
-  const int id = s.sampler.sample(logits, s.tokens);
-  const bool first = s.generated == 0;
-  if (endsGeneration(tokenizer_, id, s.chat, s.user_token)) return "stop";
-  s.tokens.push_back(id);
-  ++s.generated;
-  GeneratedToken token{id, s.utf8.push(tokenizer_.piece(id)), false, batch};
-  std::lock_guard lock(mutex_);
-  if (first) s.outcome.prefill_ms = msBetween(s.submitted, Clock::now());
-  s.outcome.ids.push_back(id);
-  s.outcome.text += token.text;
-  s.out.push_back(std::move(token));
-  ++metrics_.generation_tokens;
-  progress_.notify_all();
-  // The token just sampled sits at position tokens.size() - 1: past the context it cannot
-  // be run.
-  const bool more = s.generated < s.max_tokens && static_cast<int>(s.tokens.size()) - 1 < context_;
-  return more ? "" : "length";
 }
 
 void Scheduler::step() {
   admit();
-  for (const auto& s : std::vector(running_))
-    if (s->cancelled || (s->cancel && s->cancel->load())) finish(s, "cancelled");
+  dropCancelled();
   if (running_.empty()) return;
+  std::vector<Item> items = budget();
+  if (paged_) allocate(items);
+  if (items.empty()) return;
+  StepRecord record;
+  const std::span<const float> logits = forward(items, record);
+  publish(items, logits, record);
+}
 
-  // The step's share of each sequence: decoding ones their next token first, then up to a
-  // chunk of prompt tokens within the budget, the oldest prompt first (first come, first
-  // served: the first prompt's TTFT does not wait for the others'), or whole prompts;
-  // none in this step when the pacer keeps it for the decoding ones.
-  struct Item {
+std::optional<int> Scheduler::place(Sequence& s) {
+  // What is already computed of its tokens: at most all but the last (whose logits the
+  // next token is sampled from).
+  const int limit = static_cast<int>(s.tokens.size()) - 1;
+  if (!paged_) {
+    int computed = 0;
+    while (computed < limit && computed < static_cast<int>(held_.size()) &&
+           held_[computed] == s.tokens[computed])
+      ++computed;
+    session_->truncate(computed);
+    held_.resize(computed);
+    return computed;
+  }
+  int copy_from = -1;
+  const int computed = blocks_.share(s.tokens, limit, s.table, copy_from);
+  struct Unhold {  // the block copied from is held until the copy is made (or not)
+    KvBlockManager& blocks;
+    int block;
+    ~Unhold() {
+      if (block >= 0) blocks.unhold(block);
+    }
+  } unhold{blocks_, copy_from};
+  // Room: free or cached blocks for its whole prompt beyond one block per running
+  // sequence, so that a newcomer does not force the preemption of another at once.
+  const int needed = blocksFor(limit + 2) - static_cast<int>(s.table.size());
+  const int room = blocks_.free() + blocks_.cached() - static_cast<int>(running_.size());
+  if (!running_.empty() && needed > room) {
+    blocks_.release(s.table);
+    return std::nullopt;
+  }
+  try {
+    session_->allocateKvBlocks(s.table);
+    if (copy_from >= 0) session_->copyKvBlock(copy_from, s.table.back());
+  } catch (...) {  // rolled back: it holds no block while it waits
+    blocks_.release(s.table);
+    throw;
+  }
+  return computed;
+}
+
+void Scheduler::admit() {
+  {  // cancelled while waiting: they leave first, whatever their place in line
+    std::lock_guard lock(mutex_);
+    for (const auto& s : std::vector(shared_.waiting.begin(), shared_.waiting.end()))
+      if (s->cancelled()) dropWaiting(s, "cancelled");
+  }
+  // In arrival order while there is room.
+  while (true) {
     std::shared_ptr<Sequence> s;
-    int n;
-  };
+    {
+      std::lock_guard lock(mutex_);
+      if (static_cast<int>(running_.size()) >= options_.max_running || shared_.waiting.empty() ||
+          shared_.exclusive_waiting > 0 || shared_.exclusive_held)
+        break;
+      s = shared_.waiting.front();
+    }
+    std::optional<int> computed;
+    try {
+      computed = place(*s);
+    } catch (const std::bad_alloc&) {  // memory ran out for its blocks
+      if (!running_.empty()) break;    // others will free some: it tries again later
+      std::lock_guard lock(mutex_);
+      s->error = "no memory left for the KV cache of the prompt (" +
+                 std::to_string(session_->kvCacheBytes() >> 20) + " MiB allocated)";
+      if (s->queued) dropWaiting(s, "error");
+      continue;
+    }
+    if (!computed) break;  // no room until a running sequence gives blocks back
+    std::lock_guard lock(mutex_);
+    if (!s->queued) {  // its caller cancelled it meanwhile
+      if (paged_) blocks_.release(s->table);
+      continue;
+    }
+    std::erase(shared_.waiting, s);
+    s->queued = false;
+    running_.push_back(s);
+    s->computed = *computed;
+    if (!s->admitted_before) {  // not a preempted sequence computed again
+      s->admitted_before = true;
+      s->outcome.cached_tokens = *computed;
+      shared_.metrics.prompt_tokens += s->prompt_size;
+      shared_.metrics.prefix_query_tokens += s->prompt_size;
+      shared_.metrics.prefix_hit_tokens += *computed;
+    }
+  }
+  std::lock_guard lock(mutex_);
+  countQueues();
+}
+
+void Scheduler::dropCancelled() {
+  for (const auto& s : std::vector(running_))
+    if (s->cancelled()) finish(s, "cancelled");
+}
+
+std::vector<Scheduler::Item> Scheduler::budget() {
+  // Decoding sequences their next token first, then up to a chunk of prompt tokens within
+  // the budget, the oldest prompt first (first come, first served: the first prompt's TTFT
+  // does not wait for the others'), or whole prompts; none in this step when the pacer
+  // keeps it for the decoding ones.
   std::vector<Item> items;
   int budget = options_.batch_tokens;
   for (const auto& s : running_)
@@ -402,36 +414,54 @@ void Scheduler::step() {
     items.push_back({s, n});
     allowance -= n;
   }
-  if (paged_) {
-    // Blocks for every item; when the pool runs out, the newest running sequence gives
-    // its blocks back and waits to be computed again.
-    for (size_t i = 0; i < items.size();) {
-      Sequence& s = *items[i].s;
-      if (blocks_.cover(s.table, s.computed + items[i].n)) {
-        ++i;
-        continue;
+  return items;
+}
+
+bool Scheduler::allocated(std::vector<int>& table, size_t from) {
+  try {
+    session_->allocateKvBlocks(std::span<const int>(table).subspan(from));
+    return true;
+  } catch (const std::bad_alloc&) {
+    blocks_.releaseFrom(table, from);
+    return false;
+  }
+}
+
+void Scheduler::allocate(std::vector<Item>& items) {
+  // Blocks for every item; when the pool (or memory) runs out, the newest running sequence
+  // gives its blocks back and waits to be computed again.
+  for (size_t i = 0; i < items.size();) {
+    Sequence& s = *items[i].s;
+    const size_t had = s.table.size();
+    const bool covered = blocks_.cover(s.table, s.computed + items[i].n);
+    if (covered && allocated(s.table, had)) {
+      ++i;
+      continue;
+    }
+    if (running_.size() == 1) {  // alone and still too long for the pool, or for memory
+      const bool ends = covered || s.generated == 0;  // else: the answer stops here
+      if (ends) {
+        std::lock_guard lock(mutex_);
+        s.error = covered ? "no memory left for the KV cache (" +
+                                std::to_string(session_->kvCacheBytes() >> 20) + " MiB allocated)"
+                          : "the prompt needs more KV blocks than the pool's " +
+                                std::to_string(blocks_.total());
       }
-      if (running_.size() == 1) {  // alone and still too long for the pool
-        if (s.generated == 0) {
-          std::lock_guard lock(mutex_);
-          s.error =
-              "the prompt needs more KV blocks than the pool's " + std::to_string(blocks_.total());
-        }
-        finish(items[i].s, s.generated > 0 ? "length" : "error");
-        items.erase(items.begin() + i);
-        continue;
-      }
-      const std::shared_ptr<Sequence> newest = preemptNewest();
-      const auto at = std::find_if(items.begin(), items.end(),
-                                   [&](const Item& item) { return item.s == newest; });
-      if (at != items.end()) {
-        if (at - items.begin() < static_cast<std::ptrdiff_t>(i)) --i;
-        items.erase(at);
-      }
+      finish(items[i].s, ends ? "error" : "length");
+      items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
+    const std::shared_ptr<Sequence> newest = preemptNewest();
+    const auto at = std::find_if(items.begin(), items.end(),
+                                 [&](const Item& item) { return item.s == newest; });
+    if (at != items.end()) {
+      if (at - items.begin() < static_cast<std::ptrdiff_t>(i)) --i;
+      items.erase(at);
     }
   }
-  if (items.empty()) return;
+}
 
+std::span<const float> Scheduler::forward(const std::vector<Item>& items, StepRecord& record) {
   std::vector<SequencePass> passes;
   int tokens = 0, prefill = 0;
   for (const Item& item : items) {
@@ -440,23 +470,29 @@ void Scheduler::step() {
     tokens += item.n;
     if (item.n > 1 || item.s->generated == 0) prefill += item.n;
   }
+  const bool decoding = std::any_of(items.begin(), items.end(), [](const Item& item) {
+    return static_cast<int>(item.s->tokens.size()) - item.s->computed == 1;
+  });
   const auto t0 = Clock::now();
-  std::span<const float> logits =
+  const std::span<const float> logits =
       paged_ ? session_->forwardSequences(passes)
              : session_->forwardBatch(passes[0].tokens, passes[0].pos, false);
   const auto t1 = Clock::now();
   pacer_.stepped(decoding, prefill > 0, msBetween(t0, t1));
-  // The step's figures first: a caller handed its last token below may read the metrics
-  // at once, and they must count the step that made it.
-  const StepRecord record{t1, std::chrono::duration<double>(t1 - t0).count(),
-                          static_cast<int>(items.size()), tokens, prefill};
-  {
-    std::lock_guard lock(mutex_);
-    ++metrics_.steps;
-    metrics_.step_seconds.observe(record.seconds);
-    metrics_.step_tokens.observe(tokens);
-    metrics_.step_sequences.observe(record.sequences);
-  }
+  record = {t1, std::chrono::duration<double>(t1 - t0).count(), static_cast<int>(items.size()),
+            tokens, prefill};
+  // The step's figures before its tokens go out: a caller handed its last token may read
+  // the metrics at once, and they must count the step that made it.
+  std::lock_guard lock(mutex_);
+  ++shared_.metrics.steps;
+  shared_.metrics.step_seconds.observe(record.seconds);
+  shared_.metrics.step_tokens.observe(tokens);
+  shared_.metrics.step_sequences.observe(record.sequences);
+  return logits;
+}
+
+void Scheduler::publish(const std::vector<Item>& items, std::span<const float> logits,
+                        const StepRecord& record) {
   const size_t vocab = session_->vocab();
   for (size_t k = 0; k < items.size(); ++k) {
     Sequence& s = *items[k].s;
@@ -475,9 +511,75 @@ void Scheduler::step() {
   {
     std::lock_guard lock(mutex_);
     countQueues();
-    on_step = on_step_;
+    on_step = shared_.on_step;
   }
   if (on_step) on_step(record);
+}
+
+void Scheduler::countQueues() {
+  SchedulerMetrics& m = shared_.metrics;
+  m.running = static_cast<int>(running_.size());
+  m.waiting = static_cast<int>(shared_.waiting.size());
+  m.kv_blocks_used = blocks_.held();
+  m.kv_blocks_cached = blocks_.cached();
+  m.kv_bytes = session_->kvCacheBytes();
+}
+
+void Scheduler::finish(const std::shared_ptr<Sequence>& s, const std::string& reason) {
+  if (paged_) {  // what it computed stays cached for the next request that starts alike
+    blocks_.publish(s->tokens, s->computed, s->table);
+    blocks_.release(s->table);
+  }
+  std::erase(running_, s);
+  const std::string tail = reason == "cancelled" ? std::string() : s->utf8.flush();
+  std::lock_guard lock(mutex_);
+  if (!tail.empty()) {
+    s->out.push_back({-1, tail});
+    s->outcome.text += tail;
+  }
+  s->outcome.finish = reason;
+  s->done = true;
+  ++shared_.metrics.requests_finished;
+  countQueues();
+  progress_.notify_all();
+}
+
+std::shared_ptr<Scheduler::Sequence> Scheduler::preemptNewest() {
+  const auto newest =
+      std::max_element(running_.begin(), running_.end(),
+                       [](const auto& a, const auto& b) { return a->order < b->order; });
+  std::shared_ptr<Sequence> s = *newest;
+  running_.erase(newest);
+  blocks_.publish(s->tokens, s->computed, s->table);
+  blocks_.release(s->table);
+  s->computed = 0;
+  std::lock_guard lock(mutex_);
+  s->queued = true;
+  shared_.waiting.push_front(s);  // first in line again
+  ++shared_.metrics.preemptions;
+  countQueues();
+  progress_.notify_all();  // its caller watches its cancel flag again
+  return s;
+}
+
+std::string Scheduler::advance(Sequence& s, std::span<const float> logits, int batch) {
+  const int id = s.sampler.sample(logits, s.tokens);
+  const bool first = s.generated == 0;
+  if (endsGeneration(tokenizer_, id, s.chat, s.user_token)) return "stop";
+  s.tokens.push_back(id);
+  ++s.generated;
+  GeneratedToken token{id, s.utf8.push(tokenizer_.piece(id)), false, batch};
+  std::lock_guard lock(mutex_);
+  if (first) s.outcome.prefill_ms = msBetween(s.submitted, Clock::now());
+  s.outcome.ids.push_back(id);
+  s.outcome.text += token.text;
+  s.out.push_back(std::move(token));
+  ++shared_.metrics.generation_tokens;
+  progress_.notify_all();
+  // The token just sampled sits at position tokens.size() - 1: past the context it cannot
+  // be run.
+  const bool more = s.generated < s.max_tokens && static_cast<int>(s.tokens.size()) - 1 < context_;
+  return more ? "" : "length";
 }
 
 }  // namespace ts::engine

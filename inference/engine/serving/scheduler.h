@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,7 +44,10 @@ struct SchedulerOptions {
   int prefill_chunk = 256;  // prompt tokens per step (the oldest prompt's first, then the
                             // next's), within batch_tokens; 0: whole prompts (they run
                             // whole whatever the budget)
-  int kv_blocks = 0;        // paged pool size; 0: defaultKvBlocks
+  int kv_blocks = 0;        // paged pool size; 0: defaultKvBlocks (planKvPool sizes it
+                            // by memory: kv_budget.h)
+  int kv_memory_mb = 0;     // > 0: the pool in MiB, for planKvPool (the scheduler reads
+                            // kv_blocks only)
   int tpot_target_ms = 0;   // > 0: while sequences decode, prompt chunks are spread over
                             // the steps so that their TPOT stays near this (PromptPacer);
                             // 0: a chunk in every step
@@ -67,11 +71,13 @@ struct Histogram {
 struct SchedulerMetrics {
   int running = 0, waiting = 0;
   int kv_blocks_total = 0, kv_blocks_used = 0, kv_blocks_cached = 0;
+  uint64_t kv_bytes = 0;             // KV cache memory allocated now
+  uint64_t kv_bytes_total = 0;       // the pool's size (paged), allocated as blocks are used
   uint64_t prompt_tokens = 0;        // of admitted requests (recomputations not counted)
   uint64_t prefix_hit_tokens = 0;    // prompt tokens found in the prefix cache
   uint64_t prefix_query_tokens = 0;  // prompt tokens looked up there
   uint64_t generation_tokens = 0;
-  uint64_t requests_finished = 0;  // stop, length or cancelled
+  uint64_t requests_finished = 0;  // stop, length, cancelled or failed; each request once
   uint64_t preemptions = 0;
   uint64_t steps = 0;
   Histogram step_seconds{{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}};
@@ -104,22 +110,27 @@ class Scheduler {
 
   // Runs one request to its end: blocks the calling thread, calling on_token there as
   // tokens come (a token's text UTF-8-complete, as engine::generate gives them); on_token
-  // returning false cancels the request within a step. Returns once the request's blocks
-  // are given back. Throws std::runtime_error when the engine fails, or when the prompt
-  // cannot fit the KV pool.
+  // returning false, or request.cancel set, cancels the request within a step, whether it
+  // runs or waits. Returns once the request's blocks are given back. Throws
+  // std::runtime_error when the engine fails, or when the prompt cannot fit the KV pool.
   GenerationOutcome generate(const ScheduledRequest& request,
                              const std::function<bool(const GeneratedToken&)>& on_token);
 
   // Runs fn with the session on the calling thread once no sequence runs (those running
-  // finish; waiting ones wait until fn returns): speculative decoding, which drives the
-  // session's own KV cache one sequence at a time. Throws what fn throws.
-  void exclusive(const std::function<void(DecodeSession&)>& fn);
+  // finish; waiting ones wait until fn returns), one caller at a time: speculative
+  // decoding, which drives the session's own KV cache one sequence at a time. Returns
+  // false, without running fn, when `cancel` is set while waiting. Throws what fn throws.
+  bool exclusive(const std::function<void(DecodeSession&)>& fn,
+                 const std::atomic<bool>* cancel = nullptr);
 
   SchedulerMetrics metrics() const;
   // Called on the scheduler's thread after each step (keep it short).
   void onStep(std::function<void(const StepRecord&)> fn);
   int context() const { return context_; }  // positions per sequence
   bool paged() const { return paged_; }
+  // Whether a prompt of `prompt` tokens can ever run: shorter than the context, and (paged)
+  // its positions within the pool.
+  bool fits(int prompt) const;
   // As given, with max_running, prefill_chunk, kv_blocks and tpot_target_ms as they apply
   // (unpaged: 1, 0, 0, 0).
   const SchedulerOptions& options() const { return options_; }
@@ -127,13 +138,33 @@ class Scheduler {
 
  private:
   struct Sequence;
-  void loop();
+  struct Item {  // a sequence's share of a step: n of its tokens from `computed` on
+    std::shared_ptr<Sequence> s;
+    int n;
+  };
+  // A step, in its phases (the loop's thread).
   void step();
-  void admit();
-  void finish(const std::shared_ptr<Sequence>& s, const std::string& finish);
+  void admit();                             // waiting -> running while there is room
+  void dropCancelled();                     // running ones whose callers cancelled
+  std::vector<Item> budget();               // each running sequence's tokens for this step
+  void allocate(std::vector<Item>& items);  // KV blocks for them, preempting when out
+  std::span<const float> forward(const std::vector<Item>& items, StepRecord& record);
+  void publish(const std::vector<Item>& items, std::span<const float> logits,
+               const StepRecord& record);  // tokens out, blocks to the prefix cache
+
+  void loop();
+  // Places a waiting sequence's KV: its cached prefix shared, blocks for its prompt
+  // available. The positions already computed, or nullopt when there is no room yet (its
+  // table empty again). Throws std::bad_alloc (its table empty again) when memory ran out.
+  std::optional<int> place(Sequence& s);
+  // False, with table[from ..] given back, when memory for the new blocks ran out.
+  bool allocated(std::vector<int>& table, size_t from);
+  void finish(const std::shared_ptr<Sequence>& s, const std::string& reason);
   std::shared_ptr<Sequence> preemptNewest();  // the sequence it sent back to wait
-  // metrics_'s running / waiting counts and held / cached blocks, from the queues and the
-  // pool (mutex_ held; the loop's thread).
+  // Ends a waiting sequence (mutex_ held): out of the queue, done, counted once.
+  void dropWaiting(const std::shared_ptr<Sequence>& s, const std::string& reason);
+  // metrics' running / waiting counts and KV figures, from the queues and the pool
+  // (mutex_ held; the loop's thread).
   void countQueues();
   // Samples the sequence's next token from `logits`: "" when it goes on, else how it ended
   // ("stop": end of sequence; "length": max_tokens or the context).
@@ -145,21 +176,27 @@ class Scheduler {
   SchedulerOptions options_;
   int context_;
   bool paged_;
+  // The loop's thread alone:
   KvBlockManager blocks_;
-  PromptPacer pacer_;      // the loop's thread alone
+  PromptPacer pacer_;
+  std::vector<std::shared_ptr<Sequence>> running_;  // arrival order
   std::vector<int> held_;  // unpaged: the tokens the session's one cache holds
 
+  // What the loop shares with callers, under mutex_.
+  struct Shared {
+    std::deque<std::shared_ptr<Sequence>> waiting;  // arrival order (preempted ones first)
+    uint64_t next_order = 0;
+    SchedulerMetrics metrics;
+    std::function<void(const StepRecord&)> on_step;
+    bool stop = false;
+    bool stepping = false;        // a step is running
+    int exclusive_waiting = 0;    // exclusive() callers waiting: admission pauses
+    bool exclusive_held = false;  // one of them has the session
+  };
   mutable std::mutex mutex_;
+  Shared shared_;
   std::condition_variable work_;      // the loop waits on it for requests
-  std::condition_variable progress_;  // callers wait on it for tokens
-  std::deque<std::shared_ptr<Sequence>> waiting_;
-  std::vector<std::shared_ptr<Sequence>> running_;  // arrival order
-  uint64_t next_order_ = 0;
-  SchedulerMetrics metrics_;
-  std::function<void(const StepRecord&)> on_step_;
-  bool stop_ = false;
-  bool stepping_ = false;  // a step is running
-  int exclusive_ = 0;      // callers waiting for or holding the session
+  std::condition_variable progress_;  // callers wait on it for tokens and the session
   std::thread thread_;
 };
 

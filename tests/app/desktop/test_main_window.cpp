@@ -663,8 +663,7 @@ class TestMainWindow : public QObject {
     values->setText("0,2.5");
     QTest::mouseClick(dialog->findChild<QPushButton*>("benchStart"), Qt::LeftButton);
     QCOMPARE(dialog->findChild<QLabel*>("benchStatus")->text(),
-             QString("Values: expected whole numbers of milliseconds (0: unpaced) separated by "
-                     "commas, found '2.5'"));
+             QString("TPOT target (ms): expected a whole number from 0 to 60000, found 2.5"));
     QVERIFY(runSmallSweep(dialog, "0,30"));
     QCOMPARE(dialog->findChild<QTableWidget*>("benchTable")->rowCount(), 2);
     QCOMPARE(dialog->tradeoffChart()->labels(), QStringList({"unpaced", "paced to 30 ms"}));
@@ -678,6 +677,43 @@ class TestMainWindow : public QObject {
     dialog->close();
   }
 
+  // Every sweep value has the engine's upper bound (serving_limits.h, as the CLI checks it):
+  // 100000 running sequences would make the server start ~100k threads. A value beyond is
+  // refused with the CLI's message shape, and nothing runs.
+  void aSweepValueBeyondItsBoundIsRefused() {
+    ui::BenchmarkDialog* dialog = openLocalBenchmark(ui::SweepKind::MaxRunning);
+    QVERIFY(dialog);
+    QSignalSpy starts(dialog, &ui::BenchmarkDialog::startRequested);
+    auto* values = dialog->findChild<QLineEdit*>("benchValues");
+    auto* status = dialog->findChild<QLabel*>("benchStatus");
+    auto* start = dialog->findChild<QPushButton*>("benchStart");
+    values->setText("1,8,100000");
+    QTest::mouseClick(start, Qt::LeftButton);
+    QCOMPARE(status->text(),
+             QString("Running sequences: expected a whole number from 1 to 256, found 100000"));
+    values->setText("0");
+    QTest::mouseClick(start, Qt::LeftButton);
+    QCOMPARE(status->text(),
+             QString("Running sequences: expected a whole number from 1 to 256, found 0"));
+    auto* axis = dialog->findChild<QComboBox*>("benchAxis");
+    axis->setCurrentIndex(axis->findData(static_cast<int>(ui::SweepKind::PrefillChunk)));
+    values->setText("16, 70000");
+    QTest::mouseClick(start, Qt::LeftButton);
+    QCOMPARE(status->text(),
+             QString("Prefill chunk: expected a whole number from 0 to 65536, found 70000"));
+    axis->setCurrentIndex(axis->findData(static_cast<int>(ui::SweepKind::Concurrency)));
+    values->setText("1,2,5000");
+    QTest::mouseClick(start, Qt::LeftButton);
+    QCOMPARE(status->text(),
+             QString("Concurrency: expected a whole number from 1 to 4096, found 5000"));
+    // The scheduler sweeps' requests in flight: the same bound, as the spin box's range.
+    QCOMPARE(dialog->findChild<QSpinBox*>("benchConcurrency")->maximum(), 4096);
+    QCOMPARE(starts.count(), 0);
+    QVERIFY(start->isEnabled());
+    QVERIFY(controller_->benchmarks().stepSchedulings().isEmpty());
+    dialog->close();
+  }
+
   // Provider → Serve the local model: other tools reach it over the OpenAI API until the
   // action is unchecked, on the same engine (and prefix cache) as the chat.
   void theAppServesTheLocalModel() {
@@ -687,6 +723,11 @@ class TestMainWindow : public QObject {
     action->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(controller_->serving().isServing(), 15000);
     QVERIFY(action->isChecked());
+    // By default: this computer only, no key, and no warning.
+    QVERIFY2(window_->statusBar()->currentMessage().contains("for this computer only"),
+             qPrintable(window_->statusBar()->currentMessage()));
+    auto* warning = window_->findChild<QLabel*>("serveWarningLabel");
+    QVERIFY(!warning || !warning->isVisible());
     const int port = controller_->serving().port();
     httplib::Client c("127.0.0.1", port);
     auto models = c.Get("/v1/models");
@@ -714,9 +755,13 @@ class TestMainWindow : public QObject {
     QVERIFY2(usage.value("prompt_tokens_details").toObject().value("cached_tokens").toInt() ==
                  prompt_tokens - 1,
              answer->body.c_str());
-    action->trigger();
+    action->trigger();  // off: returns at once, the server stops on its own thread
     QVERIFY(!controller_->serving().isServing());
     QVERIFY(!action->isChecked());
+    QVERIFY2(action->text().endsWith("stopping…"), qPrintable(action->text()));
+    QTRY_COMPARE_WITH_TIMEOUT(controller_->serving().state(), LocalServing::State::Off, 15000);
+    QVERIFY2(!action->text().contains("stopping"), qPrintable(action->text()));
+    QCOMPARE(window_->statusBar()->currentMessage(), QString("Stopped serving the local model."));
     httplib::Client after("127.0.0.1", port);
     QVERIFY(!after.Get("/v1/models"));
   }
@@ -932,6 +977,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(LoadedModels::loadsFromFiles(), after_load);
     serve->trigger();
     QVERIFY(!controller_->serving().isServing());
+    QTRY_COMPARE_WITH_TIMEOUT(controller_->serving().state(), LocalServing::State::Off, 15000);
   }
 
   // Stop during a local generation ends it within a token, keeping the partial answer; a

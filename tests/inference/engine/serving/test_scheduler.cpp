@@ -6,7 +6,9 @@
 // before and after the first token gives every block back; many concurrent streams get
 // exactly their tokens. A random llama-tiny-shape model (GQA), so no fixture is needed.
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <random>
 #include <string>
@@ -106,6 +108,47 @@ class SlowPromptSession : public DecodeSession {
 
  private:
   std::unique_ptr<CpuSession> inner_;
+};
+
+// A CPU session with paged KV whose passes wait while the gate is closed: holds the
+// scheduler's loop inside a step, so that what happens meanwhile is seen without timing.
+class GatedSession : public DecodeSession {
+ public:
+  explicit GatedSession(std::unique_ptr<CpuSession> inner) : inner_(std::move(inner)) {}
+  std::span<const float> forwardBatch(std::span<const int> tokens, int pos, bool all) override {
+    return inner_->forwardBatch(tokens, pos, all);
+  }
+  void truncate(int length) override { inner_->truncate(length); }
+  int vocab() const override { return inner_->vocab(); }
+  int maxPositions() const override { return inner_->maxPositions(); }
+  bool usePagedKv(int blocks) override { return inner_->usePagedKv(blocks); }
+  std::span<const float> forwardSequences(std::span<const SequencePass> passes) override {
+    {
+      std::unique_lock lock(mutex_);
+      ++entered_;
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return open_; });
+    }
+    return inner_->forwardSequences(passes);
+  }
+  void copyKvBlock(int from, int to) override { inner_->copyKvBlock(from, to); }
+  void allocateKvBlocks(std::span<const int> blocks) override { inner_->allocateKvBlocks(blocks); }
+  void open() {
+    std::lock_guard lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  void waitEntered() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return entered_ > 0; });
+  }
+
+ private:
+  std::unique_ptr<CpuSession> inner_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool open_ = false;
+  int entered_ = 0;
 };
 
 // The pacer alone, on modelled step times: decoding steps of decode_ms, steps with a chunk
@@ -357,6 +400,123 @@ int main() {
     check(second.ids == alone(model, KvFormat::F16, tokenizer, later) &&
               first.ids == alone(model, KvFormat::F16, tokenizer, running),
           "and the request that waited meanwhile answers as alone");
+  }
+
+  // 4c. A waiting request ends as soon as its flag is set, even while the loop is held in
+  // a pass: counted once, out of the queue; an exclusive caller cancelled while it waits
+  // returns without the session; the running request answers as alone.
+  {
+    SchedulerOptions o;
+    o.max_running = 1;
+    auto gated = std::make_unique<GatedSession>(session(model, KvFormat::F16));
+    GatedSession* gate = gated.get();
+    Scheduler scheduler(std::move(gated), tokenizer, o);
+    ScheduledRequest running, queued;
+    running.prompt = promptOf(20, 31, vocab);
+    running.max_tokens = 5;
+    queued.prompt = promptOf(10, 32, vocab);
+    queued.max_tokens = 5;
+    std::atomic<bool> cancel{false}, give_up{false};
+    queued.cancel = &cancel;
+    std::atomic<int> seen{0}, seen_queued{0};
+    GenerationOutcome first, second;
+    std::thread a = generating(scheduler, running, first, seen);
+    gate->waitEntered();  // running, held in its first pass
+    std::thread b = generating(scheduler, queued, second, seen_queued);
+    while (scheduler.metrics().waiting == 0) std::this_thread::yield();
+    bool ran = true;
+    std::thread c([&] { ran = scheduler.exclusive([](DecodeSession&) {}, &give_up); });
+    give_up = true;
+    c.join();
+    cancel = true;
+    b.join();
+    const auto m = scheduler.metrics();
+    check(second.finish == "cancelled" && second.ids.empty() && !ran && m.waiting == 0 &&
+              m.running == 1 && m.requests_finished == 1,
+          "a queued request cancelled while the loop is held ends at once, counted once (" +
+              second.finish + ", " + std::to_string(m.waiting) + " waiting, " +
+              std::to_string(m.requests_finished) + " finished)");
+    gate->open();
+    a.join();
+    check(first.ids == alone(model, KvFormat::F16, tokenizer, running) &&
+              scheduler.metrics().requests_finished == 2,
+          "the running one then answers as alone, counted once");
+  }
+
+  // 4d. exclusive() is a lock: four callers at once, one inside at a time.
+  {
+    Scheduler scheduler(session(model, KvFormat::F16), tokenizer, SchedulerOptions{});
+    std::atomic<int> inside{0}, most{0};
+    std::vector<std::thread> callers;
+    for (int i = 0; i < 4; ++i)
+      callers.emplace_back([&] {
+        scheduler.exclusive([&](DecodeSession&) {
+          const int now = ++inside;
+          most = std::max(most.load(), now);
+          for (int k = 0; k < 2000; ++k) std::this_thread::yield();
+          --inside;
+        });
+      });
+    for (auto& t : callers) t.join();
+    check(most == 1, "exclusive: one caller inside at a time (" + std::to_string(most) + ")");
+  }
+
+  // 4e. Memory running out (the pool's test hook) at an admission: the request fails with
+  // its blocks rolled back, and the next admissions answer as a fresh scheduler does; in a
+  // step with three running, the newest is preempted and every answer stays exact.
+  {
+    Scheduler scheduler(session(model, KvFormat::F16), tokenizer, SchedulerOptions{});
+    ScheduledRequest a, b;
+    a.prompt = promptOf(40, 41, vocab);
+    a.max_tokens = 4;
+    scheduler.generate(a, [](const GeneratedToken&) { return true; });
+    b.prompt = std::vector<int>(a.prompt.begin(), a.prompt.begin() + 38);  // copies block 1
+    b.prompt.insert(b.prompt.end(), {5, 6, 7});
+    b.max_tokens = 6;
+    testing::failKvBlockAllocations(1);
+    std::string error;
+    try {
+      scheduler.generate(b, [](const GeneratedToken&) { return true; });
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    testing::failKvBlockAllocations(0);
+    check(error.find("no memory left for the KV cache") != std::string::npos &&
+              scheduler.metrics().kv_blocks_used == 0,
+          "an allocation failure at admission fails that request, blocks rolled back ('" + error +
+              "', " + std::to_string(scheduler.metrics().kv_blocks_used) + " held)");
+    const auto again = scheduler.generate(b, [](const GeneratedToken&) { return true; });
+    check(again.ids == alone(model, KvFormat::F16, tokenizer, b) && again.cached_tokens >= 32,
+          "the same request next answers as alone, from the prefix cache");
+  }
+  {
+    Scheduler scheduler(session(model, KvFormat::F16), tokenizer, SchedulerOptions{});
+    std::atomic<bool> armed{false};
+    scheduler.onStep([&](const StepRecord& r) {
+      if (r.sequences == 3 && !armed.exchange(true)) testing::failKvBlockAllocations(1);
+    });
+    std::vector<Run> runs(3);
+    for (int k = 0; k < 3; ++k) {
+      runs[k].request.prompt = promptOf(20, 50 + k, vocab);
+      runs[k].request.max_tokens = 40;
+    }
+    runAll(scheduler, runs);
+    testing::failKvBlockAllocations(0);
+    bool exact = true;
+    for (const Run& run : runs)
+      exact = exact && run.error.empty() &&
+              run.out.ids == alone(model, KvFormat::F16, tokenizer, run.request);
+    const auto m = scheduler.metrics();
+    check(armed && exact && m.preemptions >= 1 && m.kv_blocks_used == 0,
+          "memory out in a step: the newest is preempted, every answer exact (" +
+              std::to_string(m.preemptions) + " preemptions)");
+    check(m.kv_bytes > 0 && m.kv_bytes <= m.kv_bytes_total &&
+              m.kv_bytes_total ==
+                  static_cast<uint64_t>(m.kv_blocks_total) *
+                      kvBlockBytes(KvFormat::F16, config.value().n_layers,
+                                   config.value().n_kv_heads, config.value().head_dim),
+          "kv_bytes: what is allocated, within the pool's bytes (" + std::to_string(m.kv_bytes) +
+              " of " + std::to_string(m.kv_bytes_total) + ")");
   }
 
   // 5. 64 streams at once through 8 running sequences: each gets its own tokens, exactly.
