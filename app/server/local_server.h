@@ -76,7 +76,8 @@ class LocalServer {
   // Answers what may not go further (stopping 503, foreign Host 403, CORS preflight, missing
   // or wrong key 401); false: the request goes on to its route.
   bool guard(const httplib::Request& req, httplib::Response& res);
-  void chat(const httplib::Request& req, httplib::Response& res);  // POST /v1/chat/completions
+  // POST /v1/chat/completions with its body (read within max_body_mb)
+  void chat(const httplib::Request& req, const std::string& body, httplib::Response& res);
   engine::GenerationOutcome run(Job& job, const std::function<bool(const std::string&)>& on_text);
   void answerWhole(const std::shared_ptr<Job>& job, httplib::Response& res);
   bool answerStreamed(const std::shared_ptr<Job>& job, httplib::DataSink& sink);

@@ -21,11 +21,14 @@ bool dropOldestRound(std::vector<engine::ChatMessage>& messages, int& dropped) {
   return true;
 }
 
-ApiError tooLong(int context, int prompt, int answer) {
+// at_least: the prompt's count is a lower bound (measured in bytes, not tokenized).
+ApiError tooLong(int context, long long prompt, int answer, bool at_least = false) {
+  const std::string qualifier = at_least ? "at least " : "";
   return {400,
           "This model's maximum context length is " + std::to_string(context) +
-              " tokens. However, you requested " + std::to_string(prompt + answer) + " tokens (" +
-              std::to_string(prompt) + " in the messages, " + std::to_string(answer) +
+              " tokens. However, you requested " + qualifier + std::to_string(prompt + answer) +
+              " tokens (" + qualifier + std::to_string(prompt) + " in the messages, " +
+              std::to_string(answer) +
               " in the completion). Please reduce the length of the messages or completion.",
           "invalid_request_error", "messages", "context_length_exceeded"};
 }
@@ -38,6 +41,17 @@ PromptFit fitPrompt(const engine::Scheduler& scheduler, std::vector<engine::Chat
   PromptFit fit;
   const int context = scheduler.context();
   const int answer = requested.value_or(1);  // at least one token of answer
+  if (!truncate_history) {                   // far too long: said before tokenizing megabytes
+    size_t bytes = 0, longest = 1;
+    for (const auto& m : messages) bytes += m.content.size();
+    for (const std::string& piece : scheduler.tokenizer().vocabulary().pieces)
+      longest = std::max(longest, piece.size());
+    const auto at_least = static_cast<long long>(bytes / longest);  // each token <= longest bytes
+    if (at_least >= context) {
+      fit.error = tooLong(context, at_least, answer, true);
+      return fit;
+    }
+  }
   const auto render = [&] {
     return engine::conversationPrompt(scheduler.tokenizer(), messages, chat, 0, roles);
   };

@@ -98,7 +98,8 @@ Scheduler::Scheduler(std::unique_ptr<DecodeSession> session, Tokenizer tokenizer
   }
   pacer_ = PromptPacer(options_.tpot_target_ms);
   shared_.metrics.kv_blocks_total = options_.kv_blocks;
-  shared_.metrics.kv_bytes_total = static_cast<uint64_t>(options_.kv_blocks) * session_->kvBlockBytes();
+  shared_.metrics.kv_bytes_total =
+      static_cast<uint64_t>(options_.kv_blocks) * session_->kvBlockBytes();
   thread_ = std::thread([this] { loop(); });
 }
 

@@ -7,12 +7,15 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <atomic>
 #include <memory>
+#include <thread>
 
 #include "app/desktop/chat_session.h"
 #include "app/local/demo_model.h"
 #include "app/local/loaded_models.h"
 #include "app/local/local_engine_worker.h"
+#include "app/local/local_engines.h"
 #include "app/local/local_serving.h"
 #include "inference/engine/formats/model_loader.h"
 #include "inference/engine/model/model.h"
@@ -165,6 +168,52 @@ class TestDemoModel : public QObject {
     QCOMPARE(other_done.count(), 1);
     QCOMPARE(LoadedModels::loadsFromFiles(), loads + 1);
     QVERIFY(LoadedModels::find(path, "q8_0"));
+  }
+
+  // Stop on a chat turn that waits behind others (here: the session held by an exclusive
+  // caller, as a speculative run holds it) ends the turn at once, cancelled, while they
+  // still run.
+  void stopOnAQueuedChatTurnEndsIt() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("demo.gguf");
+    QCOMPARE(ensureDemoModel(path), QString());
+    const LocalEngineSpec spec{path, {}};
+    QString error;
+    const auto engine = sharedLocalEngine(spec, error);
+    QVERIFY2(engine, qPrintable(error));
+    std::atomic<bool> held{false}, release{false}, stop{false};
+    std::thread holder([&] {
+      engine->scheduler->exclusive([&](engine::DecodeSession&) {
+        held = true;
+        while (!release) std::this_thread::yield();
+      });
+    });
+    QTRY_VERIFY(held.load());
+    GenerationRequest request;
+    request.messages = {{"user", "Hello"}};
+    request.params.max_tokens = 8;
+    request.params.temperature = 0;
+    LocalEngineWorker worker(&stop);
+    std::atomic<bool> done{false};
+    RemoteResult result;
+    connect(
+        &worker, &LocalEngineWorker::runFinished, this,
+        [&](const RemoteResult& r) {
+          result = r;
+          done = true;
+        },
+        Qt::DirectConnection);
+    std::thread turn([&] { worker.start(spec, request); });
+    QTRY_COMPARE(engine->scheduler->metrics().waiting, 1);  // the turn waits
+    stop = true;
+    QTRY_VERIFY(done.load());  // ended while the session is still held
+    QVERIFY(!release.load());
+    QVERIFY(result.cancelled);
+    QCOMPARE(result.run.events.back().text, std::string("cancelled"));
+    QCOMPARE(engine->scheduler->metrics().waiting, 0);
+    release = true;
+    holder.join();
+    turn.join();
   }
 
   void aDownloadedModelIsPreferred() {

@@ -63,17 +63,20 @@ inline std::string chatBody(const std::string& content, int max_tokens, bool str
 // answer and go away (close) whenever the test says.
 class RawClient {
  public:
-  RawClient(int port, const std::string& body) {
+  RawClient(int port, const std::string& body)
+      : RawClient(port,
+                  "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  "Content-Type: application/json\r\nContent-Length: " +
+                      std::to_string(body.size()) + "\r\n\r\n" + body,
+                  true) {}
+  // `request`: the bytes to send as they are.
+  RawClient(int port, const std::string& request, bool /*raw*/) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<uint16_t>(port));
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-    const std::string request =
-        "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        "Content-Type: application/json\r\nContent-Length: " +
-        std::to_string(body.size()) + "\r\n\r\n" + body;
     if (connected_)
       sent_ = ::send(fd_, request.data(), request.size(), MSG_NOSIGNAL) ==
               static_cast<ssize_t>(request.size());
@@ -90,6 +93,7 @@ class RawClient {
     }
     return true;
   }
+  const std::string& received() const { return received_; }
   void close() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;

@@ -95,12 +95,42 @@ class TestServerGuard : public QObject {
                 413, "request_too_large", "larger than the 1 MiB");
     expectError(http.Post("/v1/chat/completions", chatBody("I dreamed", 4, false), "text/plain"),
                 415, "unsupported_media_type", "found 'text/plain'");
+    // a chunked body is held to the limit too, and multipart (which a page may also send
+    // without asking) is refused by its type
+    size_t sent = 0;
+    expectError(http.Post(
+                    "/v1/chat/completions",
+                    [&](size_t, httplib::DataSink& sink) {
+                      const std::string piece(64 << 10, ' ');
+                      if (sent >= (3u << 20)) return sink.done(), true;
+                      sent += piece.size();
+                      return sink.write(piece.data(), piece.size());
+                    },
+                    "application/json"),
+                413, "request_too_large", "larger than the 1 MiB");
+    expectError(http.Post("/v1/chat/completions", chatBody("I dreamed", 4, false),
+                          "multipart/form-data; boundary=x"),
+                415, "unsupported_media_type", "multipart/form-data");
+    // no length at all (the body would run to the connection's end): 411 at once
+    RawClient unframed(s.port,
+                       "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                       "application/json\r\n\r\n" +
+                           chatBody("I dreamed", 4, false),
+                       true);
+    QVERIFY(unframed.ok() && unframed.readUntil("}}"));
+    QVERIFY2(unframed.received().rfind("HTTP/1.1 411", 0) == 0 &&
+                 unframed.received().find("\"code\":\"length_required\"") != std::string::npos,
+             unframed.received().c_str());
     expectError(http.Get("/v1/nothing"), 404, "unknown_url", "Invalid URL (GET /v1/nothing)");
     expectError(http.Get("/v1/chat/completions"), 404, "unknown_url",
                 "Invalid URL (GET /v1/chat/completions)");
     expectError(
         http.Post("/v1/chat/completions", chatBody("I dreamed", 200, false), "application/json"),
         400, "context_length_exceeded", "maximum context length is 128 tokens");
+    // far over the context: said from its length, before tokenizing it
+    expectError(http.Post("/v1/chat/completions", chatBody(std::string(600000, 'a'), 4, false),
+                          "application/json"),
+                400, "context_length_exceeded", "you requested at least");
     // the connection is still good after each: the same client gets its answer
     auto fine = http.Post("/v1/chat/completions", chatBody("I dreamed", 4, false),
                           "application/json; charset=utf-8");

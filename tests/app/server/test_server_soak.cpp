@@ -556,10 +556,9 @@ class TestServerSoak : public QObject {
         break;
       }
       case Kind::WrongType: {
-        // Not multipart/form-data: httplib parses such a body itself and answers a JSON
-        // body 400 "could not be read as HTTP" before the route's 415 (reported).
+        // the three types a page may send without a preflight, and a near miss
         static const char* const types[] = {"text/plain", "application/x-www-form-urlencoded",
-                                            "application/xml", "application/jsonp"};
+                                            "multipart/form-data; boundary=x", "application/jsonp"};
         auto c = client(port);
         readCompletion(
             c->Post(path, chatBody(p.messages, p.max_tokens, false), types[s.variant % 4]), o);
