@@ -20,6 +20,7 @@
 #include "app/store/run_store.h"
 #include "inference/engine/core/thread_pool.h"
 #include "inference/engine/formats/model_loader.h"
+#include "inference/engine/serving/serving_limits.h"
 #include "inference/remote/base_url.h"
 
 namespace ts {
@@ -105,7 +106,9 @@ int runBenchCommand(const QStringList& args) {
   BenchOptions o;
   o.requests = integer("requests", 1, 1, 1'000'000).value_or(1);
   o.warmup = integer("warmup", 0, 0, 10'000).value_or(0);
-  if (p.isSet("concurrency")) o.concurrency = integer("concurrency", 1, 1, 100'000);
+  if (p.isSet("concurrency"))
+    o.concurrency = integer("concurrency", 1, static_cast<int>(engine::kConcurrencyBound.lo),
+                            static_cast<int>(engine::kConcurrencyBound.hi));
   o.rate = real("rate", 1e-6, 1e6);
   o.burstiness = real("burstiness", 1e-3, 1e3).value_or(1.0);
   const int max_tokens = integer("max-tokens", 128, 1, 10'000'000).value_or(128);

@@ -147,6 +147,7 @@ int serveUntilStopped(const QCommandLineParser& p, const server::ServedModel& se
     printErr(QString::fromStdString(warning));
   int signal = 0;
   sigwait(&stop_signals, &signal);
+  server.cancelAll();  // what runs ends within a step, instead of at its max_tokens
   server.stop();
   std::printf("stopped after %d completed requests\n", server.completedRequests());
   return 0;

@@ -69,6 +69,7 @@ void BenchmarkController::show(const RemoteEndpoint& endpoint, const QString& mo
   dialog_->setBounds(ui::SweepKind::PrefillChunk, valueBounds(engine::kPrefillChunkBound));
   dialog_->setBounds(ui::SweepKind::MaxRunning, valueBounds(engine::kRunningBound));
   dialog_->setBounds(ui::SweepKind::TpotTarget, valueBounds(engine::kTpotTargetBound));
+  dialog_->setBounds(ui::SweepKind::PromptLength, valueBounds(engine::kPromptWordsBound));
   dialog_->setAttribute(Qt::WA_DeleteOnClose);
   ui::BenchmarkDialog* dialog = dialog_;
   connect(dialog, &ui::BenchmarkDialog::startRequested, this,
@@ -104,6 +105,7 @@ void BenchmarkController::show(const RemoteEndpoint& endpoint, const QString& mo
 QString BenchmarkController::serveStep(const std::shared_ptr<engine::Model>& model,
                                        const QString& model_name, const ui::BenchmarkPlan& plan,
                                        double value, QString& error) {
+  if (step_server_) step_server_->server->cancelAll();  // nothing of it runs on
   step_server_.reset();  // the previous step's server and scheduler go first
   const LocalEngineSpec& spec = *local_spec_;
   engine::SchedulerOptions scheduling;
@@ -120,7 +122,8 @@ QString BenchmarkController::serveStep(const std::shared_ptr<engine::Model>& mod
   options.chat = server::isChatModel(*model);
   // A benchmark queues rather than being refused (the server keeps a thread per admitted
   // request: at most every request of a step at once)
-  options.max_queue = std::min(plan.requests + plan.warmup, 1024);
+  options.max_queue =
+      std::min<int>(plan.requests + plan.warmup, static_cast<int>(engine::kQueueBound.hi));
   auto served = server::serveModel(model, spec.engine.context, kv.value(),
                                    backendRequestFor(spec.engine), scheduling, options);
   if (!served) {
@@ -178,7 +181,8 @@ void BenchmarkController::run(const RemoteEndpoint& endpoint, const QString& mod
   connect(sweep, &BenchSweep::stepFinished, dialog,
           [dialog](const SweepStep& step) { dialog->onStepFinished(step.value, step.figures); });
   connect(sweep, &BenchSweep::finished, dialog, [this, dialog, sweep](bool cancelled) {
-    step_server_.reset();  // nothing serves once the sweep ends
+    if (step_server_) step_server_->server->cancelAll();  // a cancelled sweep's requests too
+    step_server_.reset();                                 // nothing serves once the sweep ends
     emit sweepFinished();
     dialog->onFinished(cancelled, static_cast<int>(sweep->steps().size()), sweep->json());
   });

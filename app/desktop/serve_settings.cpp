@@ -58,9 +58,12 @@ void ServeKeys::read(ReadDone done) {
     if (j->error() == QKeychain::NoError || j->error() == QKeychain::EntryNotFound)
       return done({}, true, {});
     // the store words the failure as everywhere else (locked, no keychain, ...)
-    longLivedStore().read(kServeKeyAccount, [guard = QPointer(this), done](QString, QString error) {
-      if (guard) done({}, false, error);
-    });
+    longLivedStore().read(kServeKeyAccount,
+                          [guard = QPointer(this), done](QString key, QString error) {
+                            if (!guard) return;
+                            if (error.isEmpty() && !key.isEmpty()) return done(key, false, {});
+                            done({}, error.isEmpty(), error);  // empty: none stored after all
+                          });
   });
   job->start();
 }

@@ -94,7 +94,7 @@ void ServingController::serve(const ProviderSettings& p) {
       showState();
       return refuse(tr("Serve did not start: ") + error);
     }
-    if (!missing) {
+    if (!missing && !key.isEmpty()) {  // never an empty key where one is required
       ServeOptions with_key = options;
       with_key.api_key = key;
       return startServing(p, with_key);

@@ -38,8 +38,8 @@ std::shared_ptr<SharedEngine> sharedLocalEngine(const LocalEngineSpec& spec, QSt
   error = loadLocalEngine(spec, *out, session, progress);
   if (!error.isEmpty()) return nullptr;
   // the KV pool sized by the memory available now (at most half of it by default)
-  const auto scheduling =
-      server::sizedKvPool(*out->model, out->kv, session->maxPositions(), engine::SchedulerOptions{});
+  const auto scheduling = server::sizedKvPool(*out->model, out->kv, session->maxPositions(),
+                                              engine::SchedulerOptions{});
   if (!scheduling) {
     error = QString::fromStdString(scheduling.error());
     return nullptr;

@@ -45,7 +45,11 @@ LocalServing::State LocalServing::state() const {
 void LocalServing::start(const LocalEngineSpec& spec, const QString& model_name,
                          const ServeOptions& options) {
   stop_when_loaded_ = false;
-  if (server_ || starting_) return;
+  if (server_) return;
+  if (starting_) {  // its settings (host, key) may have changed since: the load uses these
+    latest_while_loading_ = PendingStart{spec, model_name, options};
+    return;
+  }
   if (stopping_) {  // the old server still holds its port: start once it has gone
     start_after_stop_ = PendingStart{spec, model_name, options};
     return;
@@ -61,12 +65,19 @@ void LocalServing::load(const PendingStart& what) {
     starting_ = false;
     if (stop_when_loaded_) {  // switched off while loading: never serve
       stop_when_loaded_ = false;
+      latest_while_loading_.reset();
       return emit stopped();
+    }
+    PendingStart chosen = what;
+    if (latest_while_loading_) {  // switched off and on again while it loaded
+      chosen = *latest_while_loading_;
+      latest_while_loading_.reset();
+      if (!(chosen.spec == what.spec)) return load(chosen);  // another model by now
     }
     std::shared_ptr<Loaded> loaded = watcher->result();
     if (!loaded->error.isEmpty())
       return emit failed(tr("The model cannot be served: ") + loaded->error);
-    serveLoaded(loaded->engine, what);
+    serveLoaded(loaded->engine, chosen);
   });
   watcher->setFuture(QtConcurrent::run(loadEngine, what.spec));
 }
@@ -98,6 +109,7 @@ void LocalServing::serveLoaded(const std::shared_ptr<SharedEngine>& engine,
 
 void LocalServing::stop() {
   start_after_stop_.reset();  // a start queued behind a stop is withdrawn too
+  latest_while_loading_.reset();
   if (starting_) stop_when_loaded_ = true;
   if (!server_) return;
   server_->cancelAll();  // every request ends within a step; returns at once

@@ -73,9 +73,10 @@ class LocalServing : public QObject {
   bool starting_ = false;
   bool stop_when_loaded_ = false;  // stop() came while the model was loading
   bool stopping_ = false;
-  std::optional<PendingStart> start_after_stop_;  // start() came while stopping
-  QThreadPool stop_pool_;                         // the background stop (not the global pool,
-                                                  // which model loads may fill)
+  std::optional<PendingStart> start_after_stop_;      // start() came while stopping
+  std::optional<PendingStart> latest_while_loading_;  // start() came again while loading
+  QThreadPool stop_pool_;                             // the background stop (not the global pool,
+                                                      // which model loads may fill)
   QFuture<void> stop_future_;
 };
 

@@ -133,7 +133,6 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
     }
     std::fprintf(stderr, "tokenscope server: %s %s failed: %s\n", req.method.c_str(),
                  req.path.c_str(), what.c_str());  // for whoever runs it; not the client
-    res.headers.clear();
     sendError(res,
               {500, "the server failed on this request; its log says why", "server_error", "", ""});
   });
@@ -204,9 +203,10 @@ bool LocalServer::guard(const httplib::Request& req, httplib::Response& res) {
   }
   const std::string origin = req.get_header_value("Origin");
   const bool cors = originAllowed(options_.cors_origins, origin);
+  if (!options_.cors_origins.empty()) res.set_header("Vary", "Origin");  // answers differ by it
   if (cors) {
     res.set_header("Access-Control-Allow-Origin", origin);
-    res.set_header("Vary", "Origin");
+    res.set_header("Access-Control-Expose-Headers", "X-TokenScope-Truncated");
   }
   if (req.method == "OPTIONS" && req.has_header("Access-Control-Request-Method")) {  // preflight
     if (!cors) {
@@ -218,7 +218,10 @@ bool LocalServer::guard(const httplib::Request& req, httplib::Response& res) {
     }
     res.status = 204;
     res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
-    res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    // what the page's client asks to send (the OpenAI SDK adds x-stainless-* headers)
+    const std::string asked = req.get_header_value("Access-Control-Request-Headers");
+    res.set_header("Access-Control-Allow-Headers",
+                   asked.empty() ? std::string("Authorization, Content-Type") : asked);
     res.set_header("Access-Control-Max-Age", "600");
     return true;
   }
@@ -271,9 +274,14 @@ void LocalServer::chat(const httplib::Request& req, const std::string& body,
               options_.model_name};
   if (!job->request.stream) return answerWhole(job, res);
   res.set_header("Cache-Control", "no-cache");
-  res.set_chunked_content_provider(
-      "text/event-stream",
-      [this, job](size_t, httplib::DataSink& sink) { return answerStreamed(job, sink); });
+  res.set_chunked_content_provider("text/event-stream",
+                                   [this, job](size_t, httplib::DataSink& sink) {
+                                     try {  // outside httplib's own try: nothing may escape
+                                       return answerStreamed(job, sink);
+                                     } catch (...) {
+                                       return false;
+                                     }
+                                   });
 }
 
 engine::GenerationOutcome LocalServer::run(Job& job,
@@ -310,7 +318,7 @@ bool LocalServer::answerStreamed(const std::shared_ptr<Job>& job, httplib::DataS
   engine::GenerationOutcome out;
   try {
     out = run(*job, [&](const std::string& text) {
-      if (text.empty()) return sink.is_writable();
+      if (text.empty()) return true;  // a token mid-character; a gone client: ConnectionWatch
       const bool ok = writeEvent(sink, chunkJson(job->ids, text, first, ""));
       first = false;
       return ok;

@@ -50,13 +50,13 @@ Result<KvPoolPlan> planKvPool(const ModelConfig& config, KvFormat format, int co
       plan.blocks =
           std::min(plan.blocks, std::max(affordable, (context + kKvBlock - 1) / kKvBlock));
     }
-    return plan;
   }
   if (available > 0 && plan.bytes() > available)
-    return fail("a KV pool of " + std::to_string(plan.blocks * kKvBlock) + " positions takes " +
-                mebibytes(plan.bytes()) + " (" + per_block + "), more than the " +
-                mebibytes(available) +
-                " of memory available now (MemAvailable); ask for less, or close other programs");
+    return fail(
+        "a KV pool of " + std::to_string(plan.blocks * kKvBlock) + " positions takes " +
+        mebibytes(plan.bytes()) + " (" + per_block + "), more than the " + mebibytes(available) +
+        " of memory available now (MemAvailable); ask for a smaller pool or a shorter context, or "
+        "close other programs");
   return plan;
 }
 

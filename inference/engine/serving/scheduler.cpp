@@ -168,8 +168,8 @@ GenerationOutcome Scheduler::generate(const ScheduledRequest& request,
     if (s->queued) {  // nothing wakes it when the flag is set: it looks now and then
       progress_.wait_for(lock, kCancelPoll, ready);
       if (s->queued && s->cancelled()) dropWaiting(s, "cancelled");
-    } else {
-      progress_.wait(lock, ready);  // running: the step after the flag ends it
+    } else {  // running: the step after the flag ends it; preempted: it polls again
+      progress_.wait(lock, [&] { return ready() || s->queued; });
     }
     while (!s->out.empty()) {
       const GeneratedToken token = std::move(s->out.front());
@@ -188,6 +188,13 @@ GenerationOutcome Scheduler::generate(const ScheduledRequest& request,
   GenerationOutcome out = std::move(s->outcome);
   if (s->stopped_reading || out.finish == "cancelled") out.finish = "cancelled";
   return out;
+}
+
+void Scheduler::failWaiting(const std::shared_ptr<Sequence>& s, const std::string& error) {
+  std::lock_guard lock(mutex_);
+  if (!s->queued) return;  // its caller cancelled it meanwhile: it ends as cancelled
+  s->error = error;
+  dropWaiting(s, "error");
 }
 
 void Scheduler::dropWaiting(const std::shared_ptr<Sequence>& s, const std::string& reason) {
@@ -358,10 +365,11 @@ void Scheduler::admit() {
       computed = place(*s);
     } catch (const std::bad_alloc&) {  // memory ran out for its blocks
       if (!running_.empty()) break;    // others will free some: it tries again later
-      std::lock_guard lock(mutex_);
-      s->error = "no memory left for the KV cache of the prompt (" +
-                 std::to_string(session_->kvCacheBytes() >> 20) + " MiB allocated)";
-      if (s->queued) dropWaiting(s, "error");
+      failWaiting(s, "no memory left for the KV cache of the prompt (" +
+                         std::to_string(session_->kvCacheBytes() >> 20) + " MiB allocated)");
+      continue;
+    } catch (const std::exception& e) {  // it alone fails (else it would fail every step)
+      failWaiting(s, std::string("the engine failed: ") + e.what());
       continue;
     }
     if (!computed) break;  // no room until a running sequence gives blocks back

@@ -163,6 +163,8 @@ class Scheduler {
   std::shared_ptr<Sequence> preemptNewest();  // the sequence it sent back to wait
   // Ends a waiting sequence (mutex_ held): out of the queue, done, counted once.
   void dropWaiting(const std::shared_ptr<Sequence>& s, const std::string& reason);
+  // Ends a waiting sequence with `error` unless its caller cancelled it (takes mutex_).
+  void failWaiting(const std::shared_ptr<Sequence>& s, const std::string& error);
   // metrics' running / waiting counts and KV figures, from the queues and the pool
   // (mutex_ held; the loop's thread).
   void countQueues();

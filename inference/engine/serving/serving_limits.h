@@ -26,6 +26,7 @@ inline constexpr Bound kKvMemoryMbBound{1, 1 << 22};    // KV pool MiB (--kv-mem
 inline constexpr Bound kContextBound{2, 1 << 20};       // positions per sequence
 inline constexpr Bound kMaxBodyMbBound{1, 1024};        // request body MiB (--max-body-mb)
 inline constexpr Bound kConcurrencyBound{1, 4096};      // benchmark clients at once
+inline constexpr Bound kPromptWordsBound{1, 100000};    // a prompt-length sweep's words
 
 // Threads the HTTP server keeps for requests, whatever the running and queued counts ask
 // (each admitted request holds one while it waits for its tokens): connections beyond it
