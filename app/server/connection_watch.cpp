@@ -41,25 +41,45 @@ bool endIs(int socket, bool peer, const std::string& address, int port) {
   return rc == 0 && addressOf(a, found, found_port) && found_port == port && found == address;
 }
 
-}  // namespace
-
-int connectionSocket(const httplib::Request& req) {
+// Calls fn(socket) for every socket of this process.
+template <typename Fn>
+void forEachSocket(Fn fn) {
   DIR* fds = opendir("/proc/self/fd");
-  if (!fds) return -1;
-  int match = -1;
+  if (!fds) return;
   while (const dirent* entry = readdir(fds)) {
     char* end = nullptr;
     const long fd = std::strtol(entry->d_name, &end, 10);
     if (end == entry->d_name || *end != '\0' || fd == dirfd(fds)) continue;
-    const int socket = static_cast<int>(fd);
-    if (endIs(socket, false, req.local_addr, req.local_port) &&
-        endIs(socket, true, req.remote_addr, req.remote_port)) {
-      match = socket;
-      break;
-    }
+    if (fn(static_cast<int>(fd))) break;
   }
   closedir(fds);
+}
+
+}  // namespace
+
+int connectionSocket(const httplib::Request& req) {
+  int match = -1;
+  forEachSocket([&](int socket) {
+    if (endIs(socket, false, req.local_addr, req.local_port) &&
+        endIs(socket, true, req.remote_addr, req.remote_port))
+      match = socket;
+    return match >= 0;
+  });
   return match;
+}
+
+void shutdownConnections(int port) {
+  forEachSocket([port](int socket) {
+    sockaddr_storage local{}, peer{};
+    socklen_t local_size = sizeof local, peer_size = sizeof peer;
+    std::string address;
+    int local_port = -1;
+    if (getsockname(socket, reinterpret_cast<sockaddr*>(&local), &local_size) == 0 &&
+        addressOf(local, address, local_port) && local_port == port &&
+        getpeername(socket, reinterpret_cast<sockaddr*>(&peer), &peer_size) == 0)
+      ::shutdown(socket, SHUT_RDWR);
+    return false;
+  });
 }
 
 bool peerClosed(int socket) {

@@ -22,6 +22,11 @@ namespace ts::server {
 // or content provider runs (httplib closes it after).
 int connectionSocket(const httplib::Request& req);
 
+// Shuts down (both ways) every connected socket of this process whose local port is
+// `port`: the connections a server on that port accepted. Their workers' reads and writes
+// then end at once, instead of waiting for a client that sends a byte now and then.
+void shutdownConnections(int port);
+
 // Whether the peer closed the socket (or it failed): end of stream pending. Data waiting
 // (a pipelined request) means alive.
 bool peerClosed(int socket);

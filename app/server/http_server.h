@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 
 namespace ts::server {
@@ -58,9 +59,12 @@ class HttpServer : public httplib::Server {
   }
   // Ends the accept loop and waits for requests in progress; safe at any time (before
   // starting, twice, from the destructor).
-  void stopListening() {
+  // `after_stop` runs between the end of the accept loop and the wait (the local server shuts
+  // its connections down there).
+  void stopListening(const std::function<void()>& after_stop = {}) {
     if (!thread_.joinable()) return;
     stop();
+    if (after_stop) after_stop();
     thread_.join();
   }
 

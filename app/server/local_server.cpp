@@ -353,6 +353,7 @@ int LocalServer::bind(const std::string& host, int port) {
                     : http_->bind_to_port(host, port) ? port
                                                       : -1;
   if (bound > 0) http_->widenBacklog(SOMAXCONN);
+  port_ = bound;
   return bound;
 }
 
@@ -366,7 +367,12 @@ void LocalServer::cancelAll() {
 }
 
 void LocalServer::stop() {
-  if (http_) http_->stopListening();
+  if (!http_) return;
+  // After cancelAll nothing is owed to anyone: connections still being read (a client that
+  // trickles its request) or idle between requests are shut, so the stop does not wait on them.
+  http_->stopListening([this] {
+    if (closing_ && port_ > 0) shutdownConnections(port_);
+  });
 }
 
 }  // namespace ts::server

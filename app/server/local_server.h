@@ -64,8 +64,8 @@ class LocalServer {
   void stop();
   // Cancels every request in progress, running or waiting (each ends within one scheduler
   // step) and answers new ones 503; returns at once, from any thread. stop() then returns
-  // within a step (plus the keep-alive wait of idle connections): the app's Serve off
-  // calls this on the GUI thread and stop() on another.
+  // within a step: it also shuts the connections still open (idle, or a client sending its
+  // request slowly). The app's Serve off calls this on the GUI thread and stop() on another.
   void cancelAll();
 
   int completedRequests() const { return completed_.load(); }
@@ -86,6 +86,7 @@ class LocalServer {
   std::shared_ptr<engine::Scheduler> scheduler_;
   ServerOptions options_;
   std::string host_ = "127.0.0.1";  // as bound
+  int port_ = -1;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<ConnectionWatch> watch_;
   std::atomic<bool> closing_{false};  // cancelAll: new requests get 503

@@ -96,7 +96,6 @@ void KvBlockPool::allocate(std::span<const int> ids) {
 }
 
 void KvBlockPool::copy(int from, int to) {
-  if (injectedFailure()) throw std::bad_alloc();
   const KvBlock& source = block(from);
   block(to) = source;
 }

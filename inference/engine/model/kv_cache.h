@@ -71,8 +71,8 @@ class KvBlockPool {
 size_t kvBlockBytes(KvFormat format, int layers, int kv_heads, int head_dim);
 
 namespace testing {
-// Test hook: the next `count` block allocations or copies in any KvBlockPool throw
-// std::bad_alloc, as if memory had run out there (0 disarms).
+// Test hook: the next `count` block allocations in any KvBlockPool throw std::bad_alloc,
+// as if memory had run out there (0 disarms).
 void failKvBlockAllocations(int count);
 }  // namespace testing
 

@@ -12,7 +12,8 @@ KvBlockManager::KvBlockManager(int blocks)
       parent_(blocks, 0),
       tokens_(blocks),
       lru_at_(blocks),
-      in_lru_(blocks, false) {
+      in_lru_(blocks, false),
+      used_(blocks, false) {
   for (int b = blocks - 1; b >= 0; --b) free_.push_back(b);  // block 0 handed out first
 }
 
@@ -50,7 +51,10 @@ void KvBlockManager::unhold(int b) {
 
 int KvBlockManager::take() {
   int b = -1;
-  if (!free_.empty()) {
+  // A free block; short of memory, one used before (its memory is there) ahead of cached
+  // ones, and those ahead of blocks never used (their memory would be new).
+  const bool free_first = !free_.empty() && (!prefer_used_ || used_[free_.back()] || lru_.empty());
+  if (free_first) {
     b = free_.back();
     free_.pop_back();
   } else if (!lru_.empty()) {  // the least recently used cached block: forgotten
@@ -59,7 +63,10 @@ int KvBlockManager::take() {
     in_lru_[b] = false;
     unpublish(b);
   }
-  if (b >= 0) refs_[b] = 1;
+  if (b >= 0) {
+    refs_[b] = 1;
+    used_[b] = true;
+  }
   return b;
 }
 

@@ -44,6 +44,14 @@ class KvBlockManager {
   // whose blocks could not be allocated, undone).
   void releaseFrom(std::vector<int>& table, size_t size);
 
+  // Once memory has run out: blocks used before (free, or cached and then forgotten) are
+  // handed out ahead of blocks never used, whose memory would have to be found anew.
+  void preferUsedBlocks() { prefer_used_ = true; }
+  // These blocks' memory could not be allocated: they count as never used again.
+  void noteUnallocated(std::span<const int> blocks) {
+    for (int b : blocks) used_[b] = false;
+  }
+
   int total() const { return static_cast<int>(refs_.size()); }
   int held() const { return total() - free() - cached(); }      // by some sequence
   int cached() const { return static_cast<int>(lru_.size()); }  // published, held by none
@@ -66,6 +74,8 @@ class KvBlockManager {
   std::list<int> lru_;  // published, held by none; least recently used first
   std::vector<std::list<int>::iterator> lru_at_;  // valid while in lru_
   std::vector<bool> in_lru_;
+  std::vector<bool> used_;    // handed out at least once (its memory allocated)
+  bool prefer_used_ = false;  // preferUsedBlocks
 };
 
 }  // namespace ts::engine

@@ -338,6 +338,7 @@ std::optional<int> Scheduler::place(Sequence& s) {
     session_->allocateKvBlocks(s.table);
     if (copy_from >= 0) session_->copyKvBlock(copy_from, s.table.back());
   } catch (...) {  // rolled back: it holds no block while it waits
+    if (copy_from >= 0) blocks_.noteUnallocated({&s.table.back(), 1});  // the fresh one
     blocks_.release(s.table);
     throw;
   }
@@ -364,6 +365,7 @@ void Scheduler::admit() {
     try {
       computed = place(*s);
     } catch (const std::bad_alloc&) {  // memory ran out for its blocks
+      if (shortOfMemory()) continue;   // placed again, from blocks used before
       if (!running_.empty()) break;    // others will free some: it tries again later
       failWaiting(s, "no memory left for the KV cache of the prompt (" +
                          std::to_string(session_->kvCacheBytes() >> 20) + " MiB allocated)");
@@ -426,11 +428,19 @@ std::vector<Scheduler::Item> Scheduler::budget() {
   return items;
 }
 
+bool Scheduler::shortOfMemory() {
+  if (short_of_memory_) return false;
+  short_of_memory_ = true;
+  blocks_.preferUsedBlocks();
+  return true;
+}
+
 bool Scheduler::allocated(std::vector<int>& table, size_t from) {
   try {
     session_->allocateKvBlocks(std::span<const int>(table).subspan(from));
     return true;
   } catch (const std::bad_alloc&) {
+    blocks_.noteUnallocated(std::span<const int>(table).subspan(from));
     blocks_.releaseFrom(table, from);
     return false;
   }
@@ -447,6 +457,7 @@ void Scheduler::allocate(std::vector<Item>& items) {
       ++i;
       continue;
     }
+    if (covered && shortOfMemory()) continue;  // again, from blocks used before
     if (running_.size() == 1) {  // alone and still too long for the pool, or for memory
       const bool ends = covered || s.generated == 0;  // else: the answer stops here
       if (ends) {

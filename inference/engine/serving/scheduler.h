@@ -159,6 +159,9 @@ class Scheduler {
   std::optional<int> place(Sequence& s);
   // False, with table[from ..] given back, when memory for the new blocks ran out.
   bool allocated(std::vector<int>& table, size_t from);
+  // The first time memory runs out: from then on the pool hands out blocks used before
+  // (their memory is there) ahead of new ones, and true (try again before preempting).
+  bool shortOfMemory();
   void finish(const std::shared_ptr<Sequence>& s, const std::string& reason);
   std::shared_ptr<Sequence> preemptNewest();  // the sequence it sent back to wait
   // Ends a waiting sequence (mutex_ held): out of the queue, done, counted once.
@@ -182,7 +185,8 @@ class Scheduler {
   KvBlockManager blocks_;
   PromptPacer pacer_;
   std::vector<std::shared_ptr<Sequence>> running_;  // arrival order
-  std::vector<int> held_;  // unpaged: the tokens the session's one cache holds
+  std::vector<int> held_;         // unpaged: the tokens the session's one cache holds
+  bool short_of_memory_ = false;  // shortOfMemory
 
   // What the loop shares with callers, under mutex_.
   struct Shared {

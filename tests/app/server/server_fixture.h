@@ -94,6 +94,10 @@ class RawClient {
     return true;
   }
   const std::string& received() const { return received_; }
+  bool send(const std::string& bytes) {
+    return fd_ >= 0 && ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+                           static_cast<ssize_t>(bytes.size());
+  }
   void close() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;

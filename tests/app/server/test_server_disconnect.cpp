@@ -157,6 +157,31 @@ class TestServerDisconnect : public QObject {
     s->server->stop();
     QCOMPARE(s->server->admittedRequests(), 0);
   }
+
+  // A client that sends its request a byte now and then (each read waits up to httplib's
+  // 5 s) and an idle keep-alive connection do not hold up a stop after cancelAll.
+  void aTricklingClientDoesNotHoldTheStop() {
+    auto s = slowServer();
+    std::atomic<bool> stopped{false}, gave_up{false};
+    std::thread trickler([&] {
+      RawClient c(s->port, "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n", true);
+      c.send("X-Slow: ");
+      for (int i = 0; i < 60 && !stopped; ++i) {  // up to a minute of one byte every second
+        if (!c.send("a")) break;                  // the server shut the connection
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+      }
+      gave_up = !stopped;
+    });
+    httplib::Client idle("127.0.0.1", s->port);  // one request, then kept alive
+    auto health = idle.Get("/health");
+    QVERIFY(health && health->status == 200);
+    QVERIFY(waitFor([&] { return s->scheduler->metrics().running == 0; }));
+    s->server->cancelAll();
+    s->server->stop();  // returns while the trickler is still sending
+    stopped = true;
+    trickler.join();
+    QVERIFY(!gave_up);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestServerDisconnect)
