@@ -384,8 +384,11 @@ class TestOpenAiClient : public QObject {
     for (size_t i = 1; i < truth.size(); ++i)
       errors.push_back(
           std::abs(double(o.metrics.itl_ns[i - 1]) - double(truth[i].t_ns - truth[i - 1].t_ns)));
-    // The median gap error is tiny on loopback; single outliers are the scheduler's.
-    QVERIFY2(summarize(errors).p50 < 2e6, qPrintable(QString::number(summarize(errors).p50)));
+    // The median gap error is tiny on loopback (well under 1 ms quiet); on loaded cores the
+    // scheduler separates send and arrival by a few ms (2.1 ms seen with two test runs and a
+    // build on 2 cores). Half the 8 ms gap still catches a client that batches chunks (its
+    // errors are whole gaps).
+    QVERIFY2(summarize(errors).p50 < 4e6, qPrintable(QString::number(summarize(errors).p50)));
   }
 
   void cancelKeepsPartialWithin100ms() {
