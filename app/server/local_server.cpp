@@ -102,6 +102,13 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
       options_(std::move(options)),
       http_(std::make_unique<HttpServer>()),
       watch_(std::make_unique<ConnectionWatch>()) {
+  for (const std::string& piece : scheduler_->tokenizer().vocabulary().pieces)
+    longest_piece_ = std::max(longest_piece_, piece.size());
+  configureHttp();
+  addRoutes();
+}
+
+void LocalServer::configureHttp() {
   // A thread per admitted request (each waits in the scheduler for its tokens), at most
   // kServerRequestThreads whatever the settings ask; a few more for /health and /metrics.
   const int threads = std::min(scheduler_->options().max_running + options_.max_queue,
@@ -140,7 +147,9 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
     return guard(req, res) ? httplib::Server::HandlerResponse::Handled
                            : httplib::Server::HandlerResponse::Unhandled;
   });
+}
 
+void LocalServer::addRoutes() {
   // Liveness: the model is loaded once the server listens, so a reply means it can serve.
   http_->Get("/health", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("{\"status\":\"ok\"}", "application/json");
@@ -156,30 +165,40 @@ LocalServer::LocalServer(std::shared_ptr<const engine::Model> model,
                     "application/json");
   });
 
-  // The body read here, not by httplib: its own limit holds only for a Content-Length, and
-  // it parses multipart bodies itself before any route runs.
   http_->Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res,
                                              const httplib::ContentReader& read) {
     if (auto e = checkJsonBody(req.get_header_value("Content-Type"))) return sendError(res, *e);
-    const size_t limit = static_cast<size_t>(options_.max_body_mb) << 20;
-    std::string body;
-    bool too_large = false;
-    // Over the limit, the rest is read and dropped (up to 4 limits more), so that the client,
-    // still sending, reads its 413 on a connection that stays good; beyond that it is cut.
-    size_t dropped = 0;
-    const bool whole = read([&](const char* data, size_t n) {
-      too_large = too_large || body.size() + n > limit;
-      if (!too_large) body.append(data, n);
-      dropped += too_large ? n : 0;
-      return dropped <= 4 * limit;
-    });
-    if (too_large || res.status == 413)  // ours, or httplib's for a Content-Length over it
-      return sendError(res, httpError(req, 413, options_.max_body_mb));
-    if (!whole)
-      return sendError(
-          res, {400, "the request body ended before its length", "invalid_request_error", "", ""});
-    chat(req, body, res);
+    if (const auto body = readBody(req, res, read)) chat(req, *body, res);
   });
+}
+
+// The body read here, not by httplib: its own limit holds only for a Content-Length, and it
+// parses multipart bodies itself before any route runs.
+std::optional<std::string> LocalServer::readBody(const httplib::Request& req,
+                                                 httplib::Response& res,
+                                                 const httplib::ContentReader& read) {
+  const size_t limit = static_cast<size_t>(options_.max_body_mb) << 20;
+  std::string body;
+  bool too_large = false;
+  // Over the limit, the rest is read and dropped (up to 4 limits more), so that the client,
+  // still sending, reads its 413 on a connection that stays good; beyond that it is cut.
+  size_t dropped = 0;
+  const bool whole = read([&](const char* data, size_t n) {
+    too_large = too_large || body.size() + n > limit;
+    if (!too_large) body.append(data, n);
+    dropped += too_large ? n : 0;
+    return dropped <= 4 * limit;
+  });
+  if (too_large || res.status == 413) {  // ours, or httplib's for a Content-Length over it
+    sendError(res, httpError(req, 413, options_.max_body_mb));
+    return std::nullopt;
+  }
+  if (!whole) {
+    sendError(res,
+              {400, "the request body ended before its length", "invalid_request_error", "", ""});
+    return std::nullopt;
+  }
+  return body;
 }
 
 LocalServer::~LocalServer() {
@@ -248,9 +267,9 @@ void LocalServer::chat(const httplib::Request& req, const std::string& body,
                            "The model '" + request.model +
                                "' does not exist; this server serves '" + options_.model_name + "'",
                            "invalid_request_error", "model", "model_not_found"});
-  PromptFit fit =
-      fitPrompt(*scheduler_, request.messages, options_.chat, model_->generation.roles(),
-                request.max_tokens, options_.default_max_tokens, options_.truncate_history);
+  PromptFit fit = fitPrompt(*scheduler_, request.messages, options_.chat,
+                            model_->generation.roles(), request.max_tokens,
+                            options_.default_max_tokens, options_.truncate_history, longest_piece_);
   if (fit.error) return sendError(res, *fit.error);
   if (!fit.dropped.empty()) res.set_header("X-TokenScope-Truncated", fit.dropped);
   auto job = std::make_shared<Job>();

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,7 +76,12 @@ class LocalServer {
   struct Job;
   // Answers what may not go further (stopping 503, foreign Host 403, CORS preflight, missing
   // or wrong key 401); false: the request goes on to its route.
+  void configureHttp();  // threads, body limit, error and exception bodies, guard()
+  void addRoutes();
   bool guard(const httplib::Request& req, httplib::Response& res);
+  // The body, within max_body_mb; nullopt after answering 413 or 400.
+  std::optional<std::string> readBody(const httplib::Request& req, httplib::Response& res,
+                                      const httplib::ContentReader& read);
   // POST /v1/chat/completions with its body (read within max_body_mb)
   void chat(const httplib::Request& req, const std::string& body, httplib::Response& res);
   engine::GenerationOutcome run(Job& job, const std::function<bool(const std::string&)>& on_text);
@@ -85,6 +91,7 @@ class LocalServer {
   std::shared_ptr<const engine::Model> model_;
   std::shared_ptr<engine::Scheduler> scheduler_;
   ServerOptions options_;
+  size_t longest_piece_ = 1;        // bytes of the vocabulary's longest piece (prompt_fit's bound)
   std::string host_ = "127.0.0.1";  // as bound
   int port_ = -1;
   std::unique_ptr<HttpServer> http_;

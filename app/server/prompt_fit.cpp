@@ -37,16 +37,15 @@ ApiError tooLong(int context, long long prompt, int answer, bool at_least = fals
 
 PromptFit fitPrompt(const engine::Scheduler& scheduler, std::vector<engine::ChatMessage> messages,
                     bool chat, const engine::ChatRoles& roles, std::optional<int> requested,
-                    int default_max_tokens, bool truncate_history) {
+                    int default_max_tokens, bool truncate_history, size_t longest_piece) {
   PromptFit fit;
   const int context = scheduler.context();
   const int answer = requested.value_or(1);  // at least one token of answer
   if (!truncate_history) {                   // far too long: said before tokenizing megabytes
-    size_t bytes = 0, longest = 1;
+    size_t bytes = 0;
     for (const auto& m : messages) bytes += m.content.size();
-    for (const std::string& piece : scheduler.tokenizer().vocabulary().pieces)
-      longest = std::max(longest, piece.size());
-    const auto at_least = static_cast<long long>(bytes / longest);  // each token <= longest bytes
+    // each token covers at most longest_piece bytes
+    const auto at_least = static_cast<long long>(bytes / std::max<size_t>(longest_piece, 1));
     if (at_least >= context) {
       fit.error = tooLong(context, at_least, answer, true);
       return fit;

@@ -22,9 +22,10 @@ struct PromptFit {
 };
 
 // requested: the request's max_tokens, if any; default_max_tokens applies without one (cut
-// to the room the context leaves).
+// to the room the context leaves). longest_piece: bytes of the vocabulary's longest piece
+// (no token covers more text), for refusing far too long prompts before tokenizing them.
 PromptFit fitPrompt(const engine::Scheduler& scheduler, std::vector<engine::ChatMessage> messages,
                     bool chat, const engine::ChatRoles& roles, std::optional<int> requested,
-                    int default_max_tokens, bool truncate_history);
+                    int default_max_tokens, bool truncate_history, size_t longest_piece);
 
 }  // namespace ts::server

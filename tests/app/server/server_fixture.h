@@ -10,6 +10,7 @@
 
 #include <QByteArray>
 #include <QDeadlineTimer>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QThread>
@@ -26,6 +27,21 @@ namespace ts::testing {
 inline QString sharedModels() {
   return qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") + "/models";
 }
+
+inline QString aidreamsPath() {
+  return sharedModels() + "/aidreams260K/aidreams260K.gguf";
+}
+
+// Skips the test when the shared fixtures are absent; else the model (null if it fails).
+#define TS_LOAD_AIDREAMS_OR_SKIP(model)                                            \
+  do {                                                                             \
+    if (!QFile::exists(ts::testing::aidreamsPath()))                               \
+      QSKIP(qPrintable(ts::testing::sharedModels() +                               \
+                       " is absent (the shared fixtures are not laid out here)")); \
+    auto loaded = engine::loadModel(ts::testing::aidreamsPath().toStdString());    \
+    QVERIFY(loaded.ok());                                                          \
+    model = loaded.value();                                                        \
+  } while (false)
 
 inline server::ServerOptions serverOptions(const std::string& key = "", int max_queue = 16) {
   server::ServerOptions o;

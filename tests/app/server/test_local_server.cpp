@@ -22,6 +22,7 @@
 #include "inference/engine/cpu/cpu_forward.h"
 #include "inference/engine/formats/model_loader.h"
 #include "inference/remote/openai_client.h"
+#include "tests/app/server/server_fixture.h"
 
 using namespace ts;
 
@@ -103,12 +104,7 @@ class TestLocalServer : public QObject {
                                                engine::SchedulerOptions{});
   }
   static server::ServerOptions options(const std::string& key = "", int max_queue = 16) {
-    server::ServerOptions o;
-    o.model_name = "aidreams";
-    o.chat = false;
-    o.api_key = key;
-    o.max_queue = max_queue;
-    return o;
+    return testing::serverOptions(key, max_queue);
   }
   QString referenceText() const { return reference_.value("generated_text").toString(); }
   int referenceTokens() const { return reference_.value("generated_ids").toArray().size(); }

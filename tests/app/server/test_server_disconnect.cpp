@@ -92,14 +92,7 @@ class TestServerDisconnect : public QObject {
   }
 
  private slots:
-  void initTestCase() {
-    const QString path = sharedModels() + "/aidreams260K/aidreams260K.gguf";
-    if (!QFile::exists(path))
-      QSKIP(qPrintable(sharedModels() + " is absent (the shared fixtures are not laid out here)"));
-    auto loaded = engine::loadModel(path.toStdString());
-    QVERIFY(loaded.ok());
-    model_ = loaded.value();
-  }
+  void initTestCase() { TS_LOAD_AIDREAMS_OR_SKIP(model_); }
 
   void wholeAnswerLeftWhileDecoding() { leaveAt(false, 3); }
   void streamLeftWhileDecoding() { leaveAt(true, 3); }

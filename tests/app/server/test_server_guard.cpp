@@ -77,14 +77,7 @@ class TestServerGuard : public QObject {
   }
 
  private slots:
-  void initTestCase() {
-    const QString path = sharedModels() + "/aidreams260K/aidreams260K.gguf";
-    if (!QFile::exists(path))
-      QSKIP(qPrintable(sharedModels() + " is absent (the shared fixtures are not laid out here)"));
-    auto loaded = engine::loadModel(path.toStdString());
-    QVERIFY(loaded.ok());
-    model_ = loaded.value();
-  }
+  void initTestCase() { TS_LOAD_AIDREAMS_OR_SKIP(model_); }
 
   void errorsHaveOneShape() {
     server::ServerOptions o = serverOptions();
@@ -288,7 +281,7 @@ class TestServerGuard : public QObject {
   // `serve` refuses at the start what the machine cannot hold and what is out of bounds, and
   // warns loudly when it listens beyond loopback without a key.
   void serveRefusesAtTheStart() {
-    const QString model = sharedModels() + "/aidreams260K/aidreams260K.gguf";
+    const QString model = aidreamsPath();
     const auto refused = [&](const QStringList& extra, int code, const QString& says) {
       QProcess p;
       p.start(TOKENSCOPE_CLI, QStringList{"serve", "--model", model, "--port", "0"} + extra);
