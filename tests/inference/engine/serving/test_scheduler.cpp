@@ -502,7 +502,22 @@ int main() {
       runs[k].request.prompt = promptOf(20, 50 + k, vocab);
       runs[k].request.max_tokens = 40;
     }
-    runAll(scheduler, runs);
+    // All three queue while an exclusive caller holds the loop, so they are admitted in one
+    // step and reach their second block together (on a loaded machine they could otherwise
+    // arrive one by one, and a finished one's blocks would leave nobody to preempt).
+    std::atomic<bool> inside{false}, release{false};
+    std::thread holder([&] {
+      scheduler.exclusive([&](DecodeSession&) {
+        inside = true;
+        while (!release) std::this_thread::yield();
+      });
+    });
+    while (!inside) std::this_thread::yield();
+    std::thread all([&] { runAll(scheduler, runs); });
+    while (scheduler.metrics().waiting < 3) std::this_thread::yield();
+    release = true;
+    holder.join();
+    all.join();
     testing::failKvBlockAllocations(0);
     bool exact = true;
     for (const Run& run : runs)
