@@ -10,7 +10,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake ninja-build pkg-config clang clang-format \
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libglx-dev \
   libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev libtomlplusplus-dev libsentencepiece-dev nlohmann-json3-dev \
-  qt6-qpa-plugins libqt6svg6 qt6-svg-dev libqt6sql6-sqlite fonts-dejavu-core fonts-droid-fallback \
+  qt6-qpa-plugins qt6-translations-l10n libqt6svg6 qt6-svg-dev libqt6sql6-sqlite fonts-dejavu-core fonts-droid-fallback \
   qtkeychain-qt6-dev gnome-keyring dbus libsecret-tools qt6-l10n-tools qt6-tools-dev \
   qt6-tools-dev-tools xvfb xauth desktop-file-utils appstream dpkg-dev >/dev/null
 echo "TokenScope dependencies are installed."

@@ -10,15 +10,19 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScreen>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "ui/benchmark_csv.h"
+#include "ui/chart_export.h"
 #include "ui/save_file.h"
 #include "ui/sweep_chart.h"
 #include "ui/tradeoff_chart.h"
@@ -75,7 +79,7 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
   warmup_ = addCount(tr("&Warm-up requests"), "benchWarmup", 0, 1000, 1);
   max_tokens_ = addCount(tr("Max &tokens"), "benchMaxTokens", 1, 1000000, 128);
   columns->addLayout(form, 1);
-  auto* sweep_form = new QFormLayout;
+  auto* sweep_form = sweep_form_ = new QFormLayout;
   axis_ = new QComboBox(this);
   axis_->setObjectName("benchAxis");
   axis_->addItem(tr("Concurrency sweep"), static_cast<int>(SweepKind::Concurrency));
@@ -113,6 +117,7 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
     if (scheduler) distinct_->setChecked(true);  // what a chunk changes is the prompt's reading
     if (kind == SweepKind::PrefillChunk) values_->setText("16,64,256,0");
     if (kind == SweepKind::TpotTarget) values_->setText("0,100,50,25");
+    showFieldsFor(kind);
   });
   burstiness_ = new QDoubleSpinBox(this);
   burstiness_->setObjectName("benchBurstiness");
@@ -147,9 +152,23 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
   cancel_ = new QPushButton(tr("&Cancel"), this);
   cancel_->setObjectName("benchCancel");
   cancel_->setEnabled(false);
-  save_ = new QPushButton(tr("Save &JSON…"), this);
+  save_ = new QPushButton(tr("E&xport"), this);
   save_->setObjectName("benchSave");
+  save_->setToolTip(tr("Save the last sweep: its figures and settings, its steps or a chart"));
   save_->setEnabled(false);
+  auto* formats = new QMenu(save_);
+  formats->setObjectName("benchExportMenu");
+  for (auto [label, what] : {std::pair{tr("Results and settings as &JSON…"), "json"},
+                             std::pair{tr("Steps as &CSV…"), "csv"},
+                             std::pair{tr("Per-step chart as &PNG…"), "sweep.png"},
+                             std::pair{tr("Per-step chart as &SVG…"), "sweep.svg"},
+                             std::pair{tr("&Trade-off chart as PNG…"), "tradeoff.png"},
+                             std::pair{tr("T&rade-off chart as SVG…"), "tradeoff.svg"}}) {
+    QAction* action = formats->addAction(label);
+    action->setObjectName(QString("benchExport_%1").arg(what));
+    connect(action, &QAction::triggered, this, [this, w = QString(what)] { exportAs(w); });
+  }
+  save_->setMenu(formats);
   run_row->addWidget(bar_, 1);
   run_row->addWidget(start_);
   run_row->addWidget(cancel_);
@@ -178,14 +197,12 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
     emit cancelRequested();
     status_->setText(tr("Cancelling…"));
   });
-  connect(save_, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save the benchmark"),
-                                                      "benchmark.json", tr("JSON (*.json)"));
-    if (path.isEmpty()) return;
-    const QString error = saveJson(path);
-    status_->setText(error.isEmpty() ? tr("Saved %1").arg(path) : error);
-  });
-  resize(1000, 820);
+  showFieldsFor(SweepKind::Concurrency);
+  // As large as the sweep's table and charts want, within the screen it opens on.
+  QSize size(1100, 860);
+  if (const QScreen* screen = parent ? parent->screen() : this->screen())
+    size = size.boundedTo(screen->availableSize() * 0.95);
+  resize(size);
 }
 
 BenchmarkDialog::~BenchmarkDialog() {
@@ -297,6 +314,46 @@ void BenchmarkDialog::onStepFinished(double value, const QJsonObject& f) {
   }
   chart_->addStep(value, f);
   tradeoff_->addStep(value, f);
+}
+
+void BenchmarkDialog::showFieldsFor(SweepKind kind) {
+  // Burstiness shapes the gaps between arrivals: only a rate sweep has arrivals.
+  sweep_form_->setRowVisible(burstiness_, kind == SweepKind::Rate);
+  // A fixed number in flight only where the sweep varies something else: the scheduler.
+  sweep_form_->setRowVisible(concurrency_, sweepsScheduler(kind));
+}
+
+void BenchmarkDialog::exportAs(const QString& what) {
+  // e.g. "benchmark-concurrency-2026-12-06T10-58-38Z.csv": distinct per sweep
+  const QString stem = QString("benchmark-%1-%2")
+                           .arg(sweep_.value("axis").toString(), sweep_.value("date").toString())
+                           .replace(':', '-');
+  QString path, error;
+  if (what == "json" || what == "csv") {
+    const bool json = what == "json";
+    path = QFileDialog::getSaveFileName(this, tr("Save the benchmark"),
+                                        stem + (json ? ".json" : ".csv"),
+                                        json ? tr("JSON (*.json)") : tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    error = json ? saveJson(path) : saveCsv(path);
+  } else {
+    const bool svg = what.endsWith(".svg");
+    const bool sweep_chart = what.startsWith("sweep");
+    QWidget* chart = sweep_chart ? static_cast<QWidget*>(chart_) : tradeoff_;
+    path = QFileDialog::getSaveFileName(
+        this, tr("Save the chart"),
+        stem + (sweep_chart ? "-p99" : "-tradeoff") + (svg ? ".svg" : ".png"),
+        svg ? tr("SVG (*.svg)") : tr("PNG image (*.png)"));
+    if (path.isEmpty()) return;
+    error = saveWidgetImage(chart, path,
+                            sweep_chart ? tr("p99 latency per step") : tr("TTFT against TPOT"));
+  }
+  status_->setText(error.isEmpty() ? tr("Saved %1").arg(path) : error);
+}
+
+QString BenchmarkDialog::saveCsv(const QString& path) const {
+  if (sweep_.isEmpty()) return tr("Nothing to save yet: run a benchmark first.");
+  return saveBytes(path, sweepCsv(sweep_));
 }
 
 QString BenchmarkDialog::saveJson(const QString& path) const {

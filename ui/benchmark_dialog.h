@@ -2,8 +2,9 @@
 // current provider's endpoint, swept over concurrency (1, 2, 4, ...), request rates or
 // prompt lengths; live progress; per step mean / p50 / p90 / p99 of TTFT, TPOT, ITL and
 // E2E, throughput and goodput against the SLOs set here; the sweep chart of TTFT p99 and
-// TPOT p99 with the SLO lines. Requests go to the run store (one group per step), the
-// figures to JSON with Save.
+// TPOT p99 with the SLO lines and the trade-off between them. Requests go to the run store
+// (one group per step); Export saves the sweep as JSON (figures and the run's settings),
+// its steps as CSV and either chart as PNG or SVG.
 #pragma once
 #include <QDialog>
 #include <QJsonObject>
@@ -15,6 +16,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -40,7 +42,9 @@ class BenchmarkDialog : public QDialog {
   ~BenchmarkDialog() override;
   SweepChart* chart() const { return chart_; }
   TradeoffChart* tradeoffChart() const { return tradeoff_; }
-  QString saveJson(const QString& path) const;  // "" or why not
+  // The last finished sweep: "" or why not.
+  QString saveJson(const QString& path) const;  // the sweep as BenchSweep::json gives it
+  QString saveCsv(const QString& path) const;   // its steps (ui/benchmark_csv.h)
   // A sweep of `kind` takes whole numbers within `bounds` only (a value outside is refused
   // before anything runs); Concurrency's bounds hold for the scheduler sweeps' concurrency
   // too. Kinds without bounds take any positive number (or 0 where it means something).
@@ -52,6 +56,9 @@ class BenchmarkDialog : public QDialog {
   void onStepFinished(double value, const QJsonObject& figures);  // one row, one chart point
   // The sweep ended; `sweep` is what Save JSON writes ({"axis", "steps", "slo"}).
   void onFinished(bool cancelled, int steps, const QJsonObject& sweep);
+  // Asks where, then saves: "json", "csv", or "sweep.png" / "sweep.svg" / "tradeoff.png" /
+  // "tradeoff.svg" (a chart as shown).
+  void exportAs(const QString& what);
 
  signals:
   void startRequested(const ts::ui::BenchmarkPlan& plan);
@@ -62,6 +69,7 @@ class BenchmarkDialog : public QDialog {
   void start();
   // The values of a sweep of `kind` as typed, or nullopt after saying in the status line why not.
   std::optional<QList<double>> parseValues(SweepKind kind);
+  void showFieldsFor(SweepKind kind);  // the settings that apply to a sweep of `kind`
 
   QPlainTextEdit* prompt_;
   QSpinBox* requests_;
@@ -81,7 +89,8 @@ class BenchmarkDialog : public QDialog {
   TradeoffChart* tradeoff_;
   QPushButton* start_;
   QPushButton* cancel_;
-  QPushButton* save_;
+  QPushButton* save_;  // Export: a menu of formats
+  QFormLayout* sweep_form_;
   bool running_ = false;
   QJsonObject sweep_;  // the last finished sweep
   std::map<SweepKind, ValueBounds> bounds_;

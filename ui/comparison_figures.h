@@ -16,7 +16,11 @@
 namespace ts::ui {
 
 struct SeriesFigures {
-  QString label;
+  // What tells the series apart: the legend's label ("#12 · temperature 0.2", "#12 · 12-06
+  // 10:32:05" when no setting differs, "concurrency 2 · 3 runs"), the tables' two-line
+  // column header ("#12\ntemperature 0.2", "concurrency 2\n(3 runs)") and the box plot's
+  // category ("#12", "concurrency 2").
+  QString label, header, tag;
   int completed = 0, failed = 0;
   Summary ttft_ms, tpot_ms, itl_ms, e2e_ms;
   std::optional<double> decode_tok_s, overall_tok_s;  // means over the runs that have them
@@ -30,7 +34,11 @@ struct SeriesFigures {
 
 struct ComparisonContent {
   QList<SeriesFigures> series;
-  // Setting name -> its value in each series, for the settings that are not all equal.
+  // What the series' tags are values of, when every series is one benchmark step of the
+  // same swept setting ("concurrency": tags "2", "8"); "" when tags are "#id"s.
+  QString tag_title;
+  // Setting name -> its value in each series, for the settings that are not all equal
+  // ("" where a series has no value, e.g. no concurrency for a chat run).
   QList<QPair<QString, QStringList>> differing_settings;
   QString csv;      // one row per series and figure
   QByteArray json;  // vLLM's field names where they mean the same thing

@@ -1,5 +1,6 @@
 #include "ui/comparison_view.h"
 
+#include <QBarCategoryAxis>
 #include <QBoxPlotSeries>
 #include <QBoxSet>
 #include <QChart>
@@ -17,11 +18,13 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSvgGenerator>
 #include <QTableWidget>
 #include <QVBoxLayout>
-
 #include <QValueAxis>
+
 #include <algorithm>
 #include <functional>
 #include "ui/chart_palette.h"
@@ -30,6 +33,15 @@
 
 namespace ts::ui {
 namespace {
+
+// Column headers: each series' two-line header, its full label as the tooltip.
+void setSeriesHeaders(QTableWidget* table, const QList<SeriesFigures>& series) {
+  for (int c = 0; c < series.size(); ++c) {
+    auto* item = new QTableWidgetItem(series[c].header);
+    item->setToolTip(series[c].label);
+    table->setHorizontalHeaderItem(c, item);
+  }
+}
 
 QString number(std::optional<double> v, int decimals) {
   return v ? QString::number(*v, 'f', decimals) : QStringLiteral("—");
@@ -50,26 +62,70 @@ QChart* overTime(const QString& title, const QString& y_title, QValueAxis*& x, Q
   return chart;
 }
 
+// The table as large as its rows and columns: single-line rows, each column as wide as its
+// header and cells (at most `widest` px, the rest elided in the middle with the whole text
+// in the tooltip), the widget fixed to that size, so no scrollbar.
+void fitTable(QTableWidget* table, int widest) {
+  const QFontMetrics metrics(table->font());
+  table->setWordWrap(false);
+  table->setTextElideMode(Qt::ElideMiddle);
+  table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  table->verticalHeader()->setDefaultSectionSize(metrics.height() + 8);
+  table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  table->resizeColumnsToContents();
+  QHeaderView* header = table->horizontalHeader();
+  int width = table->verticalHeader()->sizeHint().width() + 2 * table->frameWidth();
+  for (int c = 0; c < table->columnCount(); ++c) {
+    const int needs = std::max(header->sectionSizeHint(c), std::min(table->columnWidth(c), widest));
+    table->setColumnWidth(c, needs);
+    width += needs;
+  }
+  int height = header->sizeHint().height() + 2 * table->frameWidth();
+  for (int r = 0; r < table->rowCount(); ++r) height += table->rowHeight(r);
+  table->setFixedSize(width, height);
+}
+
+// The charts' column: narrower, the ITL chart's legend leaves its axis title no room.
+constexpr int kChartsWidth = 560;
+
 }  // namespace
 
 ComparisonView::ComparisonView(ComparisonContent content, QWidget* parent)
     : QDialog(parent), values_(std::move(content)) {
   setWindowTitle(tr("Compare runs"));
   auto* outer = new QVBoxLayout(this);
-  content_ = new QWidget(this);
+  content_ = new QWidget;
   content_->setObjectName("comparisonContent");
-  auto* layout = new QVBoxLayout(content_);
-  layout->addWidget(itlChart(), 3);
-  if (QChartView* batches = batchChart()) layout->addWidget(batches, 2);
+  content_->setAutoFillBackground(true);  // the exports' background
+  auto* columns = columns_ = new QHBoxLayout(content_);
+  auto* charts = new QVBoxLayout;
+  charts->addWidget(itlChart(), 3);
+  if (QChartView* batches = batchChart()) charts->addWidget(batches, 2);
   auto* boxes = new QHBoxLayout;
   boxes->addWidget(boxChart(tr("TTFT (ms)"), "ttft", &SeriesFigures::ttft_ms));
   boxes->addWidget(boxChart(tr("TPOT (ms)"), "tpot", &SeriesFigures::tpot_ms));
-  layout->addLayout(boxes, 2);
-  auto* tables = new QHBoxLayout;
-  tables->addWidget(figuresTable(), 3);
-  tables->addWidget(settingsTable(), 2);
-  layout->addLayout(tables, 2);
-  outer->addWidget(content_, 1);
+  charts->addLayout(boxes, 2);
+  columns->addLayout(charts, 1);
+  auto* tables = new QVBoxLayout;
+  auto* figures_title = new QLabel(tr("<b>Figures</b>"), content_);
+  tables->addWidget(figures_title);
+  tables->addWidget(figures_ = figuresTable());
+  auto* settings_title =
+      new QLabel(values_.differing_settings.isEmpty() ? tr("<b>Every setting is the same</b>")
+                                                      : tr("<b>Settings that differ</b>"),
+                 content_);
+  settings_title->setObjectName("settingsDiffTitle");
+  tables->addWidget(settings_title);
+  tables->addWidget(settings_ = settingsTable());
+  settings_->setVisible(!values_.differing_settings.isEmpty());
+  tables->addStretch(1);
+  columns->addLayout(tables, 0);
+  page_ = new QScrollArea(this);
+  page_->setObjectName("comparisonPage");
+  page_->setWidgetResizable(true);
+  page_->setFrameShape(QFrame::NoFrame);
+  page_->setWidget(content_);
+  outer->addWidget(page_, 1);
   auto* buttons = new QHBoxLayout;
   auto* export_button = new QPushButton(tr("&Export…"), this);
   export_button->setObjectName("exportComparisonButton");
@@ -81,7 +137,28 @@ ComparisonView::ComparisonView(ComparisonContent content, QWidget* parent)
   outer->addLayout(buttons);
   connect(export_button, &QPushButton::clicked, this, &ComparisonView::exportWithDialog);
   connect(close, &QPushButton::clicked, this, &QDialog::accept);
-  resize(1200, 900);
+  // 1300 x 900, or 92 % of a smaller screen (the page scrolls there)
+  const QRect screen = this->screen()->availableGeometry();
+  resize(std::min(1300, screen.width() * 92 / 100), std::min(900, screen.height() * 92 / 100));
+}
+
+void ComparisonView::showEvent(QShowEvent* event) {
+  // the style's fonts and frames are known once polished: size the tables to them
+  fitTable(figures_, 200);
+  fitTable(settings_, 220);
+  arrange();
+  QDialog::showEvent(event);
+}
+
+void ComparisonView::resizeEvent(QResizeEvent* event) {
+  QDialog::resizeEvent(event);
+  arrange();
+}
+
+void ComparisonView::arrange() {
+  const int tables = std::max(figures_->width(), settings_->width());
+  const bool beside = width() >= kChartsWidth + tables + 80;  // 80: margins, a scrollbar
+  columns_->setDirection(beside ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
 }
 
 QChartView* ComparisonView::itlChart() {
@@ -103,14 +180,15 @@ QChartView* ComparisonView::itlChart() {
       y_max = std::max(y_max, p.y());
     }
   }
-  setNiceRange(x, 0, x_max);
-  setNiceRange(y, 0, y_max * 1.05);
+  fitNiceRange(chart, x, 0, x_max);
+  fitNiceRange(chart, y, 0, y_max * 1.05);
   auto* view = new QChartView(chart, content_);
   view->setObjectName("comparisonItlChart");
   view->setRenderHint(QPainter::Antialiasing);
   ui::followPalette(view);
   view->setToolTip(metricDefinition("itl"));
   view->setMinimumHeight(320);
+  view->setMinimumWidth(kChartsWidth);
   return view;
 }
 
@@ -138,8 +216,8 @@ QChartView* ComparisonView::batchChart() {
     line->attachAxis(x);
     line->attachAxis(y);
   }
-  setNiceRange(x, 0, x_max);
-  setNiceRange(y, 0, y_max, 6, true);
+  fitNiceRange(chart, x, 0, x_max);
+  fitNiceRange(chart, y, 0, y_max, 6, true);
   auto* view = new QChartView(chart, content_);
   view->setObjectName("comparisonBatchChart");
   view->setRenderHint(QPainter::Antialiasing);
@@ -160,7 +238,7 @@ QChartView* ComparisonView::boxChart(const QString& title, const QString& metric
   for (const SeriesFigures& s : values_.series) {
     const Summary& m = s.*figure;
     // Box from p50 to p90 (its line at p50), whiskers from the minimum to p99.
-    auto* set = new QBoxSet(m.min, m.p50, m.p50, m.p90, m.p99, s.label);
+    auto* set = new QBoxSet(m.min, m.p50, m.p50, m.p90, m.p99, s.tag);
     boxes->append(set);
   }
   chart->addSeries(boxes);
@@ -172,13 +250,16 @@ QChartView* ComparisonView::boxChart(const QString& title, const QString& metric
   }
   for (QAbstractAxis* axis : chart->axes(Qt::Vertical))
     if (auto* values = qobject_cast<QValueAxis*>(axis))
-      setNiceRange(values, lowest, highest * 1.05);
+      fitNiceRange(chart, values, lowest, highest * 1.05);
+  for (QAbstractAxis* axis : chart->axes(Qt::Horizontal))
+    if (auto* categories = qobject_cast<QBarCategoryAxis*>(axis))
+      categories->setTitleText(values_.tag_title);
   auto* view = new QChartView(chart, content_);
   view->setRenderHint(QPainter::Antialiasing);
   ui::followPalette(view);
   view->setToolTip(metricDefinition(metric) +
                    tr("\nBox: p50 to p90; whiskers: the minimum and p99."));
-  view->setMinimumHeight(180);
+  view->setMinimumHeight(240);  // room for four labelled ticks
   return view;
 }
 
@@ -219,9 +300,7 @@ QTableWidget* ComparisonView::figuresTable() {
                }});
   auto* table = new QTableWidget(rows.size(), values_.series.size(), content_);
   table->setObjectName("comparisonTable");
-  QStringList labels;
-  for (const SeriesFigures& s : values_.series) labels << s.label;
-  table->setHorizontalHeaderLabels(labels);
+  setSeriesHeaders(table, values_.series);
   for (int r = 0; r < rows.size(); ++r) {
     auto* header = new QTableWidgetItem(rows[r].name);
     header->setToolTip(metricDefinition(rows[r].metric));
@@ -234,7 +313,6 @@ QTableWidget* ComparisonView::figuresTable() {
     }
   }
   table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   return table;
 }
 
@@ -242,23 +320,27 @@ QTableWidget* ComparisonView::settingsTable() {
   const auto& differing = values_.differing_settings;
   auto* table = new QTableWidget(differing.size(), values_.series.size(), content_);
   table->setObjectName("settingsDiffTable");
-  QStringList labels;
-  for (const SeriesFigures& s : values_.series) labels << s.label;
-  table->setHorizontalHeaderLabels(labels);
+  setSeriesHeaders(table, values_.series);
   for (int r = 0; r < differing.size(); ++r) {
     table->setVerticalHeaderItem(r, new QTableWidgetItem(differing[r].first));
-    for (int c = 0; c < differing[r].second.size(); ++c)
-      table->setItem(r, c, new QTableWidgetItem(differing[r].second[c]));
+    for (int c = 0; c < differing[r].second.size(); ++c) {
+      const QString& value = differing[r].second[c];
+      // "—": this series has no such setting (a chat run has no concurrency)
+      auto* item = new QTableWidgetItem(value.isEmpty() ? QStringLiteral("—") : value);
+      item->setToolTip(value);
+      table->setItem(r, c, item);
+    }
   }
   table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   table->setToolTip(differing.isEmpty() ? tr("Every setting is the same")
                                         : tr("Only the settings that differ"));
   return table;
 }
 
 QString ComparisonView::exportPng(const QString& path) {
-  if (!content_->grab().save(path, "PNG")) return tr("cannot write %1 as PNG").arg(path);
+  // the page at its own size (all of it, also what the window scrolls out of view)
+  if (!content_->grab(QRect(QPoint(0, 0), content_->size())).save(path, "PNG"))
+    return tr("cannot write %1 as PNG").arg(path);
   return {};
 }
 

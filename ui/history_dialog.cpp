@@ -9,17 +9,37 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPainter>
+#include <QProxyStyle>
 #include <QPushButton>
+#include <QScreen>
 #include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
+#include <QStyleFactory>
+#include <QStyleOptionHeader>
 #include <QTableView>
 #include <QVBoxLayout>
 
 namespace ts::ui {
 namespace {
 
-enum Column { Started, Provider, Model, Status, Prompt, Ttft, Tpot, Rate, Tokens, Tags, Note };
+// Logical columns (Benchmark came last and is moved beside Status on screen).
+enum Column {
+  Started,
+  Provider,
+  Model,
+  Status,
+  Prompt,
+  Ttft,
+  Tpot,
+  Rate,
+  Tokens,
+  Tags,
+  Note,
+  Benchmark,
+  ColumnCount
+};
 constexpr int kIdRole = Qt::UserRole + 1;
 
 // A number cell that sorts as a number ("—" and last when unknown).
@@ -35,8 +55,29 @@ QStandardItem* textItem(const QString& text, bool editable = false) {
   auto* item = new QStandardItem(text);
   item->setData(text, Qt::UserRole);
   item->setEditable(editable);
+  if (!editable) item->setToolTip(text);  // the whole text where the cell elides it
   return item;
 }
+
+// The sort arrow points down for Qt::DescendingOrder (newest first), up for ascending, in
+// every style: QHeaderView hands the style SortUp for descending, which Fusion on Linux
+// draws as an up arrow, read as "ascending".
+class SortArrowStyle : public QProxyStyle {
+ public:
+  using QProxyStyle::QProxyStyle;
+  void drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter,
+                     const QWidget* widget) const override {
+    const auto* header = qstyleoption_cast<const QStyleOptionHeader*>(option);
+    if (element == PE_IndicatorHeaderArrow && header &&
+        header->sortIndicator != QStyleOptionHeader::None) {
+      const bool descending = header->sortIndicator == QStyleOptionHeader::SortUp;
+      QStyleOption arrow = *option;
+      return QProxyStyle::drawPrimitive(descending ? PE_IndicatorArrowDown : PE_IndicatorArrowUp,
+                                        &arrow, painter, widget);
+    }
+    QProxyStyle::drawPrimitive(element, option, painter, widget);
+  }
+};
 
 }  // namespace
 
@@ -82,10 +123,12 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   auto* find = new QShortcut(QKeySequence::Find, this);
   connect(find, &QShortcut::activated, search_, qOverload<>(&QWidget::setFocus));
 
-  model_rows_ = new QStandardItemModel(0, 11, this);
+  model_rows_ = new QStandardItemModel(0, ColumnCount, this);
   model_rows_->setHorizontalHeaderLabels(
       {tr("Started"), tr("Provider"), tr("Model"), tr("Status"), tr("Prompt"), tr("TTFT ms"),
-       tr("TPOT ms"), tr("Decode tok/s"), tr("Tokens"), tr("Tags"), tr("Note")});
+       tr("TPOT ms"), tr("Decode tok/s"), tr("Tokens"), tr("Tags"), tr("Note"), tr("Benchmark")});
+  model_rows_->horizontalHeaderItem(Benchmark)->setToolTip(
+      tr("The benchmark step a run belongs to: the swept setting and its value"));
   model_rows_->horizontalHeaderItem(Ttft)->setToolTip(
       tr("Time to first token: the first non-empty content chunk − the request start"));
   model_rows_->horizontalHeaderItem(Tpot)->setToolTip(
@@ -102,8 +145,40 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   table_->sortByColumn(Started, Qt::DescendingOrder);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
-  table_->horizontalHeader()->setSectionResizeMode(Prompt, QHeaderView::Stretch);
+  // one line per run; long names elided in the middle ("bench-7b…q4_k_m"), whole in the tooltip
+  table_->setWordWrap(false);
+  table_->setTextElideMode(Qt::ElideMiddle);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
   table_->verticalHeader()->hide();
+  QHeaderView* header = table_->horizontalHeader();
+  auto* arrows = new SortArrowStyle(QStyleFactory::create(style()->name()));
+  arrows->setParent(this);
+  header->setStyle(arrows);
+  header->moveSection(header->visualIndex(Benchmark), header->visualIndex(Status) + 1);
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  header->setSectionResizeMode(Prompt, QHeaderView::Stretch);
+  header->setMinimumSectionSize(fontMetrics().horizontalAdvance("0000"));
+  // widths in characters of the usual contents, at least the header and its sort arrow;
+  // the user may drag any of them
+  const auto chars = [this](int n) { return fontMetrics().horizontalAdvance(QString(n, 'x')); };
+  const int arrow = fontMetrics().height() + 8;
+  const QList<std::pair<int, int>> widths = {
+      {Started, fontMetrics().horizontalAdvance("2026-12-31 23:59:59")},
+      {Provider, chars(16)},
+      {Model, chars(18)},
+      {Status, chars(8)},
+      {Benchmark, chars(14)},
+      {Tags, chars(7)},
+      {Note, chars(9)},
+      {Ttft, 0},
+      {Tpot, 0},
+      {Rate, 0},
+      {Tokens, 0}};
+  for (auto [column, width] : widths) {
+    const QString title = model_rows_->horizontalHeaderItem(column)->text();
+    table_->setColumnWidth(column, std::max(width, fontMetrics().horizontalAdvance(title)) + arrow);
+  }
   layout->addWidget(table_, 1);
   connect(model_rows_, &QStandardItemModel::itemChanged, this, [this](QStandardItem* item) {
     if (filling_) return;
@@ -154,13 +229,7 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
       showMessage(tr("Select one run to run again."));
   });
   connect(remove, &QPushButton::clicked, this, &HistoryDialog::deleteSelected);
-  connect(compare, &QPushButton::clicked, this, [this] {
-    const QList<qint64> ids = selectedIds();
-    if (ids.size() < 2 && !(as_groups_->isChecked() && ids.size() == 1))
-      return showMessage(tr("Select 2 to 4 runs to compare (Ctrl+click)."));
-    if (ids.size() > 4) return showMessage(tr("At most 4 series fit side by side."));
-    emit compareRequested(ids, as_groups_->isChecked());
-  });
+  connect(compare, &QPushButton::clicked, this, &HistoryDialog::compareSelected);
   auto* del = new QShortcut(QKeySequence::Delete, table_);
   connect(del, &QShortcut::activated, this, &HistoryDialog::deleteSelected);
   connect(import, &QPushButton::clicked, this, [this] {
@@ -169,7 +238,42 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
     for (const QString& f : files) emit importRequested(f);
   });
   connect(close, &QPushButton::clicked, this, &QDialog::accept);
-  resize(1100, 560);
+  const QRect screen = this->screen()->availableGeometry();
+  resize(std::min(1320, screen.width() * 92 / 100), std::min(600, screen.height() * 85 / 100));
+}
+
+void HistoryDialog::compareSelected() {
+  QList<qint64> ids = selectedIds();
+  if (ids.size() == 1 && !as_groups_->isChecked()) {
+    // One run: compare it with the run shown before it in time (the filters apply).
+    const auto startedOf = [this](int row) {
+      return model_rows_->item(row, Started)->data(Qt::UserRole).toLongLong();
+    };
+    int chosen = -1, previous = -1;
+    for (int row = 0; row < model_rows_->rowCount(); ++row)
+      if (model_rows_->item(row, Started)->data(kIdRole).toLongLong() == ids.front()) chosen = row;
+    for (int row = 0; chosen >= 0 && row < model_rows_->rowCount(); ++row)
+      if (startedOf(row) < startedOf(chosen) &&
+          (previous < 0 || startedOf(row) > startedOf(previous)))
+        previous = row;
+    if (previous < 0)
+      return showMessage(
+          tr("No earlier run to compare this one with: select 2 to 4 runs (Ctrl+click)."));
+    ids.prepend(model_rows_->item(previous, Started)->data(kIdRole).toLongLong());
+    selectIds(ids);
+  }
+  if (ids.isEmpty() || (ids.size() < 2 && !as_groups_->isChecked()))
+    return showMessage(tr("Select 2 to 4 runs to compare (Ctrl+click)."));
+  if (ids.size() > 4) return showMessage(tr("At most 4 series fit side by side."));
+  emit compareRequested(ids, as_groups_->isChecked());
+}
+
+void HistoryDialog::selectIds(const QList<qint64>& ids) {
+  QItemSelection selection;
+  for (int row = 0; row < sorted_->rowCount(); ++row)
+    if (ids.contains(sorted_->index(row, Started).data(kIdRole).toLongLong()))
+      selection.select(sorted_->index(row, 0), sorted_->index(row, ColumnCount - 1));
+  table_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
 }
 
 void HistoryDialog::setChoices(const QStringList& providers, const QStringList& models) {
@@ -196,10 +300,12 @@ void HistoryDialog::setRows(const QList<HistoryRow>& rows) {
     auto* prompt_item = textItem(prompt);
     prompt_item->setToolTip(r.prompt.left(2000));
     auto* tokens = numberItem(static_cast<double>(r.output_tokens), 0);
+    auto* benchmark = textItem(r.benchmark);
+    benchmark->setToolTip(r.group);
     model_rows_->appendRow({started, textItem(r.provider), textItem(r.model), textItem(r.status),
                             prompt_item, numberItem(r.ttft_ms, 1), numberItem(r.tpot_ms, 2),
                             numberItem(r.decode_tok_s, 1), tokens,
-                            textItem(r.tags.join(", "), true), textItem(r.note, true)});
+                            textItem(r.tags.join(", "), true), textItem(r.note, true), benchmark});
   }
   filling_ = false;
   message_->setText(tr("%n run(s)", nullptr, static_cast<int>(rows.size())));

@@ -121,7 +121,11 @@ void LatencyChart::appendFrom(const RecordedRun& run) {
   gaps_->replace(decimate(points_));
   gap_dots_->replace(points_.size() <= kMaxDots ? points_ : QList<QPointF>{});
   const double x_max = points_.isEmpty() ? ttft_s_ : points_.last().x();
-  setNiceRange(x_axis_, 0, std::max(0.001, x_max * 1.05));
+  // A long wait before a quick answer (a model's load, a long prefill) would squeeze every
+  // gap into the right edge: the axis then starts just before the first token.
+  const double decode = x_max - ttft_s_;
+  const double x_min = decode > 0 && decode < ttft_s_ / 3 ? ttft_s_ - decode * 0.15 : 0;
+  setNiceRange(x_axis_, x_min, std::max(x_min + 0.001, x_max + (x_max - x_min) * 0.05));
   // the TTFT line from the bottom to the top of the (rounded) y axis
   const double y_top = setNiceRange(y_axis_, 0, y_max_).max;
   ttft_line_->replace({QPointF(ttft_s_, 0), QPointF(ttft_s_, y_top)});

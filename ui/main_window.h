@@ -1,11 +1,10 @@
 // The main window: provider and model on top, the chat on the left with the metrics
-// strip under it, parameters and the live latency chart on the right. It holds widgets
-// and formatting only: requests leave as signals, events arrive as values, and text /
-// chart updates are batched once per frame so 1,000 tokens/s do not flood the UI.
+// strip under it, parameters and the live latency chart on the right. It assembles those
+// panels and forwards intents: what the user asks for leaves as signals (the conversation
+// and requests live in app/desktop's controllers), events arrive as values. It never asks
+// for more than 1024 × 700 px.
 #pragma once
-#include <QElapsedTimer>
 #include <QMainWindow>
-#include <QTimer>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -13,13 +12,11 @@
 #include "inference/stream/generation_request.h"
 #include "inference/stream/metrics.h"
 #include "inference/stream/provider_settings.h"
+#include "inference/stream/run_recorder.h"
 #include "ui/provider_dialog.h"
 
 class QActionGroup;
 class QMenu;
-class QComboBox;
-class QLineEdit;
-
 class QScrollArea;
 class QSplitter;
 
@@ -30,6 +27,9 @@ class AcceptanceChart;
 class LatencyChart;
 class MetricsStrip;
 class ParameterPanel;
+class ProviderBar;
+class RunDisplay;
+class WindowStatusBar;
 
 // Provider → Serve the local model, as the action shows it.
 enum class ServeState { Off, Starting, On, Stopping };
@@ -39,53 +39,61 @@ class MainWindow : public QMainWindow {
  public:
   explicit MainWindow(QWidget* parent = nullptr);
 
-  void setUrlPreview(UrlPreview preview) { url_preview_ = std::move(preview); }
+  void setUrlPreview(UrlPreview preview);
   // The Serve action's state: checked while the local server starts or runs, and saying
   // so while it starts or stops.
   void setServeState(ServeState state);
   // A lasting red mark at the right of the status bar while Serve is exposed (every network
   // without a key), with `text` on hover; "" removes it.
   void setServeWarning(const QString& text);
-  void setProviderPresets(std::vector<ProviderSettings> presets) { presets_ = std::move(presets); }
+  void setProviderPresets(std::vector<ProviderSettings> presets);
   void manageProviders();  // the providers dialog
   // Ticks the language the user chose: "system", "en" or "zh_CN".
   void setChosenLanguage(const QString& code);
   void setChosenTheme(const QString& code);  // "system" | "light" | "dark": checks the menu
+  // The provider list and the model box live in the toolbar; these forward to it.
   void setProviders(const std::vector<ProviderSettings>& providers, int current);
-  const std::vector<ProviderSettings>& providers() const { return providers_; }
+  const std::vector<ProviderSettings>& providers() const;
   int currentProvider() const;
   void setModel(const QString& model);
-  // Window geometry, toolbar/dock state and splitter sizes, for the next start.
-  QByteArray saveLayout() const;
-  void restoreLayout(const QByteArray& layout);
-  // The conversation so far as Markdown (.md) or JSON (.json, {provider, model, messages});
-  // returns "" or why the file could not be written.
-  QString exportChat(const QString& path) const;
-  // Sends `request` again: selects the provider named `provider`, restores the model, the
-  // parameters, the system prompt and the earlier turns, and sends its last user message.
-  // Returns "" or why it cannot (no such provider, a run in progress).
-  QString runAgain(const QString& provider, const GenerationRequest& request);
   QString model() const;
   // The selected provider with the model box's value as its model; nullopt when none.
   std::optional<ProviderSettings> currentProviderSettings() const;
-  void showError(const QString& title, const QString& text);
   // Replaces the provider with the same name, keeps the selection, reports the edit.
   void replaceProvider(const ProviderSettings& provider);
   // Fills the model picker (keeping what is typed) and shows `status`.
   void setModelList(const QStringList& ids, const QString& status);
+  // Window geometry (within the screen), toolbar/dock state and splitter sizes.
+  QByteArray saveLayout() const;
+  void restoreLayout(const QByteArray& layout);
+  // History → Run again: handled by whoever owns the conversation (setRunAgain); returns
+  // "" or why it cannot.
+  using RunAgain = std::function<QString(const QString& provider, const GenerationRequest&)>;
+  void setRunAgain(RunAgain run_again) { run_again_ = std::move(run_again); }
+  QString runAgain(const QString& provider, const GenerationRequest& request);
+  void showError(const QString& title, const QString& text);
+  bool ask(const QString& title, const QString& question);  // Yes / No; true: Yes
+  // A new answer under `label`: the input is cleared and the run's events are shown.
+  void beginRun(const QString& label);
+  void clearConversation();  // the transcript, charts and metrics empty; focus the input
+  // Something slow before the answer starts (what, percent or -1); "" ends it.
+  void setPreparing(const QString& what, int percent);
 
   ChatPanel* chatPanel() const { return chat_; }
   ParameterPanel* parameterPanel() const { return parameters_; }
   MetricsStrip* metricsStrip() const { return metrics_; }
   LatencyChart* latencyChart() const { return chart_; }
   AcceptanceChart* acceptanceChart() const { return acceptance_; }
-  const RecordedRun& currentRun() const { return recorder_.run(); }
-  bool isRunning() const { return running_; }
+  ProviderBar* providerBar() const { return bar_; }
+  QAction* markDraftedAction() const { return mark_drafted_; }
+  QAction* renderMarkdownAction() const { return render_markdown_; }
+  const RecordedRun& currentRun() const;
+  bool isRunning() const;
 
  public slots:
-  void send();
+  void send();  // asks for the input to be sent (submitRequested)
   void stop();
-  void newChat();
+  void newChat();  // asks for a new conversation (newChatRequested)
   void onStreamEvent(const ts::StreamEvent& event);
   // After the terminal event: things the user should know that did not fail the run.
   void onRunWarnings(const QStringList& warnings);
@@ -96,7 +104,10 @@ class MainWindow : public QMainWindow {
   void showShortcuts();  // Help → Keyboard shortcuts: every key the window knows
 
  signals:
-  void sendRequested(const ts::ProviderSettings& provider, const ts::GenerationRequest& request);
+  void submitRequested();                         // Send: the input, to the conversation
+  void newChatRequested();                        // File → New chat
+  void exportChatRequested(const QString& path);  // File → Export chat…
+  void answered(const QString& answer);           // a run's answer text, before runDisplayed
   void stopRequested();
   void providersEdited(const std::vector<ts::ProviderSettings>& providers, int current);
   void currentProviderChanged();  // another provider is selected, or the list was replaced
@@ -105,10 +116,10 @@ class MainWindow : public QMainWindow {
   void apiKeyRequested(const ts::ProviderSettings& provider);
   void modelsRequested(const ts::ProviderSettings& provider);
   void importConfigRequested(const QString& path);
-  void exportConfigRequested(const QString& path);
+  void exportConfigRequested(const QString& path);  // File → Export configuration: "" (ask)
   void effectiveConfigRequested();
   void downloadRequested();
-  void modelManagerRequested();   // Provider → Open a local model…
+  void modelManagerRequested();   // Provider → Open a local model… (Ctrl+O)
   void historyRequested();        // View → Run history…
   void compareLatestRequested();  // View → Compare the last two runs
   void aboutRequested();          // Help → About TokenScope
@@ -120,48 +131,35 @@ class MainWindow : public QMainWindow {
   void themeChosen(const QString& code);  // View → Theme
 
  private:
-  void buildToolbar();
-  void buildMenus();
-  void flushFrame();
-  void finishRun(const StreamEvent& end);
-  void refreshProviderCombo(int current);
+  QWidget* buildPanels();  // the central widget
+  void buildMenus();       // main_window_menus.cpp
   // A submenu of exclusive choices (code, label); actions named `name_prefix` + code.
   QActionGroup* addChoiceMenu(QMenu* menu, const QString& name_prefix,
                               const std::vector<std::pair<QString, QString>>& choices,
                               const std::function<void(const QString&)>& chosen);
   static void checkChoice(QActionGroup* group, const QString& code);
-  void editProvider(bool create);
   bool eventFilter(QObject* watched, QEvent* event) override;
-  // The parameters' scroll area's minimum height: their own, within 60% of the column.
+  // The parameters' scroll area's minimum size: their height within 60% of the column,
+  // their whole minimum width.
   void fitParameters();
-  void removeProvider();
-  void requestDoctor();
 
-  std::vector<ProviderSettings> providers_;
-  std::vector<ProviderSettings> presets_;
-  QActionGroup* languages_ = nullptr;
-  QActionGroup* themes_ = nullptr;
-  QAction* serve_action_ = nullptr;
-  UrlPreview url_preview_;
-  QLabel* cpu_fallback_ = nullptr;
-  QLabel* serve_warning_ = nullptr;
-  QComboBox* provider_combo_;
-  QComboBox* model_combo_;
+  ProviderBar* bar_;
+  WindowStatusBar* status_;
   ChatPanel* chat_;
   ParameterPanel* parameters_;
   MetricsStrip* metrics_;
   LatencyChart* chart_;
   AcceptanceChart* acceptance_;  // speculative runs only
-
+  RunDisplay* display_;
+  QActionGroup* languages_ = nullptr;
+  QActionGroup* themes_ = nullptr;
+  QAction* serve_action_ = nullptr;
+  QAction* mark_drafted_ = nullptr;
+  QAction* render_markdown_ = nullptr;
   QSplitter* split_ = nullptr;                // chat | parameters and charts
   QSplitter* right_split_ = nullptr;          // parameters / latency chart / acceptance chart
   QScrollArea* parameters_scroll_ = nullptr;  // holds the parameter panel
-  std::vector<ChatMessage> history_;          // the conversation so far, sent with each message
-  RunRecorder recorder_;                      // the run being displayed
-  QList<QPair<QString, bool>> pending_text_;  // (text, drafted) arrived since the last frame
-  QTimer frame_timer_;
-  QElapsedTimer chart_clock_;  // since the chart and metrics were last refreshed
-  bool running_ = false;
+  RunAgain run_again_;
 };
 
 }  // namespace ts::ui

@@ -2,19 +2,21 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSpinBox>
 #include <QThread>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace ts::ui {
 namespace {
@@ -54,22 +56,32 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent) {
   right->addLayout(pick);
   connect(file, &QPushButton::clicked, this, &ModelManagerDialog::browseFile);
   connect(folder, &QPushButton::clicked, this, &ModelManagerDialog::browseFolder);
+  // Return reads the path's facts again; leaving the field does so only for a new path.
+  connect(path_, &QLineEdit::returnPressed, this, [this] {
+    if (!loading_) setPath(path());
+  });
   connect(path_, &QLineEdit::editingFinished, this, [this] {
-    if (!loading_) setPath(path_->text().trimmed());
+    if (!loading_ && path() != requested_) setPath(path());
   });
 
-  facts_ = new QLabel(tr("Choose a model to see what it is."), this);
+  facts_note_ = new QLabel(tr("Choose a model to see what it is."), this);
+  facts_note_->setObjectName("modelFactsNote");
+  facts_note_->setWordWrap(true);
+  facts_note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  right->addWidget(facts_note_);
+  // Label / value pairs, unwrapped: the grid's minimum size is its text, which the dialog's
+  // layout keeps (rows are never squeezed or cut, whatever the lines below say).
+  facts_ = new QWidget(this);
   facts_->setObjectName("modelFacts");
-  facts_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  facts_->setWordWrap(true);
-  facts_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-  // The facts scroll rather than being cut when the dialog is short.
-  auto* facts_scroll = new QScrollArea(this);
-  facts_scroll->setObjectName("modelFactsScroll");
-  facts_scroll->setWidget(facts_);
-  facts_scroll->setWidgetResizable(true);
-  facts_scroll->setFrameShape(QFrame::NoFrame);
-  right->addWidget(facts_scroll, 1);
+  auto* grid = new QGridLayout(facts_);
+  grid->setContentsMargins(0, 4, 0, 4);
+  grid->setHorizontalSpacing(10);
+  grid->setVerticalSpacing(3);
+  grid->setColumnMinimumWidth(2, 16);  // between the two columns of pairs
+  grid->setColumnStretch(5, 1);        // the pairs stay left, the rest is blank
+  facts_->hide();
+  right->addWidget(facts_);
+  right->addStretch(1);
 
   auto* form = new QFormLayout;
   backend_ = new QComboBox(this);
@@ -123,6 +135,12 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent) {
   bar_->setObjectName("loadProgress");
   bar_->setRange(0, 1000);
   bar_->setValue(0);
+  // Shown only while loading (no "0%" before anything started); its room is kept, so the
+  // rows above do not move when it appears.
+  QSizePolicy keep = bar_->sizePolicy();
+  keep.setRetainSizeWhenHidden(true);
+  bar_->setSizePolicy(keep);
+  bar_->hide();
   right->addWidget(bar_);
   status_ = new QLabel(this);
   status_->setObjectName("loadStatus");
@@ -153,7 +171,7 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent) {
   buttons->addButton(QDialogButtonBox::Close);
   right->addWidget(buttons);
   columns->addLayout(right, 1);
-  // The dialog stays open after a load (to compare formats); Close or Esc ends it.
+  // A successful load closes the dialog (onLoaded); Close or Esc ends it otherwise.
   disconnect(buttons, &QDialogButtonBox::accepted, this, nullptr);
   connect(load_, &QPushButton::clicked, this, [this] {
     setLoading(true);
@@ -166,9 +184,34 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent) {
   });
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   // Return presses no button (a dialog would press its first one): it ends the path field's
-  // edit, which shows the facts.
-  for (QPushButton* b : findChildren<QPushButton*>()) b->setAutoDefault(false);
-  resize(860, 620);
+  // edit, which shows the facts. Loading is the Load button's alone.
+  for (QPushButton* b : findChildren<QPushButton*>()) {
+    b->setAutoDefault(false);
+    b->setDefault(false);
+  }
+  // The path field first: focus landing on the recent list would make its first entry
+  // current, which inspects that model although nobody chose it.
+  path_->setFocus();
+  resize(900, 560);
+}
+
+bool ModelManagerDialog::event(QEvent* event) {
+  const bool handled = QDialog::event(event);
+  if (event->type() == QEvent::LayoutRequest) keepRoomForWrappedText();  // after activation
+  return handled;
+}
+
+void ModelManagerDialog::resizeEvent(QResizeEvent* event) {
+  QDialog::resizeEvent(event);
+  keepRoomForWrappedText();
+}
+
+void ModelManagerDialog::keepRoomForWrappedText() {
+  QLayout* top = layout();
+  if (!top) return;
+  const int need = std::max(top->totalMinimumSize().height(),
+                            top->hasHeightForWidth() ? top->totalHeightForWidth(width()) : 0);
+  if (need != minimumHeight()) setMinimumHeight(need);
 }
 
 void ModelManagerDialog::showCacheUsage(const QString& text, bool clearable) {
@@ -193,12 +236,13 @@ void ModelManagerDialog::setBackends(const QList<Backend>& backends) {
 
 void ModelManagerDialog::setPath(const QString& path) {
   path_->setText(path);
+  requested_ = path;
   inspected_ = false;
   load_->setEnabled(false);
   estimate_->clear();
   status_->clear();
-  bar_->setValue(0);
-  if (path.isEmpty()) return;
+  bar_->hide();
+  if (path.isEmpty()) return clearFacts(tr("Choose a model to see what it is."));
   emit inspectRequested(path);
 }
 
@@ -228,13 +272,46 @@ void ModelManagerDialog::setSettings(const LocalEngineSettings& s) {
   if (s.context > 0) context_->setValue(s.context);
 }
 
-void ModelManagerDialog::showFacts(const QList<QPair<QString, QString>>& rows,
-                                   int trained_context) {
-  QString html = "<table cellspacing='2'>";
-  for (const auto& [label, value] : rows)
-    html += QString("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>")
-                .arg(label.toHtmlEscaped(), value.toHtmlEscaped());
-  facts_->setText(html + "</table>");
+QString ModelManagerDialog::factsText() const {
+  return fact_lines_.join('\n');
+}
+
+void ModelManagerDialog::clearFacts(const QString& note) {
+  auto* grid = static_cast<QGridLayout*>(facts_->layout());
+  while (QLayoutItem* item = grid->takeAt(0)) {
+    delete item->widget();
+    delete item;
+  }
+  fact_lines_.clear();
+  facts_->hide();
+  facts_note_->setText(note);
+  facts_note_->show();
+}
+
+void ModelManagerDialog::showFacts(const QList<QPair<QString, QString>>& rows, int trained_context,
+                                   const QStringList& tooltips) {
+  clearFacts({});
+  facts_note_->hide();
+  auto* grid = static_cast<QGridLayout*>(facts_->layout());
+  const int per_column = static_cast<int>((rows.size() + 1) / 2);
+  QFont bold = font();
+  bold.setBold(true);
+  for (int i = 0; i < rows.size(); ++i) {
+    const auto& [label, value] = rows[i];
+    auto* name = new QLabel(label, facts_);
+    name->setObjectName("factLabel");
+    name->setFont(bold);
+    auto* text = new QLabel(value, facts_);
+    text->setObjectName("factValue");
+    text->setTextFormat(Qt::PlainText);
+    text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    text->setToolTip(tooltips.value(i));
+    const int column = i < per_column ? 0 : 3;
+    grid->addWidget(name, i % per_column, column, Qt::AlignLeft | Qt::AlignTop);
+    grid->addWidget(text, i % per_column, column + 1, Qt::AlignLeft | Qt::AlignTop);
+    fact_lines_ << label + ": " + value;
+  }
+  facts_->show();
   const int limit = trained_context > 0 ? trained_context : 2048;
   const QSignalBlocker quiet(context_);
   context_->setMaximum(std::max(16, limit));
@@ -244,7 +321,7 @@ void ModelManagerDialog::showFacts(const QList<QPair<QString, QString>>& rows,
 }
 
 void ModelManagerDialog::showInspectError(const QString& message) {
-  facts_->setText(tr("This is not a model TokenScope can open: %1").arg(message));
+  clearFacts(tr("This is not a model TokenScope can open: %1").arg(message));
   inspected_ = false;
   load_->setEnabled(false);
 }
@@ -256,18 +333,27 @@ void ModelManagerDialog::showEstimate(const QString& text, bool fits) {
 }
 
 void ModelManagerDialog::onLoadProgress(double fraction) {
+  if (!loading_) return;  // a late report of a load that already ended
+  if (!progress_started_) {
+    progress_started_ = true;
+    bar_->setRange(0, 1000);  // from "busy" to a percentage: the work has started
+  }
   bar_->setValue(static_cast<int>(fraction * 1000));
 }
 
 void ModelManagerDialog::onLoaded(const QString& message) {
   setLoading(false);
-  bar_->setValue(1000);
+  status_->setText(message);
+  accept();  // the main window's status bar and provider box show the loaded model
+}
+
+void ModelManagerDialog::showStatus(const QString& message) {
+  status_->setStyleSheet(QString());
   status_->setText(message);
 }
 
 void ModelManagerDialog::onLoadFailed(const QString& message, bool cancelled) {
   setLoading(false);
-  bar_->setValue(0);
   status_->setText(cancelled ? tr("Loading cancelled; nothing was changed.") : message);
   status_->setStyleSheet(cancelled ? QString() : "color: #c0392b");
 }
@@ -293,6 +379,10 @@ void ModelManagerDialog::settingsChanged() {
 
 void ModelManagerDialog::setLoading(bool loading) {
   loading_ = loading;
+  progress_started_ = false;
+  bar_->setRange(0, loading ? 0 : 1000);  // busy until the first progress value arrives
+  bar_->setValue(0);
+  bar_->setVisible(loading);
   status_->setStyleSheet(QString());
   load_->setEnabled(!loading && inspected_);
   cancel_->setEnabled(loading);

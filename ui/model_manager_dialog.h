@@ -3,7 +3,9 @@
 // a CUDA device), runtime weight format, KV cache format, context length -- with the memory
 // that takes, then load it with a progress bar and Cancel. Recent models on the left.
 // Widgets only: the app inspects, estimates and loads (app/desktop/model_manager.h) and feeds the
-// results back through the slots.
+// results back through the slots. The facts are a grid of unwrapped label / value pairs in
+// two columns whose minimum size the layout keeps, so no row is ever squeezed or cut;
+// a successful load closes the dialog (the main window says the model is ready).
 #pragma once
 #include <QDialog>
 #include <QList>
@@ -40,16 +42,23 @@ class ModelManagerDialog : public QDialog {
   LocalEngineSettings settings() const;
   void setSettings(const LocalEngineSettings& settings);
   bool isLoading() const { return loading_; }
+  // The facts shown, one "Label: value" line per row ("" before a model was inspected).
+  QString factsText() const;
 
  public slots:
-  // (label, value) rows; `trained_context` bounds the context choice (0: unknown).
-  void showFacts(const QList<QPair<QString, QString>>& rows, int trained_context);
+  // (label, value) rows, shown in that order down two columns; `trained_context` bounds the
+  // context choice (0: unknown). `tooltips` (optional, by row) explain a value further.
+  void showFacts(const QList<QPair<QString, QString>>& rows, int trained_context,
+                 const QStringList& tooltips = {});
   void showInspectError(const QString& message);
   void showEstimate(const QString& text, bool fits);
   // The conversion cache's usage in a line; Clear is enabled when there is something in it.
   void showCacheUsage(const QString& text, bool clearable);
   void onLoadProgress(double fraction);
+  // Closes the dialog: the app announces the loaded model (status bar, provider box).
   void onLoaded(const QString& message);
+  // A line under the settings (e.g. what is in memory now); never red.
+  void showStatus(const QString& message);
   void onLoadFailed(const QString& message, bool cancelled);
 
  signals:
@@ -59,15 +68,26 @@ class ModelManagerDialog : public QDialog {
   void cancelRequested();
   void clearCacheRequested();
 
+ protected:
+  bool event(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void browseFile();
   void browseFolder();
   void settingsChanged();
   void setLoading(bool loading);
+  void clearFacts(const QString& note);
+  // Keeps the dialog at least as tall as its wrapped lines need at its width (px): Qt
+  // counts each wrapped label as one line in a window's minimum, and below the real need
+  // the layout squeezes every row, the facts' included.
+  void keepRoomForWrappedText();
 
   QListWidget* recent_;
   QLineEdit* path_;
-  QLabel* facts_;
+  QWidget* facts_;          // the grid of facts ("modelFacts")
+  QLabel* facts_note_;      // instead of the grid: what to do, or why the path is not a model
+  QStringList fact_lines_;  // "Label: value", as factsText() gives them
   QComboBox* backend_;
   QSpinBox* threads_;
   QComboBox* weights_;
@@ -80,8 +100,10 @@ class ModelManagerDialog : public QDialog {
   QPushButton* clear_cache_;
   QPushButton* load_;
   QPushButton* cancel_;
+  QString requested_;       // the path whose facts were last asked for
   bool inspected_ = false;  // the path's facts are shown (else Load stays disabled)
   bool loading_ = false;
+  bool progress_started_ = false;  // the first progress value arrived (the bar leaves "busy")
 };
 
 }  // namespace ts::ui

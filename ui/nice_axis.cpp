@@ -1,5 +1,7 @@
 #include "ui/nice_axis.h"
 
+#include <QChart>
+#include <QFontMetricsF>
 #include <QValueAxis>
 #include <cmath>
 
@@ -51,6 +53,42 @@ NiceScale setNiceRange(QValueAxis* axis, double lo, double hi, int most_ticks, b
   axis->setTickCount(s.ticks);
   axis->setLabelFormat(QString("%.%1f").arg(s.decimals));
   return s;
+}
+
+int ticksThatFit(const QChart* chart, const QValueAxis* axis, double lo, double hi, int most_ticks,
+                 bool whole) {
+  const QRectF area = chart->plotArea();
+  if (area.width() < 1 || area.height() < 1) return std::min(6, std::max(3, most_ticks));
+  const QFontMetricsF metrics(axis->labelsFont());
+  const bool vertical = axis->orientation() == Qt::Vertical;
+  for (int n = most_ticks; n > 3; --n) {
+    const NiceScale s = niceScale(lo, hi, n, whole);
+    double needs = 1.5 * metrics.height();
+    if (!vertical) {  // the widest label (the ends are the longest) and a space
+      const auto label = [&](double v) { return QString::number(v, 'f', s.decimals); };
+      needs = std::max(metrics.horizontalAdvance(label(s.min)),
+                       metrics.horizontalAdvance(label(s.max))) +
+              metrics.height();
+    }
+    const double room = (vertical ? area.height() : area.width()) / std::max(1, s.ticks - 1);
+    if (room >= needs) return n;
+  }
+  return 3;
+}
+
+void fitNiceRange(QChart* chart, QValueAxis* axis, double lo, double hi, int most_ticks,
+                  bool whole) {
+  const auto fit = [=] {
+    const int ticks = ticksThatFit(chart, axis, lo, hi, most_ticks, whole);
+    const NiceScale s = niceScale(lo, hi, ticks, whole);
+    // unchanged: nothing to set (setting it anew would lay the chart out again)
+    if (axis->min() == s.min && axis->max() == s.max && axis->tickCount() == s.ticks &&
+        axis->tickType() == QValueAxis::TicksFixed)
+      return;
+    setNiceRange(axis, lo, hi, ticks, whole);
+  };
+  fit();
+  QObject::connect(chart, &QChart::plotAreaChanged, axis, fit);
 }
 
 }  // namespace ts::ui

@@ -3,6 +3,7 @@
 // 0.76, 1.14 from an even split of the data's own range).
 #pragma once
 
+class QChart;
 class QValueAxis;
 
 namespace ts::ui {
@@ -21,5 +22,16 @@ NiceScale niceScale(double lo, double hi, int most_ticks = 6, bool whole = false
 // returns that scale (what else is drawn to the axis's ends can use it).
 NiceScale setNiceRange(QValueAxis* axis, double lo, double hi, int most_ticks = 6,
                        bool whole = false);
+
+// The most ticks (3 to `most_ticks`) whose labels fit along the axis of `chart`'s plot area
+// without the chart hiding any: a vertical axis leaves 1.5 label heights per tick, a
+// horizontal one the widest label and a space (Qt Charts drops labels that would overlap,
+// which turned 0, 2500, ..., 12500 into 0, 5000, 7500, 12500). 6 before the chart is laid out.
+int ticksThatFit(const QChart* chart, const QValueAxis* axis, double lo, double hi,
+                 int most_ticks = 6, bool whole = false);
+
+// setNiceRange with ticksThatFit, again whenever the chart's plot area changes (a resize).
+void fitNiceRange(QChart* chart, QValueAxis* axis, double lo, double hi, int most_ticks = 6,
+                  bool whole = false);
 
 }  // namespace ts::ui

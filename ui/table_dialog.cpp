@@ -20,6 +20,9 @@ TableDialog::TableDialog(const QString& title, const QStringList& headers, QWidg
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setWordWrap(true);
   table_->verticalHeader()->setVisible(false);
+  // Every row as tall as its wrapped text at the columns' final widths (sizing rows as they
+  // are added measured them against a narrower first column: uneven heights).
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   layout->addWidget(table_, 1);
@@ -51,7 +54,6 @@ void TableDialog::addRow(const QStringList& cells, std::optional<bool> good,
       item->setForeground(*good ? QColor(0x1e, 0x84, 0x49) : QColor(0xc0, 0x39, 0x2b));
     table_->setItem(row, c, item);
   }
-  table_->resizeRowsToContents();
   table_->resizeColumnToContents(0);
 }
 

@@ -2,11 +2,20 @@
 
 #include <QCommandLinkButton>
 #include <QDialogButtonBox>
+#include <QFontMetrics>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace ts::ui {
+namespace {
+
+constexpr int kMinimumWidth = 480;      // px
+constexpr int kPreferredWidth = 560;    // px: descriptions in about two lines
+constexpr int kTitleBarControls = 160;  // px a title bar keeps for its icon and buttons
+
+}  // namespace
 
 WelcomeDialog::WelcomeDialog(QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("Welcome to TokenScope"));
@@ -47,6 +56,14 @@ WelcomeDialog::WelcomeDialog(QWidget* parent) : QDialog(parent) {
   skip->setToolTip(tr("Start on the demo model; everything here is also in the Provider menu"));
   connect(skip, &QPushButton::clicked, this, [this] { choose(Choice::Skip); });
   layout->addWidget(buttons);
+  // Wide enough for the whole title in a window manager's title bar and for the options'
+  // descriptions to wrap in two or three lines (QCommandLinkButton wraps them): without it
+  // the layout shrinks to its narrowest (~220 px, the title elided).
+  const int title = QFontMetrics(font()).horizontalAdvance(windowTitle());
+  setMinimumWidth(std::max(kMinimumWidth, title + kTitleBarControls));
+  const int width = std::max(minimumWidth(), kPreferredWidth);
+  resize(width,
+         layout->hasHeightForWidth() ? layout->totalHeightForWidth(width) : sizeHint().height());
 }
 
 void WelcomeDialog::choose(Choice choice) {

@@ -118,7 +118,32 @@ QJsonObject BenchSweep::json() const {
   QJsonObject slo;
   if (base_.slo.ttft_ms) slo.insert("ttft_ms", *base_.slo.ttft_ms);
   if (base_.slo.tpot_ms) slo.insert("tpot_ms", *base_.slo.tpot_ms);
-  return {{"axis", sweepAxisName(axis_)}, {"steps", steps}, {"slo", slo}};
+  QJsonObject out{{"axis", sweepAxisName(axis_)}, {"steps", steps}, {"slo", slo}};
+  // The run's settings, so that a saved sweep says what was measured and how.
+  const SamplingParams& p = base_.request.params;
+  QJsonArray values;
+  for (double v : values_) values.append(v);
+  out.insert("values", values);
+  out.insert("model", QString::fromStdString(base_.request.model));
+  out.insert("provider", context_.provider);
+  // the address the requests went to ("local: <model file>" when the app served it)
+  out.insert("base_url", context_.base_url.isEmpty() ? base_.endpoint.base_url : context_.base_url);
+  out.insert("prompt", base_.request.messages.empty()
+                           ? QString()
+                           : QString::fromStdString(base_.request.messages.back().content));
+  out.insert("max_tokens", p.max_tokens);
+  out.insert("temperature", p.temperature);
+  if (p.seed) out.insert("seed", static_cast<qint64>(*p.seed));
+  out.insert("requests_per_step", base_.requests);
+  out.insert("warmup_requests", base_.warmup);
+  out.insert("distinct_prompts", base_.distinct_prompts);
+  // what the axis does not vary: the scheduler sweeps' requests in flight, a rate's cap
+  if (axis_ != SweepAxis::Concurrency && base_.concurrency)
+    out.insert("concurrency", *base_.concurrency);
+  if (axis_ == SweepAxis::Rate) out.insert("burstiness", base_.burstiness);
+  out.insert("date", started_);  // ISO 8601, UTC: when the sweep started
+  out.insert("app_version", QStringLiteral(TOKENSCOPE_VERSION));
+  return out;
 }
 
 }  // namespace ts

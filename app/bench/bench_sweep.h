@@ -41,7 +41,11 @@ class BenchSweep : public QObject {
   void cancel();
   bool isRunning() const { return runner_ != nullptr; }
   const QList<SweepStep>& steps() const { return steps_; }
-  // {"axis", "steps": [{value, ...figures}], "slo"}
+  // {"axis", "steps": [{value, ...figures}], "slo"} and the run's settings: "values",
+  // "model", "provider", "base_url", "prompt", "max_tokens", "temperature", "seed",
+  // "requests_per_step", "warmup_requests", "distinct_prompts", "concurrency" (what the axis
+  // does not vary, when set), "burstiness" (rate sweeps), "date" (ISO 8601 UTC, the start),
+  // "app_version".
   QJsonObject json() const;
 
  signals:

@@ -28,15 +28,11 @@ QString stepLine(const DoctorStep& s) {
   return line;
 }
 
-}  // namespace
-
-int runDoctorCommand(const QStringList& args) {
-  QCommandLineParser p;
+void addDoctorOptions(QCommandLineParser& p) {
   p.setApplicationDescription(
       "Checks a provider step by step: connect, a non-streaming request (max_tokens 16), a "
       "streaming request, GET /v1/models. Each step says pass/fail, the HTTP status, the final "
       "URL and the fix.");
-  p.addHelpOption();
   addConfigOption(p);
   p.addOptions({{"provider", "A provider from the app's list or the configuration file.", "NAME"},
                 {"base-url", "Check this endpoint instead.", "URL"},
@@ -44,18 +40,12 @@ int runDoctorCommand(const QStringList& args) {
                 {"api-key-env", "Environment variable holding the key.", "VAR"},
                 {"timeout", "Seconds each step may wait (default: the provider's).", "S"},
                 {"json", "Print one JSON object."}});
-  QStringList argv = args;
-  argv.prepend("tokenscope-cli doctor");
-  if (!p.parse(argv)) {
-    printErr(p.errorText());
-    return 2;
-  }
-  if (p.isSet("help")) {
-    std::printf("%s", p.helpText().toLocal8Bit().constData());
-    return 0;
-  }
-  config::EffectiveConfig cfg;
-  if (!loadConfig(p, "doctor", cfg)) return 2;
+}
+
+// The provider to check: the configuration's, or --provider from the app's list, with the
+// flags over it; nullopt after saying which providers exist.
+std::optional<ProviderSettings> providerOf(const QCommandLineParser& p,
+                                           const config::EffectiveConfig& cfg) {
   ProviderSettings provider = providerFromConfig(cfg);
   if (p.isSet("provider")) {
     ProviderList list = ProviderStore().load();
@@ -66,7 +56,7 @@ int runDoctorCommand(const QStringList& args) {
       for (const auto& known : list.providers) names << QString::fromStdString(known.name);
       printErr(QString("tokenscope-cli doctor: no provider named '%1'; known providers: %2")
                    .arg(p.value("provider"), names.join(", ")));
-      return 2;
+      return std::nullopt;
     }
     provider = list.providers[at];
   }
@@ -78,9 +68,12 @@ int runDoctorCommand(const QStringList& args) {
   if (p.isSet("model")) provider.default_model = p.value("model").toStdString();
   if (p.isSet("api-key-env")) provider.api_key_env = p.value("api-key-env").toStdString();
   if (p.isSet("timeout")) provider.timeout_seconds = std::max(1, p.value("timeout").toInt());
+  return provider;
+}
 
+// Runs every step, printing each as it ends unless `json`.
+DoctorReport check(const ProviderSettings& provider, bool json) {
   ConnectionDoctor doctor;
-  const bool json = p.isSet("json");
   if (!json) {
     printOut(QString("Connection doctor: %1 (%2, model %3)")
                  .arg(QString::fromStdString(provider.name),
@@ -92,37 +85,57 @@ int runDoctorCommand(const QStringList& args) {
   QObject::connect(&doctor, &ConnectionDoctor::finished, qApp, &QCoreApplication::quit);
   doctor.start(endpointFor(provider), QString::fromStdString(provider.default_model));
   if (doctor.isRunning()) QCoreApplication::exec();
-  const DoctorReport& report = doctor.report();
+  return doctor.report();
+}
 
-  if (json) {
-    QJsonArray steps;
-    for (const auto& s : report.steps)
-      steps.append(QJsonObject{{"name", s.name},
-                               {"ok", s.ok},
-                               {"skipped", s.skipped},
-                               {"http_status", s.http_status},
-                               {"final_url", s.final_url},
-                               {"message", s.message},
-                               {"fix", s.fix},
-                               {"elapsed_ms", s.elapsed_ms}});
-    const QJsonObject out{{"provider", QString::fromStdString(provider.name)},
-                          {"base_url", QString::fromStdString(provider.base_url)},
-                          {"model", QString::fromStdString(provider.default_model)},
-                          {"ok", report.ok()},
-                          {"steps", steps},
-                          {"accepts_stream_options", optionalBool(report.accepts_stream_options)},
-                          {"sends_usage", optionalBool(report.sends_usage)},
-                          {"models", QJsonArray::fromStringList(report.models)}};
-    std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
-  } else {
-    const auto tri = [](const std::optional<bool>& b, const char* yes, const char* no) {
-      return b ? QString(*b ? yes : no) : QString("unknown");
-    };
-    printOut(QString("stream_options: %1 · usage chunk: %2 · overall: %3")
-                 .arg(tri(report.accepts_stream_options, "accepted", "rejected"),
-                      tri(report.sends_usage, "sent", "not sent"),
-                      report.ok() ? "OK" : "problems found"));
-  }
+void printJson(const ProviderSettings& provider, const DoctorReport& report) {
+  QJsonArray steps;
+  for (const auto& s : report.steps)
+    steps.append(QJsonObject{{"name", s.name},
+                             {"ok", s.ok},
+                             {"skipped", s.skipped},
+                             {"http_status", s.http_status},
+                             {"final_url", s.final_url},
+                             {"message", s.message},
+                             {"fix", s.fix},
+                             {"elapsed_ms", s.elapsed_ms}});
+  const QJsonObject out{{"provider", QString::fromStdString(provider.name)},
+                        {"base_url", QString::fromStdString(provider.base_url)},
+                        {"model", QString::fromStdString(provider.default_model)},
+                        {"ok", report.ok()},
+                        {"steps", steps},
+                        {"accepts_stream_options", optionalBool(report.accepts_stream_options)},
+                        {"sends_usage", optionalBool(report.sends_usage)},
+                        {"models", QJsonArray::fromStringList(report.models)}};
+  std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
+}
+
+void printSummary(const DoctorReport& report) {
+  const auto tri = [](const std::optional<bool>& b, const char* yes, const char* no) {
+    return b ? QString(*b ? yes : no) : QString("unknown");
+  };
+  printOut(QString("stream_options: %1 · usage chunk: %2 · overall: %3")
+               .arg(tri(report.accepts_stream_options, "accepted", "rejected"),
+                    tri(report.sends_usage, "sent", "not sent"),
+                    report.ok() ? "OK" : "problems found"));
+}
+
+}  // namespace
+
+int runDoctorCommand(const QStringList& args) {
+  QCommandLineParser p;
+  addDoctorOptions(p);
+  if (auto done = parseCommandLine(p, args, "doctor")) return *done;
+  config::EffectiveConfig cfg;
+  if (!loadConfig(p, "doctor", cfg)) return 2;
+  const auto provider = providerOf(p, cfg);
+  if (!provider) return 2;
+  const bool json = p.isSet("json");
+  const DoctorReport report = check(*provider, json);
+  if (json)
+    printJson(*provider, report);
+  else
+    printSummary(report);
   return report.ok() ? 0 : 1;
 }
 

@@ -2,7 +2,6 @@
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -12,7 +11,7 @@
 #include "app/cli/common.h"
 #include "app/cli/model_options.h"
 #include "app/cli/options.h"
-#include "inference/engine/cpu/cpu_forward.h"
+#include "app/cli/runtime_options.h"
 #include "inference/engine/decode/generator.h"
 #include "inference/engine/decode/open_session.h"
 #include "inference/engine/decode/sampler.h"
@@ -20,7 +19,6 @@
 #include "inference/engine/formats/model_loader.h"
 #include "inference/engine/tokenizer/chat_template.h"
 #include "inference/engine/tokenizer/tokenizer.h"
-#include "inference/sentencepiece/sentencepiece_tokenizer.h"
 
 namespace ts {
 namespace {
@@ -104,13 +102,15 @@ std::optional<std::vector<int>> promptOf(const QCommandLineParser& p, const engi
   return prompt;
 }
 
-// The sampling, length and speculative settings of the command line, checked.
-struct GenerateSettings {
+// What generate will do, checked before the model loads: the runtime options (weights,
+// backend, device, KV, threads) and the sampling, length and speculative settings.
+struct GeneratePlan {
+  RuntimePlan runtime;
   engine::GenerateOptions options;
-  int device = 0;
 };
-std::optional<GenerateSettings> generateSettings(const QCommandLineParser& p) {
-  OptionError err;
+std::optional<GeneratePlan> generatePlan(const QCommandLineParser& p, OptionError& err) {
+  const auto runtime = runtimePlan(p, kWeightOptions | kEngineOptions, err);
+  if (!runtime) return std::nullopt;
   const auto max_tokens = parseIntOption("max-tokens", p.value("max-tokens"), 1, 1 << 20, err);
   const auto temperature = parseDoubleOption("temperature", p.value("temperature"), 0, 10, err);
   const auto top_k = parseIntOption("top-k", p.value("top-k"), 0, 1 << 22, err);
@@ -118,23 +118,19 @@ std::optional<GenerateSettings> generateSettings(const QCommandLineParser& p) {
   const auto penalty =
       parseDoubleOption("repetition-penalty", p.value("repetition-penalty"), 0.01, 100, err);
   const auto seed = parseDoubleOption("seed", p.value("seed"), 0, 9.0e15, err);
-  const auto device = parseIntOption("device", p.value("device"), 0, 63, err);
   const bool adaptive_k = p.value("draft-k") == "auto";
   const auto draft_k = adaptive_k ? std::optional<int>(4)
                                   : parseIntOption("draft-k", p.value("draft-k"), 1, 64, err);
-  if (!err.message.isEmpty()) {
-    printErr("tokenscope-cli generate: " + err.message);
-    return std::nullopt;
-  }
-  GenerateSettings s;
-  s.options.max_tokens = *max_tokens;
-  s.options.sampling = {static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
-                        static_cast<float>(*penalty), static_cast<uint64_t>(*seed)};
-  s.options.chat = p.isSet("chat");
-  s.options.speculative.k = *draft_k;
-  s.options.speculative.adaptive = adaptive_k;
-  s.device = *device;
-  return s;
+  if (!err.message.isEmpty()) return std::nullopt;
+  GeneratePlan plan{*runtime, {}};
+  engine::GenerateOptions& o = plan.options;
+  o.max_tokens = *max_tokens;
+  o.sampling = {static_cast<float>(*temperature), *top_k, static_cast<float>(*top_p),
+                static_cast<float>(*penalty), static_cast<uint64_t>(*seed)};
+  o.chat = p.isSet("chat");
+  o.speculative.k = *draft_k;
+  o.speculative.adaptive = adaptive_k;
+  return plan;
 }
 
 // What a run measured, as generate's JSON (issue interface).
@@ -175,53 +171,11 @@ QJsonObject generateJson(const engine::GenerationOutcome& outcome,
   return out;
 }
 
-// Negative log-likelihood of every token given the ones before it, over consecutive
-// windows of `context` positions that each start with BOS.
-struct Scores {
-  double nll = 0;
-  int64_t scored = 0, windows = 0;
-};
-Scores scoreWindows(const std::shared_ptr<engine::Model>& model, const engine::Tokenizer& tokenizer,
-                    const std::vector<int>& tokens, int context) {
-  const int vocab = model->config.vocab;
-  Scores s;
-  const size_t step = static_cast<size_t>(context) - 1;  // + BOS at the start of each window
-  constexpr size_t kChunk = 64;  // positions per batched pass (bounds the logits buffer)
-  for (size_t start = 0; start < tokens.size(); start += step, ++s.windows) {
-    engine::CpuSession session(model, context, engine::KvFormat::F32,
-                               engine::ThreadPool::defaultThreads());
-    // Inputs BOS, t[start], ..., t[end - 2] predict t[start], ..., t[end - 1].
-    const size_t end = std::min(tokens.size(), start + step);
-    std::vector<int> inputs = {tokenizer.bos()};
-    inputs.insert(inputs.end(), tokens.begin() + start, tokens.begin() + end - 1);
-    for (size_t first = 0; first < inputs.size(); first += kChunk) {
-      const size_t count = std::min(kChunk, inputs.size() - first);
-      const auto all = session.forwardBatch(std::span(inputs).subspan(first, count),
-                                            static_cast<int>(first), true);
-      for (size_t j = 0; j < count; ++j) {
-        const auto logits = all.subspan(j * vocab, vocab);
-        const float max = *std::max_element(logits.begin(), logits.end());
-        double sum = 0;
-        for (float l : logits) sum += std::exp(static_cast<double>(l - max));
-        s.nll -= (logits[tokens[start + first + j]] - max) - std::log(sum);  // -log softmax
-        ++s.scored;
-      }
-    }
-  }
-  return s;
-}
-
 void addGenerateOptions(QCommandLineParser& p) {
   p.setApplicationDescription("Generates tokens with the local engine and measures it.");
   addModelOptions(p, true);
-  p.addOptions({{"backend",
-                 "cpu (the reference), cuda, or auto (CUDA when a device is usable, else the CPU "
-                 "backend, saying why).",
-                 "NAME", "cpu"},
-                {"device", "CUDA device index (default 0).", "N", "0"},
-                {"kv", "KV cache format: f16 (default), f32 or int8.", "FORMAT", "f16"},
-                {"threads", "CPU threads (default: one per core).", "N"},
-                {"prompt", "Prompt text.", "TEXT"},
+  addRuntimeOptions(p, kEngineOptions);
+  p.addOptions({{"prompt", "Prompt text.", "TEXT"},
                 {"prompt-ids", "Prompt as token ids, e.g. 1,303,281.", "IDS"},
                 {"chat",
                  "Wrap the prompt in the Baichuan chat format (the role tokens of the model's "
@@ -240,6 +194,116 @@ void addGenerateOptions(QCommandLineParser& p) {
                 {"json", "Print one JSON object."}});
 }
 
+// The generated tokens and when they came (ns after the first step began).
+struct Streamed {
+  std::vector<int> ids;
+  qint64 first_ns = 0, last_ns = 0;
+};
+
+// Generates from `prompt`, printing the text as it comes unless `json`.
+engine::GenerationOutcome streamTokens(engine::DecodeSession& session,
+                                       const engine::Tokenizer& tokenizer,
+                                       const std::vector<int>& prompt,
+                                       const engine::GenerateOptions& options, bool json,
+                                       Streamed& out) {
+  QElapsedTimer clock;
+  clock.start();
+  return engine::generate(session, tokenizer, prompt, options,
+                          [&](const engine::GeneratedToken& t) {
+                            if (t.id >= 0) {  // a token (not the bytes held to the end)
+                              out.last_ns = clock.nsecsElapsed();
+                              if (out.first_ns == 0) out.first_ns = out.last_ns;
+                              out.ids.push_back(t.id);
+                            }
+                            if (!json) {
+                              std::fwrite(t.text.data(), 1, t.text.size(), stdout);
+                              std::fflush(stdout);
+                            }
+                            return true;
+                          });
+}
+
+void printSummary(const QJsonObject& out, size_t prompt_tokens, double prefill_ms) {
+  std::printf("\n");
+  printErr(QString("%1 prompt tokens in %2 ms · TTFT %3 ms · %4 tokens · %5 tok/s decode")
+               .arg(prompt_tokens)
+               .arg(prefill_ms, 0, 'f', 1)
+               .arg(out.value("ttft_ms").toDouble(), 0, 'f', 1)
+               .arg(out.value("output_tokens").toInt())
+               .arg(out.value("tokens_per_s").toDouble(), 0, 'f', 1));
+}
+
+// The session the plan asks for, with room for `capacity` positions; null after saying why.
+std::optional<engine::OpenedSession> openFor(const std::shared_ptr<engine::Model>& model,
+                                             int capacity, const RuntimePlan& plan) {
+  auto opened = engine::openSession(model, capacity, plan.kv, plan.backend);
+  if (!opened) {
+    printErr("tokenscope-cli generate: " + QString::fromStdString(opened.error()));
+    return std::nullopt;
+  }
+  if (!opened.value().note.empty())  // CUDA was asked for and the CPU runs: say why
+    printErr("tokenscope-cli generate: " + QString::fromStdString(opened.value().note));
+  return std::move(opened.value());
+}
+
+// --draft's source for the target `model` (its own vocabulary, to compare); null without
+// --draft; nullopt after saying why it cannot draft.
+std::optional<std::unique_ptr<engine::DraftSource>> draftFor(
+    const QCommandLineParser& p, const std::shared_ptr<engine::Model>& model, int capacity,
+    const RuntimePlan& plan) {
+  if (!p.isSet("draft")) return std::unique_ptr<engine::DraftSource>();
+  auto made = engine::makeDraftSource(p.value("draft").toStdString(), model, plan.load, capacity,
+                                      plan.kv, plan.backend.threads);
+  if (!made) {
+    printErr("tokenscope-cli generate: " + QString::fromStdString(made.error()));
+    return std::nullopt;
+  }
+  return std::move(made.value());
+}
+
+// Loads, tokenizes, opens the session (and the draft), generates and reports.
+int runGenerate(const QCommandLineParser& p, GeneratePlan plan) {
+  QElapsedTimer load_clock;
+  load_clock.start();
+  auto model = load(p, plan.runtime.load);
+  const double load_ms = load_clock.nsecsElapsed() / 1e6;
+  if (!model) {
+    printErr("tokenscope-cli generate: " + QString::fromStdString(model.error()));
+    return 1;
+  }
+  engine::Tokenizer tokenizer(model.value()->vocab);
+  engine::GenerateOptions& options = plan.options;
+  const auto prompt = promptOf(p, *model.value(), tokenizer, options.max_tokens);
+  if (!prompt) return 2;
+  const int capacity = static_cast<int>(prompt->size()) + options.max_tokens;
+  auto opened = openFor(model.value(), capacity, plan.runtime);
+  if (!opened) return 1;
+  auto draft = draftFor(p, model.value(), capacity, plan.runtime);
+  if (!draft) return 2;
+  options.user_token = model.value()->generation.roles().user;
+  options.draft = draft->get();
+  const bool json = p.isSet("json");
+  Streamed got;
+  engine::GenerationOutcome outcome;
+  try {  // the session throws when its device fails mid-run (inference/engine/README.md)
+    outcome = streamTokens(*opened->session, tokenizer, *prompt, options, json, got);
+  } catch (const std::exception& e) {
+    printErr(QString("\ntokenscope-cli generate: the engine failed: %1").arg(e.what()));
+    return 1;
+  }
+  QJsonObject out =
+      generateJson(outcome, got.ids, prompt->size(), got.first_ns, got.last_ns, *opened,
+                   *model.value(), plan.runtime.kv, plan.runtime.backend.threads, load_ms);
+  if (outcome.speculative)
+    addSpeculativeFields(out, *outcome.speculative, outcome.target_forwards, p.value("draft"),
+                         p.value("draft-k"), static_cast<int>(got.ids.size()));
+  if (json)
+    std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
+  else
+    printSummary(out, prompt->size(), outcome.prefill_ms);
+  return 0;
+}
+
 }  // namespace
 
 int runGenerateCommand(const QStringList& args) {
@@ -252,227 +316,13 @@ int runGenerateCommand(const QStringList& args) {
         "--prompt-ids 1,2,3");
     return 2;
   }
-  if (auto backend = engine::parseBackend(p.value("backend").toStdString()); !backend) {
-    printErr("tokenscope-cli generate: --backend: " + QString::fromStdString(backend.error()));
-    return 2;
-  }
-  auto settings = generateSettings(p);
-  if (!settings) return 2;
-  engine::GenerateOptions& options = settings->options;
-  QElapsedTimer load_clock;
-  load_clock.start();
-  auto model = load(p, true);
-  const double load_ms = load_clock.nsecsElapsed() / 1e6;
-  if (!model) {
-    printErr("tokenscope-cli generate: " + QString::fromStdString(model.error()));
-    return 1;
-  }
-  engine::Tokenizer tokenizer(model.value()->vocab);
-  const auto prompt = promptOf(p, *model.value(), tokenizer, options.max_tokens);
-  if (!prompt) return 2;
-  const int capacity = static_cast<int>(prompt->size()) + options.max_tokens;
-  const auto kv = engine::parseKvFormat(p.value("kv").toStdString());
-  if (!kv) {
-    printErr("tokenscope-cli generate: --kv: " + QString::fromStdString(kv.error()));
-    return 2;
-  }
   OptionError err;
-  const auto threads = p.isSet("threads")
-                           ? parseIntOption("threads", p.value("threads"), 1, 1024, err)
-                           : std::optional<int>(engine::ThreadPool::defaultThreads());
-  if (!threads) {
+  auto plan = generatePlan(p, err);
+  if (!plan) {
     printErr("tokenscope-cli generate: " + err.message);
     return 2;
   }
-  engine::BackendRequest request;
-  request.name = p.value("backend").toStdString();
-  request.threads = *threads;
-  request.cuda.device = settings->device;
-  auto opened = engine::openSession(model.value(), capacity, kv.value(), request);
-  if (!opened) {
-    printErr("tokenscope-cli generate: " + QString::fromStdString(opened.error()));
-    return 1;
-  }
-  if (!opened.value().note.empty())  // CUDA was asked for and the CPU runs: say why
-    printErr("tokenscope-cli generate: " + QString::fromStdString(opened.value().note));
-  std::unique_ptr<engine::DraftSource> draft;
-  if (p.isSet("draft")) {
-    auto load_options = loadOptions(p, true);
-    load_options.value().tokenizer_path.clear();  // the draft's own vocabulary, to compare
-    auto made = engine::makeDraftSource(p.value("draft").toStdString(), model.value(),
-                                        load_options.value(), capacity, kv.value(), *threads);
-    if (!made) {
-      printErr("tokenscope-cli generate: " + QString::fromStdString(made.error()));
-      return 2;
-    }
-    draft = std::move(made.value());
-  }
-  options.user_token = model.value()->generation.roles().user;
-  options.draft = draft.get();
-  const bool json = p.isSet("json");
-  QElapsedTimer clock;
-  clock.start();
-  std::vector<int> generated;
-  qint64 first_ns = 0, last_ns = 0;
-  const engine::GenerationOutcome outcome = engine::generate(
-      *opened.value().session, tokenizer, *prompt, options, [&](const engine::GeneratedToken& t) {
-        if (t.id >= 0) {  // a token (not the bytes held to the end)
-          last_ns = clock.nsecsElapsed();
-          if (first_ns == 0) first_ns = last_ns;
-          generated.push_back(t.id);
-        }
-        if (!json) {
-          std::fwrite(t.text.data(), 1, t.text.size(), stdout);
-          std::fflush(stdout);
-        }
-        return true;
-      });
-  QJsonObject out = generateJson(outcome, generated, prompt->size(), first_ns, last_ns,
-                                 opened.value(), *model.value(), kv.value(), *threads, load_ms);
-  if (outcome.speculative)
-    addSpeculativeFields(out, *outcome.speculative, outcome.target_forwards, p.value("draft"),
-                         p.value("draft-k"), static_cast<int>(generated.size()));
-  if (json) {
-    std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
-  } else {
-    std::printf("\n");
-    printErr(QString("%1 prompt tokens in %2 ms · TTFT %3 ms · %4 tokens · %5 tok/s decode")
-                 .arg(prompt->size())
-                 .arg(outcome.prefill_ms, 0, 'f', 1)
-                 .arg(out.value("ttft_ms").toDouble(), 0, 'f', 1)
-                 .arg(generated.size())
-                 .arg(out.value("tokens_per_s").toDouble(), 0, 'f', 1));
-  }
-  return 0;
-}
-
-int runTokenizeCommand(const QStringList& args) {
-  QCommandLineParser p;
-  p.setApplicationDescription("Shows how a model's vocabulary splits a text into tokens.");
-  addModelOptions(p, false);
-  p.addOptions({{"text", "The text.", "TEXT"},
-                {"no-bos", "Do not start with the BOS token."},
-                {"sentencepiece",
-                 "Tokenize with the sentencepiece library (the model's tokenizer.model, or "
-                 "one rebuilt from its vocabulary) instead of the engine's tokenizer."},
-                {"json", "Print {\"ids\": [...], \"pieces\": [...]}."}});
-  if (auto done = parseCommandLine(p, args, "tokenize")) return *done;
-  if (!p.isSet("model") || !p.isSet("text")) {
-    printErr("tokenscope-cli tokenize: expected --model PATH and --text TEXT");
-    return 2;
-  }
-  // Only the vocabulary is read: no weights (a vocabulary-only GGUF works too).
-  auto vocab =
-      engine::loadVocabulary(p.value("model").toStdString(), p.value("tokenizer").toStdString());
-  if (!vocab) {
-    printErr("tokenscope-cli tokenize: " + QString::fromStdString(vocab.error()));
-    return 1;
-  }
-  if (vocab->pieces.empty()) {
-    printErr("tokenscope-cli tokenize: this model carries no vocabulary: give --tokenizer PATH");
-    return 2;
-  }
-  const std::string text = p.value("text").toStdString();
-  std::vector<int> ids;
-  if (p.isSet("sentencepiece")) {
-    const std::string tok = p.value("tokenizer").toStdString();
-    auto library = tok.ends_with(".model") ? SentencePieceTokenizer::fromFile(tok)
-                                           : SentencePieceTokenizer::fromVocabulary(vocab.value());
-    if (!library) {
-      printErr("tokenscope-cli tokenize: " + QString::fromStdString(library.error()));
-      return 1;
-    }
-    ids = library.value()->encode(text, !p.isSet("no-bos"));
-  } else {
-    ids = engine::Tokenizer(vocab.value()).encode(text, !p.isSet("no-bos"));
-  }
-  QJsonArray id_array, pieces;
-  for (int id : ids) {
-    id_array.append(id);
-    pieces.append(QString::fromStdString(vocab->pieces[id]));
-  }
-  if (p.isSet("json")) {
-    std::printf("%s\n", QJsonDocument(QJsonObject{{"ids", id_array}, {"pieces", pieces}})
-                            .toJson(QJsonDocument::Compact)
-                            .constData());
-  } else {
-    for (int i = 0; i < id_array.size(); ++i)
-      printOut(QString("%1\t%2").arg(id_array[i].toInt()).arg(pieces[i].toString()));
-  }
-  return 0;
-}
-
-int runPplCommand(const QStringList& args) {
-  QCommandLineParser p;
-  p.setApplicationDescription(
-      "Perplexity of a model on a text: exp(mean negative log-likelihood of each token given "
-      "the ones before it), over consecutive windows of --context tokens that each start "
-      "with BOS.");
-  addModelOptions(p, true);
-  p.addOptions({{"text", "A UTF-8 text file.", "FILE"},
-                {"context", "Window length in tokens (default: the model's context).", "N"},
-                {"json", "Print one JSON object."}});
-  if (auto done = parseCommandLine(p, args, "ppl")) return *done;
-  if (!p.isSet("model") || !p.isSet("text")) {
-    printErr("tokenscope-cli ppl: expected --model PATH and --text FILE");
-    return 2;
-  }
-  QFile file(p.value("text"));
-  if (!file.open(QIODevice::ReadOnly)) {
-    printErr(
-        QString("tokenscope-cli ppl: cannot read %1: %2").arg(p.value("text"), file.errorString()));
-    return 1;
-  }
-  const std::string text = file.readAll().toStdString();
-  auto model = load(p, true);
-  if (!model) {
-    printErr("tokenscope-cli ppl: " + QString::fromStdString(model.error()));
-    return 1;
-  }
-  if (model.value()->vocab.pieces.empty()) {
-    printErr("tokenscope-cli ppl: this model carries no vocabulary: give --tokenizer PATH");
-    return 2;
-  }
-  const engine::ModelConfig& config = model.value()->config;
-  OptionError err;
-  const auto context = p.isSet("context")
-                           ? parseIntOption("context", p.value("context"), 2, 1 << 20, err)
-                           : std::optional<int>(config.context);
-  if (!context) {
-    printErr("tokenscope-cli ppl: " + err.message);
-    return 2;
-  }
-  engine::Tokenizer tokenizer(model.value()->vocab);
-  const std::vector<int> tokens = tokenizer.encode(text, false);
-  if (tokens.size() < 2) {
-    printErr("tokenscope-cli ppl: the text is too short: expected at least 2 tokens");
-    return 2;
-  }
-  QElapsedTimer clock;
-  clock.start();
-  const Scores scores = scoreWindows(model.value(), tokenizer, tokens, *context);
-  const double nll = scores.nll;
-  const int64_t scored = scores.scored, windows = scores.windows;
-  const double ppl = std::exp(nll / scored);
-  const QJsonObject out{
-      {"perplexity", ppl},
-      {"mean_nll", nll / scored},
-      {"tokens", static_cast<qint64>(scored)},
-      {"windows", static_cast<qint64>(windows)},
-      {"context", *context},
-      {"weight_format",
-       QString::fromStdString(engine::weightFormatName(model.value()->weight_format))},
-      {"weights", QString::fromStdString(model.value()->weightSummary())},
-      {"seconds", clock.nsecsElapsed() / 1e9}};
-  if (p.isSet("json"))
-    std::printf("%s", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
-  else
-    printOut(QString("perplexity %1 over %2 tokens (%3 windows of up to %4)")
-                 .arg(ppl, 0, 'f', 4)
-                 .arg(scored)
-                 .arg(windows)
-                 .arg(*context));
-  return 0;
+  return runGenerate(p, std::move(*plan));
 }
 
 }  // namespace ts

@@ -1,5 +1,5 @@
-// `tokenscope-cli generate` and `tokenscope-cli tokenize`: the local engine from the
-// command line (CPU reference backend, f32 weights for now).
+// The local engine from the command line: `generate` (generate_command.cpp), `tokenize`
+// (tokenize_command.cpp) and `ppl` (ppl_command.cpp).
 #pragma once
 #include <QStringList>
 

@@ -1,5 +1,7 @@
 #include "app/cli/model_options.h"
 
+#include "app/cli/runtime_options.h"
+
 namespace ts {
 
 // --model and --tokenizer; with weight_options also --weights, --int4-group, --no-cache.
@@ -9,29 +11,20 @@ void addModelOptions(QCommandLineParser& p, bool weight_options) {
                  "llama2.c tokenizer .bin (default: beside the model) or sentencepiece "
                  "tokenizer.model.",
                  "PATH"}});
-  if (weight_options)
-    p.addOptions(
-        {{"weights",
-          "Runtime weight format: auto (default: every tensor as the file stores it), f32, f16, "
-          "int8, int4 or q8_0 (converted at load).",
-          "FORMAT", "auto"},
-         {"int4-group", "Inputs per int4 scale: 32, 64 or 128 (default 128).", "N"},
-         {"no-cache",
-          "Neither read nor write the converted weights cached under ~/.cache/tokenscope."}});
+  if (weight_options) addRuntimeOptions(p, kWeightOptions);
 }
 
-// --model, --tokenizer, and (when the command offers them: weight_options) --weights,
-// --int4-group and --no-cache.
+// --tokenizer, and (when the command offers them: weight_options) --weights, --int4-group
+// and --no-cache.
 engine::Result<engine::LoadOptions> loadOptions(const QCommandLineParser& p, bool weight_options) {
   engine::LoadOptions options;
-  options.tokenizer_path = p.value("tokenizer").toStdString();
   if (weight_options) {
-    auto format = engine::parseWeightFormat(p.value("weights").toStdString());
-    if (!format) return engine::fail("--weights: " + format.error());
-    options.weights = format.value();
-    if (p.isSet("int4-group")) options.int4_group = p.value("int4-group").toInt();
-    options.cache = !p.isSet("no-cache");
+    OptionError error;
+    const auto plan = runtimePlan(p, kWeightOptions, error);
+    if (!plan) return engine::fail(error.message.toStdString());
+    options = plan->load;
   }
+  options.tokenizer_path = p.value("tokenizer").toStdString();
   return options;
 }
 
@@ -40,6 +33,12 @@ engine::Result<std::shared_ptr<engine::Model>> load(const QCommandLineParser& p,
   auto options = loadOptions(p, weight_options);
   if (!options) return engine::fail(options.error());
   return engine::loadModel(p.value("model").toStdString(), options.value());
+}
+
+engine::Result<std::shared_ptr<engine::Model>> load(const QCommandLineParser& p,
+                                                    engine::LoadOptions options) {
+  options.tokenizer_path = p.value("tokenizer").toStdString();
+  return engine::loadModel(p.value("model").toStdString(), options);
 }
 
 }  // namespace ts

@@ -5,42 +5,42 @@
 
 namespace ts {
 
-void addSchedulerOptions(QCommandLineParser& p, const QString& prefix) {
+void addSchedulerOptions(QCommandLineParser& p) {
   const engine::SchedulerOptions d;
   p.addOptions({
       {"parallel",
-       prefix + QString("Requests running at once: each step is one pass over all of them "
-                        "(default %1); more wait.")
-                    .arg(d.max_running),
+       QString("Requests running at once: each step is one pass over all of them "
+               "(default %1); more wait.")
+           .arg(d.max_running),
        "N", QString::number(d.max_running)},
       {"batch-tokens",
-       prefix + QString("Tokens per step at most: the running requests' next tokens first, "
-                        "then prompt chunks (default %1).")
-                    .arg(d.batch_tokens),
+       QString("Tokens per step at most: the running requests' next tokens first, "
+               "then prompt chunks (default %1).")
+           .arg(d.batch_tokens),
        "N", QString::number(d.batch_tokens)},
       {"prefill-chunk",
-       prefix + QString("Prompt tokens computed per step, the oldest prompt's first (default "
-                        "%1; 0: whole prompts in one step, which stalls the others' tokens "
-                        "meanwhile).")
-                    .arg(d.prefill_chunk),
+       QString("Prompt tokens computed per step, the oldest prompt's first (default "
+               "%1; 0: whole prompts in one step, which stalls the others' tokens "
+               "meanwhile).")
+           .arg(d.prefill_chunk),
        "N", QString::number(d.prefill_chunk)},
       {"tpot-target",
-       prefix + QString("Milliseconds per output token to keep the decoding requests near "
-                        "while prompts are computed: prompt chunks then wait between steps, "
-                        "trading the prompts' time to first token for the others' pace "
-                        "(default 0: a chunk in every step)."),
+       QString("Milliseconds per output token to keep the decoding requests near "
+               "while prompts are computed: prompt chunks then wait between steps, "
+               "trading the prompts' time to first token for the others' pace "
+               "(default 0: a chunk in every step)."),
        "MS", "0"},
       {"kv-positions",
-       prefix + QString("KV cache positions all requests share, in blocks of %1 (default: two "
-                        "contexts, or --parallel x 1,024 if more); full blocks of prompts stay "
-                        "cached for the next request that starts the same way.")
-                    .arg(engine::kKvBlock),
+       QString("KV cache positions all requests share, in blocks of %1 (default: two "
+               "contexts, or --parallel x 1,024 if more); full blocks of prompts stay "
+               "cached for the next request that starts the same way.")
+           .arg(engine::kKvBlock),
        "N"},
       {"kv-memory-mb",
-       prefix + QString("KV cache memory all requests share, in MiB (default: what "
-                        "--kv-positions' default takes, at most half of the memory available "
-                        "now); refused at the start when more than is available. Not with "
-                        "--kv-positions."),
+       QString("KV cache memory all requests share, in MiB (default: what "
+               "--kv-positions' default takes, at most half of the memory available "
+               "now); refused at the start when more than is available. Not with "
+               "--kv-positions."),
        "MIB"},
   });
 }

@@ -1,6 +1,7 @@
-// The serving scheduler's options that `serve` and `bench --model-path` share: --parallel,
-// --batch-tokens, --prefill-chunk, --tpot-target, --kv-positions and --kv-memory-mb
-// (engine/serving/scheduler.h; bounds in serving_limits.h).
+// The serving scheduler's part of the runtime options (runtime_options.h), which `serve` and
+// `bench --model-path` share: --parallel, --batch-tokens, --prefill-chunk, --tpot-target,
+// --kv-positions and --kv-memory-mb (engine/serving/scheduler.h; bounds in
+// serving_limits.h).
 #pragma once
 #include <QCommandLineParser>
 #include <optional>
@@ -10,8 +11,7 @@
 
 namespace ts {
 
-// prefix: what the help says first ("With --model-path: " for bench, "" for serve).
-void addSchedulerOptions(QCommandLineParser& p, const QString& prefix);
+void addSchedulerOptions(QCommandLineParser& p);
 // The options as given (defaults otherwise); nullopt with `error` filled when a value is
 // out of range.
 std::optional<engine::SchedulerOptions> schedulerOptions(const QCommandLineParser& p,

@@ -9,12 +9,11 @@
 #include "app/cli/common.h"
 #include "app/cli/model_options.h"
 #include "app/cli/options.h"
-#include "app/cli/scheduler_options.h"
+#include "app/cli/runtime_options.h"
 #include "app/server/chat_api.h"
 #include "app/server/model_server.h"
-#include "inference/engine/core/thread_pool.h"
-#include "inference/engine/decode/open_session.h"
 #include "inference/engine/serving/serving_limits.h"
+#include "inference/engine/tokenizer/chat_template.h"
 
 namespace ts {
 
@@ -47,94 +46,105 @@ void addServeOptions(QCommandLineParser& p) {
         "A conversation longer than the context loses its oldest rounds (the response header "
         "X-TokenScope-Truncated says what was dropped) instead of a 400 "
         "context_length_exceeded: for chat UIs that send the whole history."},
-       {"context",
-        "Positions of one request, prompt and answer (default: the model's context, at most "
-        "4096).",
-        "N"},
        {"max-tokens",
         "Answer length when a request gives none (default: the model's generation_config.json "
         "max_new_tokens, else 256).",
-        "N", "256"},
-       {"backend", "cpu, cuda or auto.", "NAME", "cpu"},
-       {"device", "CUDA device index.", "N", "0"},
-       {"kv", "KV cache format: f16 (default), f32 or int8.", "FORMAT", "f16"},
-       {"threads", "CPU threads (default: one per core).", "N"}});
-  addSchedulerOptions(p, "");
+        "N", "256"}});
+  addRuntimeOptions(p, kServingOptions & ~kWeightOptions);
 }
 
-// serve's settings, checked; nullopt after saying why.
-struct ServeSettings {
-  int port = 8080, max_queue = 16, max_tokens = 256, device = 0, threads = 1, context = 0;
-  int max_body_mb = 8;
-  engine::SchedulerOptions scheduling;
-  engine::KvFormat kv = engine::KvFormat::F16;
-  QString chat;
-  std::string api_key;
+// What serve will do, checked before anything loads. The model decides the rest (the chat
+// template with --chat auto, the default answer length without --max-tokens).
+struct ServePlan {
+  RuntimePlan runtime;
+  server::ServerOptions server;
+  QString chat;  // auto | on | off
+  int max_tokens = 256;
+  std::string host;
+  int port = 8080;
 };
-std::optional<ServeSettings> serveSettings(const QCommandLineParser& p) {
-  OptionError err;
-  const auto port = parseIntOption("port", p.value("port"), 0, 65535, err);
-  const auto scheduling = schedulerOptions(p, err);
+
+// --cors-origin values, each an origin (scheme, host, port; no path).
+bool readOrigins(const QCommandLineParser& p, std::vector<std::string>& out, OptionError& err) {
+  for (const QString& given : p.values("cors-origin")) {
+    const QString origin = given.trimmed();
+    const QUrl url(origin);
+    if (!url.isValid() || (url.scheme() != "http" && url.scheme() != "https") ||
+        url.host().isEmpty() || !url.path().isEmpty()) {
+      err.message = QString(
+                        "--cors-origin: expected an origin such as http://localhost:3000 "
+                        "(scheme, host and port, no path), found '%1'")
+                        .arg(given);
+      return false;
+    }
+    out.push_back(origin.toStdString());
+  }
+  return true;
+}
+
+// --api-key-env: the key clients must send, from the named variable ("" without the flag).
+bool readApiKey(const QCommandLineParser& p, std::string& key, OptionError& err) {
+  if (!p.isSet("api-key-env")) return true;
+  key = qEnvironmentVariable(p.value("api-key-env").toLocal8Bit().constData()).toStdString();
+  if (!key.empty()) return true;
+  err.message = QString(
+                    "--api-key-env: the variable %1 is empty or not set; set it to the key "
+                    "clients must send")
+                    .arg(p.value("api-key-env"));
+  return false;
+}
+
+std::optional<ServePlan> servePlan(const QCommandLineParser& p, OptionError& err) {
+  const auto runtime = runtimePlan(p, kServingOptions, err);
+  if (!runtime) return std::nullopt;
+  ServePlan plan{*runtime, {}, p.value("chat"), 256, p.value("host").toStdString(), 8080};
   const auto bounded = [&](const char* name, const engine::Bound& b) {
     return parseIntOption(name, p.value(name), static_cast<int>(b.lo), static_cast<int>(b.hi), err);
   };
+  const auto port = parseIntOption("port", p.value("port"), 0, 65535, err);
   const auto max_queue = bounded("max-queue", engine::kQueueBound);
   const auto max_body = bounded("max-body-mb", engine::kMaxBodyMbBound);
   const auto max_tokens = parseIntOption("max-tokens", p.value("max-tokens"), 1, 1 << 20, err);
-  const auto device = parseIntOption("device", p.value("device"), 0, 63, err);
-  const auto threads = p.isSet("threads")
-                           ? parseIntOption("threads", p.value("threads"), 1, 1024, err)
-                           : std::optional<int>(engine::ThreadPool::defaultThreads());
-  const auto context =
-      p.isSet("context") ? bounded("context", engine::kContextBound) : std::optional<int>(0);
-  const QString chat = p.value("chat");
-  if (err.message.isEmpty() && chat != "auto" && chat != "on" && chat != "off")
-    err.message = QString("--chat: expected auto, on or off, found '%1'").arg(chat);
-  const auto kv = engine::parseKvFormat(p.value("kv").toStdString());
-  if (err.message.isEmpty() && !kv) err.message = "--kv: " + QString::fromStdString(kv.error());
-  if (auto backend = engine::parseBackend(p.value("backend").toStdString());
-      err.message.isEmpty() && !backend)
-    err.message = "--backend: " + QString::fromStdString(backend.error());
-  std::string api_key;
-  if (err.message.isEmpty() && p.isSet("api-key-env")) {
-    api_key = qEnvironmentVariable(p.value("api-key-env").toLocal8Bit().constData()).toStdString();
-    if (api_key.empty())
-      err.message = QString(
-                        "--api-key-env: the variable %1 is empty or not set; set it to the key "
-                        "clients must send")
-                        .arg(p.value("api-key-env"));
-  }
-  if (!err.message.isEmpty()) {
-    printErr("tokenscope-cli serve: " + err.message);
+  if (!port || !max_queue || !max_body || !max_tokens) return std::nullopt;
+  if (plan.chat != "auto" && plan.chat != "on" && plan.chat != "off") {
+    err.message = QString("--chat: expected auto, on or off, found '%1'").arg(plan.chat);
     return std::nullopt;
   }
-  return ServeSettings{*port,     *max_queue,  *max_tokens, *device, *threads, *context,
-                       *max_body, *scheduling, kv.value(),  chat,    api_key};
+  if (!readApiKey(p, plan.server.api_key, err) || !readOrigins(p, plan.server.cors_origins, err))
+    return std::nullopt;
+  plan.port = *port;
+  plan.max_tokens = *max_tokens;
+  plan.server.max_queue = *max_queue;
+  plan.server.max_body_mb = *max_body;
+  plan.server.truncate_history = p.isSet("truncate-history");
+  plan.server.model_name = p.isSet("model-name")
+                               ? p.value("model-name").toStdString()
+                               : QFileInfo(p.value("model")).completeBaseName().toStdString();
+  return plan;
 }
 
-// Listens, says where and how, and serves until SIGINT / SIGTERM (blocked in
-// `stop_signals`).
-int serveUntilStopped(const QCommandLineParser& p, const server::ServedModel& served,
-                      const engine::Model& model, const server::ServerOptions& options, int port,
-                      const sigset_t& stop_signals) {
-  server::LocalServer& server = *served.server;
-  const std::string host = p.value("host").toStdString();
-  const int bound = server.bind(host, port);
-  if (bound < 0) {
-    printErr(QString("tokenscope-cli serve: cannot listen on %1:%2 (in use, or not an address of "
-                     "this machine); choose another --port or --host")
-                 .arg(p.value("host"))
-                 .arg(port));
-    return 1;
-  }
-  if (!server.start()) {
-    printErr("tokenscope-cli serve: the server stopped as it started");
-    return 1;
-  }
+// The plan's server options completed by what the model says: the chat template (--chat
+// auto: for chat models) and the answer length of requests that give none.
+server::ServerOptions serverOptions(const QCommandLineParser& p, const ServePlan& plan,
+                                    const engine::Model& model) {
+  server::ServerOptions options = plan.server;
+  options.chat =
+      plan.chat == "on" ||
+      (plan.chat == "auto" && engine::isChatModel(model.config.architecture, model.config.vocab));
+  options.default_max_tokens = p.isSet("max-tokens")
+                                   ? plan.max_tokens
+                                   : model.generation.max_new_tokens.value_or(plan.max_tokens);
+  return options;
+}
+
+// The first lines: where and how the model is served, the suggested sampling settings,
+// and (on stderr) a warning when anyone on the network may use it without a key.
+void sayServing(const server::ServedModel& served, const engine::Model& model,
+                const server::ServerOptions& options, const std::string& host, int port) {
   std::printf("serving %s (%s, %s, %d positions, %s; %s) at http://%s:%d/v1%s\n",
               options.model_name.c_str(), model.config.describe().c_str(), served.backend.c_str(),
               served.positions, options.chat ? "chat template" : "plain completion",
-              server::describeScheduling(*served.scheduler).c_str(), host.c_str(), bound,
+              server::describeScheduling(*served.scheduler).c_str(), host.c_str(), port,
               options.api_key.empty() ? "" : " (API key required)");
   if (model.generation.suggestsSampling())
     std::printf(
@@ -145,12 +155,60 @@ int serveUntilStopped(const QCommandLineParser& p, const server::ServedModel& se
   if (const std::string warning = server::exposureWarning(host, !options.api_key.empty());
       !warning.empty())
     printErr(QString::fromStdString(warning));
+}
+
+// Listens, says where and how, and serves until SIGINT / SIGTERM (blocked in
+// `stop_signals`).
+int serveUntilStopped(const ServePlan& plan, const server::ServedModel& served,
+                      const engine::Model& model, const server::ServerOptions& options,
+                      const sigset_t& stop_signals) {
+  server::LocalServer& server = *served.server;
+  const int bound = server.bind(plan.host, plan.port);
+  if (bound < 0) {
+    printErr(QString("tokenscope-cli serve: cannot listen on %1:%2 (in use, or not an address of "
+                     "this machine); choose another --port or --host")
+                 .arg(QString::fromStdString(plan.host))
+                 .arg(plan.port));
+    return 1;
+  }
+  if (!server.start()) {
+    printErr("tokenscope-cli serve: the server stopped as it started");
+    return 1;
+  }
+  sayServing(served, model, options, plan.host, bound);
   int signal = 0;
   sigwait(&stop_signals, &signal);
   server.cancelAll();  // what runs ends within a step, instead of at its max_tokens
   server.stop();
   std::printf("stopped after %d completed requests\n", server.completedRequests());
   return 0;
+}
+
+// Loads the model, serves it on the plan's backend and scheduler until stopped.
+int runServe(const QCommandLineParser& p, const ServePlan& plan) {
+  auto model = load(p, plan.runtime.load);
+  if (!model) {
+    printErr("tokenscope-cli serve: " + QString::fromStdString(model.error()));
+    return 1;
+  }
+  const server::ServerOptions options = serverOptions(p, plan, *model.value());
+  // SIGINT / SIGTERM end the server: blocked here (and so in every thread started after),
+  // awaited below while another thread serves.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const RuntimePlan& r = plan.runtime;
+  auto served =
+      server::serveModel(model.value(), r.context, r.kv, r.backend, r.scheduling, options);
+  if (!served) {
+    printErr("tokenscope-cli serve: " + QString::fromStdString(served.error()));
+    return 1;
+  }
+  if (!served->note.empty())
+    printErr("tokenscope-cli serve: " + QString::fromStdString(served->note));
+  return serveUntilStopped(plan, served.value(), *model.value(), options, stop_signals);
 }
 
 }  // namespace
@@ -163,60 +221,13 @@ int runServeCommand(const QStringList& args) {
     printErr("tokenscope-cli serve: expected --model PATH");
     return 2;
   }
-  const auto settings = serveSettings(p);
-  if (!settings) return 2;
-  auto model = load(p, true);
-  if (!model) {
-    printErr("tokenscope-cli serve: " + QString::fromStdString(model.error()));
-    return 1;
+  OptionError err;
+  const auto plan = servePlan(p, err);
+  if (!plan) {
+    printErr("tokenscope-cli serve: " + err.message);
+    return 2;
   }
-  engine::BackendRequest request;
-  request.name = p.value("backend").toStdString();
-  request.threads = settings->threads;
-  request.cuda.device = settings->device;
-  server::ServerOptions options;
-  options.api_key = settings->api_key;
-  options.model_name = p.isSet("model-name")
-                           ? p.value("model-name").toStdString()
-                           : QFileInfo(p.value("model")).completeBaseName().toStdString();
-  options.chat =
-      settings->chat == "on" || (settings->chat == "auto" && server::isChatModel(*model.value()));
-  options.default_max_tokens =
-      p.isSet("max-tokens")
-          ? settings->max_tokens
-          : model.value()->generation.max_new_tokens.value_or(settings->max_tokens);
-  options.max_queue = settings->max_queue;
-  options.max_body_mb = settings->max_body_mb;
-  options.truncate_history = p.isSet("truncate-history");
-  for (const QString& given : p.values("cors-origin")) {
-    const QString origin = given.trimmed();
-    const QUrl url(origin);
-    if (!url.isValid() || (url.scheme() != "http" && url.scheme() != "https") ||
-        url.host().isEmpty() || !url.path().isEmpty()) {
-      printErr(QString("tokenscope-cli serve: --cors-origin: expected an origin such as "
-                       "http://localhost:3000 (scheme, host and port, no path), found '%1'")
-                   .arg(given));
-      return 2;
-    }
-    options.cors_origins.push_back(origin.toStdString());
-  }
-  // SIGINT / SIGTERM end the server: blocked here (and so in every thread started after),
-  // awaited below while another thread serves.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  auto served = server::serveModel(model.value(), settings->context, settings->kv, request,
-                                   settings->scheduling, options);
-  if (!served) {
-    printErr("tokenscope-cli serve: " + QString::fromStdString(served.error()));
-    return 1;
-  }
-  if (!served->note.empty())
-    printErr("tokenscope-cli serve: " + QString::fromStdString(served->note));
-  return serveUntilStopped(p, served.value(), *model.value(), options, settings->port,
-                           stop_signals);
+  return runServe(p, *plan);
 }
 
 }  // namespace ts

@@ -1,8 +1,7 @@
 #include "app/desktop/about_box.h"
 
-#include <QMessageBox>
-
 #include "inference/engine/backend/backend_loader.h"
+#include "ui/about_dialog.h"
 
 namespace ts {
 
@@ -19,17 +18,13 @@ void AboutBox::show(QWidget* parent) {
   } else {
     gpu = tr("CUDA: not used (%1)").arg(QString::fromStdString(cuda.reason));
   }
-  auto* box = new QMessageBox(QMessageBox::Information, tr("About TokenScope"),
-                              tr("<b>TokenScope %1</b><br>An LLM inference playground: chat, "
-                                 "measure every token, compare and benchmark.")
-                                  .arg(TOKENSCOPE_VERSION),
-                              QMessageBox::Close, parent);
-  box->setObjectName("aboutBox");
-  box->setAttribute(Qt::WA_DeleteOnClose);
-  box->setInformativeText(
+  ui::showAboutDialog(
+      parent, tr("About TokenScope"),
+      tr("<b>TokenScope %1</b><br>An LLM inference playground: chat, "
+         "measure every token, compare and benchmark.")
+          .arg(TOKENSCOPE_VERSION),
       tr("Qt %1 (built with %2)<br>sentencepiece %3<br>%4")
           .arg(qVersion(), QT_VERSION_STR, TOKENSCOPE_SENTENCEPIECE_VERSION, gpu.toHtmlEscaped()));
-  box->show();
 }
 
 }  // namespace ts

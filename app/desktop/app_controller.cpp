@@ -20,8 +20,11 @@ AppController::AppController(ui::MainWindow* window, ProviderStore store, QStrin
       model_manager_(window),
       history_(window),
       benchmark_(window, &keys_, [this] { return chat_.runStore(); }),
-      preferences_(window) {
+      preferences_(window, &chat_.conversation()) {
   connect(&chat_, &ChatController::runRecorded, &history_, &HistoryController::refresh);
+  // Requests served to other programs are runs too: in the same store, tagged "served".
+  serving_.setRunStore([this] { return chat_.runStore(); });
+  connect(&serving_, &ServingController::runRecorded, &history_, &HistoryController::refresh);
   connect(&chat_, &ChatController::runLogged, this, &AppController::runLogged);
   connect(&benchmark_, &BenchmarkController::sweepFinished, &history_, &HistoryController::refresh);
   connect(window, &ui::MainWindow::modelManagerRequested, this, &AppController::openModelManager);

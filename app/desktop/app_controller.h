@@ -27,9 +27,11 @@ class AppController : public QObject {
                 bool persist_providers, QObject* parent = nullptr);
 
   ChatSession& session() { return chat_.session(); }
+  ConversationController& conversation() { return chat_.conversation(); }
   LocalServing& serving() { return serving_.serving(); }
   ModelManager& modelManager() { return model_manager_; }
   HistoryController& history() { return history_; }
+  PreferencesController& preferences() { return preferences_; }
   ui::BenchmarkDialog* benchmark() const { return benchmark_.dialog(); }
   const BenchmarkController& benchmarks() const { return benchmark_; }
   // Where every run is recorded (ChatController::setRunStore); the history reads it.

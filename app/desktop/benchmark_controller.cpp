@@ -3,7 +3,7 @@
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "app/server/model_server.h"
+#include "app/local/free_port_server.h"
 #include "inference/engine/serving/serving_limits.h"
 
 namespace ts {
@@ -105,8 +105,7 @@ void BenchmarkController::show(const RemoteEndpoint& endpoint, const QString& mo
 QString BenchmarkController::serveStep(const std::shared_ptr<engine::Model>& model,
                                        const QString& model_name, const ui::BenchmarkPlan& plan,
                                        double value, QString& error) {
-  if (step_server_) step_server_->server->cancelAll();  // nothing of it runs on
-  step_server_.reset();  // the previous step's server and scheduler go first
+  step_server_.reset();  // the previous step's server and scheduler go first (cancelled)
   const LocalEngineSpec& spec = *local_spec_;
   engine::SchedulerOptions scheduling;
   if (plan.kind == ui::SweepKind::PrefillChunk) scheduling.prefill_chunk = static_cast<int>(value);
@@ -117,28 +116,25 @@ QString BenchmarkController::serveStep(const std::shared_ptr<engine::Model>& mod
     error = QString::fromStdString(kv.error());
     return {};
   }
-  server::ServerOptions options;
-  options.model_name = model_name.toStdString();
-  options.chat = server::isChatModel(*model);
+  FreePortServeSpec serve;
+  serve.model = model;
+  serve.model_name = model_name.toStdString();
+  serve.context = spec.engine.context;
+  serve.kv = kv.value();
+  serve.backend = backendRequestFor(spec.engine);
+  serve.scheduling = scheduling;
   // A benchmark queues rather than being refused (the server keeps a thread per admitted
   // request: at most every request of a step at once)
-  options.max_queue =
+  serve.max_queue =
       std::min<int>(plan.requests + plan.warmup, static_cast<int>(engine::kQueueBound.hi));
-  auto served = server::serveModel(model, spec.engine.context, kv.value(),
-                                   backendRequestFor(spec.engine), scheduling, options);
+  auto served = FreePortServer::start(serve);
   if (!served) {
     error = QString::fromStdString(served.error());
     return {};
   }
-  step_server_ = std::make_unique<server::ServedModel>(std::move(served.value()));
-  step_schedulings_ << QString::fromStdString(server::describeScheduling(*step_server_->scheduler));
-  const int port = step_server_->server->bind("127.0.0.1", 0);
-  if (port < 0 || !step_server_->server->start()) {
-    step_server_.reset();
-    error = tr("cannot listen on 127.0.0.1 for the local model");
-    return {};
-  }
-  return QString("http://127.0.0.1:%1").arg(port);
+  step_server_ = std::move(served.value());
+  step_schedulings_ << QString::fromStdString(step_server_->scheduling());
+  return step_server_->baseUrl();
 }
 
 void BenchmarkController::run(const RemoteEndpoint& endpoint, const QString& model,
@@ -181,8 +177,7 @@ void BenchmarkController::run(const RemoteEndpoint& endpoint, const QString& mod
   connect(sweep, &BenchSweep::stepFinished, dialog,
           [dialog](const SweepStep& step) { dialog->onStepFinished(step.value, step.figures); });
   connect(sweep, &BenchSweep::finished, dialog, [this, dialog, sweep](bool cancelled) {
-    if (step_server_) step_server_->server->cancelAll();  // a cancelled sweep's requests too
-    step_server_.reset();                                 // nothing serves once the sweep ends
+    step_server_.reset();  // nothing serves once the sweep ends (a cancelled one's requests too)
     emit sweepFinished();
     dialog->onFinished(cancelled, static_cast<int>(sweep->steps().size()), sweep->json());
   });

@@ -13,8 +13,8 @@
 
 #include "app/bench/bench_sweep.h"
 #include "app/desktop/provider_keys.h"
+#include "app/local/free_port_server.h"
 #include "app/local/local_engine_loader.h"
-#include "app/server/model_server.h"
 #include "ui/benchmark_dialog.h"
 #include "ui/main_window.h"
 
@@ -27,7 +27,7 @@ class BenchmarkController : public QObject {
   BenchmarkController(ui::MainWindow* window, ProviderKeys* keys, std::function<RunStore*()> store,
                       QObject* parent = nullptr);
   ui::BenchmarkDialog* dialog() const { return dialog_; }
-  // How each step of the last local sweep was served (server::describeScheduling), in order.
+  // How each step of the last local sweep was served (FreePortServer::scheduling), in order.
   const QStringList& stepSchedulings() const { return step_schedulings_; }
 
  signals:
@@ -54,7 +54,7 @@ class BenchmarkController : public QObject {
   QPointer<ui::BenchmarkDialog> dialog_;
   QPointer<BenchSweep> sweep_;
   std::optional<LocalEngineSpec> local_spec_;  // the dialog benchmarks this local model
-  std::unique_ptr<server::ServedModel> step_server_;
+  std::unique_ptr<FreePortServer> step_server_;
   QStringList step_schedulings_;
 };
 

@@ -1,16 +1,26 @@
 #include "app/desktop/chat_controller.h"
 
+#include <QStandardPaths>
+
 #include "app/local/local_engine_loader.h"
 #include "app/store/run_log.h"
 #include "inference/remote/base_url.h"
 
 namespace ts {
+namespace {
+// The default run log ("./logs/infer", relative to wherever the app was started) goes to
+// the app's data folder instead; any other folder is used as given.
+QString logFolder(const QString& dir) {
+  if (!dir.isEmpty() && dir != defaultLogDir()) return dir;
+  return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + "/logs/infer";
+}
+}  // namespace
 
 ChatController::ChatController(ui::MainWindow* window, ProviderKeys* keys, QString log_dir,
                                QObject* parent)
-    : QObject(parent), window_(window), keys_(keys) {
+    : QObject(parent), window_(window), keys_(keys), conversation_(window) {
   log_.dir = std::move(log_dir);
-  connect(window, &ui::MainWindow::sendRequested, this, &ChatController::onSend);
+  connect(&conversation_, &ConversationController::requestReady, this, &ChatController::onSend);
   connect(window, &ui::MainWindow::stopRequested, &session_, &ChatSession::cancel);
   // Recorded before the window shows it: once the window has shown a run's end, the run
   // is in the store (a next Send may follow at once).
@@ -23,6 +33,9 @@ ChatController::ChatController(ui::MainWindow* window, ProviderKeys* keys, QStri
     window_->showStatus(percent < 100 ? tr("Loading %1… %2% (Stop cancels)").arg(name).arg(percent)
                                       : tr("Loaded %1.").arg(name));
   });
+  // A slow first use (a speculative draft's conversion): what happens, with a progress bar,
+  // until it is done ("").
+  connect(&session_, &ChatSession::localPreparing, window_, &ui::MainWindow::setPreparing);
   // Once, in the status bar (and a lasting mark there), not in the transcript of every answer.
   connect(&session_, &ChatSession::localBackendNote, this, [this](const QString& note) {
     window_->setCpuFallback(note);
@@ -110,7 +123,7 @@ void ChatController::onFinished(const RemoteResult& result) {
   window_->onRunWarnings(result.warnings);
   QByteArray line;
   const QString error =
-      appendRunLog(log_.dir, last_request_, result.run,
+      appendRunLog(logFolder(log_.dir), last_request_, result.run,
                    {last_root_, result.final_url, result.attempts, result.warnings}, &line);
   if (finished_recording_ >= 0 && error.isEmpty())
     runs_->setImportKey(finished_recording_, line);  // importing the log adds it not twice

@@ -1,11 +1,12 @@
-// The chat: Send and Stop from the main window start and cancel a generation (remote, with
-// the provider's key, or on the local engine); every run is recorded in the run store as
-// it streams and appended to the run log when it ends.
+// The chat: a request the conversation builds and Stop from the main window start and
+// cancel a generation (remote, with the provider's key, or on the local engine); every
+// run is recorded in the run store as it streams and appended to the run log when it ends.
 #pragma once
 #include <QObject>
 #include <memory>
 
 #include "app/desktop/chat_session.h"
+#include "app/desktop/conversation_controller.h"
 #include "app/desktop/provider_keys.h"
 #include "app/store/run_store.h"
 #include "ui/main_window.h"
@@ -18,6 +19,7 @@ class ChatController : public QObject {
   ChatController(ui::MainWindow* window, ProviderKeys* keys, QString log_dir,
                  QObject* parent = nullptr);
   ChatSession& session() { return session_; }
+  ConversationController& conversation() { return conversation_; }
   // Where every run is recorded as it streams (none: runs go to the run log only). Runs a
   // killed process left "running" are marked interrupted here.
   void setRunStore(std::unique_ptr<RunStore> store);
@@ -46,6 +48,7 @@ class ChatController : public QObject {
   ProviderKeys* keys_;
   LogSettings log_;
   ChatSession session_;
+  ConversationController conversation_;
   GenerationRequest last_request_;
   QString last_root_;
   std::unique_ptr<RunStore> runs_;

@@ -40,6 +40,8 @@ ChatSession::ChatSession(QObject* parent) : QObject(parent) {
           Qt::QueuedConnection);
   connect(local_, &LocalEngineWorker::backendNote, this, &ChatSession::localBackendNote,
           Qt::QueuedConnection);
+  connect(local_, &LocalEngineWorker::localPreparing, this, &ChatSession::localPreparing,
+          Qt::QueuedConnection);
   thread_.setObjectName("generation");
   thread_.start();
 }

@@ -43,6 +43,9 @@ class ChatSession : public QObject {
   void runFinished(const ts::RemoteResult& result);
   void localLoadProgress(int percent);         // a local provider's model loading, 0..100
   void localBackendNote(const QString& note);  // LocalEngineWorker::backendNote
+  // A long first-use preparation in a local run (the speculative draft's conversion): what
+  // happens and its percent (-1 unknown); what "" when done (LocalEngineWorker::localPreparing).
+  void localPreparing(const QString& what, int percent);
 
  private:
   QThread thread_;

@@ -1,7 +1,12 @@
 #include "app/desktop/config_controller.h"
 
+#include <QDir>
+#include <QFileInfo>
+
 #include "app/config/config_files.h"
+#include "app/config/config_locations.h"
 #include "app/config/config_schema.h"
+#include "ui/config_export_dialog.h"
 #include "ui/parameter_panel.h"
 #include "ui/table_dialog.h"
 
@@ -19,13 +24,24 @@ ConfigController::ConfigController(ui::MainWindow* window, ProviderController* p
     else
       window_->showStatus(tr("Imported ") + path);
   });
-  connect(window, &ui::MainWindow::exportConfigRequested, this, [this](const QString& path) {
-    const QString error = exportFile(path);
-    if (!error.isEmpty())
-      window_->showError(tr("Configuration not exported"), error);
-    else
-      window_->showStatus(tr("Exported ") + path + tr(" (the key variable's name, never a key)"));
-  });
+  connect(window, &ui::MainWindow::exportConfigRequested, this, &ConfigController::exportAsked);
+}
+
+void ConfigController::exportAsked(const QString& chosen) {
+  const QString path =
+      chosen.isEmpty() ? ui::askConfigExportPath(window_, config::suggestedExportPath()) : chosen;
+  if (path.isEmpty()) return;
+  // A file the next start reads would silently become the next start's configuration.
+  if (config::isReadAtStart(path, config::configDirectory()) &&
+      !ui::confirmExportReadAtStart(window_, path)) {
+    window_->showStatus(tr("Configuration not exported: %1 is read at every start").arg(path));
+    return;
+  }
+  const QString error = exportFile(path);
+  if (!error.isEmpty())
+    window_->showError(tr("Configuration not exported"), error);
+  else
+    window_->showStatus(tr("Exported ") + path + tr(" (the key variable's name, never a key)"));
 }
 
 void ConfigController::apply(const config::EffectiveConfig& config, bool keep_log_dir) {
@@ -45,6 +61,16 @@ void ConfigController::apply(const config::EffectiveConfig& config, bool keep_lo
   log.tpot = config.value("observability.log_tpot").toBool();
   chat_->setLogSettings(log);
   providers_->save(providers, current);
+  // A file from an unexpected place (the working directory, $TOKENSCOPE_CONFIG) changes the
+  // provider and the values without the user having asked here: say which and why.
+  const QString origin = config::unexpectedOrigin(config.configFile, config::configDirectory());
+  if (!origin.isEmpty())
+    window_->showStatus(tr("Using %1, %2: provider %3, temperature %4, max tokens %5 (View → "
+                           "Effective configuration)")
+                            .arg(QFileInfo(config.configFile).fileName(), origin,
+                                 config.value("provider").toString())
+                            .arg(params.temperature)
+                            .arg(params.max_tokens));
 }
 
 config::EffectiveConfig ConfigController::effective() const {
@@ -117,9 +143,13 @@ void ConfigController::showEffective() {
     dialog->addRow({f.key, text, effective.describeSource(f.key)}, std::nullopt,
                    tr("%1 (environment: %2)").arg(f.meaning, f.env));
   }
-  dialog->setSummary(effective.configFile.isEmpty()
-                         ? tr("No configuration file is in use.")
-                         : tr("Configuration file: ") + effective.configFile);
+  const QString origin = config::unexpectedOrigin(effective.configFile, config::configDirectory());
+  dialog->setSummary(
+      effective.configFile.isEmpty()
+          ? tr("No configuration file is in use.")
+          : tr("Configuration file: ") +
+                QDir::toNativeSeparators(QFileInfo(effective.configFile).absoluteFilePath()) +
+                (origin.isEmpty() ? QString() : " (" + origin + ")"));
   dialog->show();
 }
 

@@ -1,7 +1,9 @@
 // The configuration (config.toml / settings.json, environment, command line): making one
 // current (its provider selected, its inference values in the parameter panel, its
 // observability settings steering the run log), importing and exporting it, and the
-// effective-configuration table with where each value came from.
+// effective-configuration table with where each value came from. An export never writes a
+// file the next start reads without asking; a start that applies a file from the working
+// directory (or $TOKENSCOPE_CONFIG) says so in the status bar.
 #pragma once
 #include <QObject>
 
@@ -28,6 +30,9 @@ class ConfigController : public QObject {
 
  private:
   void showEffective();
+  // MainWindow::exportConfigRequested: `chosen` "" asks where (starting at a path no start
+  // reads); a path a start reads is written only after the user confirms.
+  void exportAsked(const QString& chosen);
 
   ui::MainWindow* window_;
   ProviderController* providers_;

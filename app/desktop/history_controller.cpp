@@ -1,5 +1,6 @@
 #include "app/desktop/history_controller.h"
 
+#include "app/compare/bench_group.h"
 #include "app/compare/comparison.h"
 
 #include <QFileInfo>
@@ -18,6 +19,9 @@ ui::HistoryRow rowOf(const StoredRun& r) {
   row.provider = r.context.provider;
   row.model = r.context.model;
   row.status = r.status;
+  row.group = r.context.group;
+  row.benchmark = benchStepText(parseBenchGroup(r.context.group));
+  if (row.benchmark.isEmpty()) row.benchmark = r.context.group;  // a group of another shape
   for (auto it = r.request.messages.rbegin(); it != r.request.messages.rend(); ++it)
     if (it->role == "user") {  // the message that was answered
       row.prompt = QString::fromStdString(it->content);
@@ -97,21 +101,22 @@ ui::ComparisonView* HistoryController::compare(const QList<qint64>& ids, bool gr
       return nullptr;
     }
     std::vector<StoredRun> runs;
-    QString label = QString("#%1 %2 · %3").arg(id).arg(run->context.provider, run->context.model);
+    QString group;
     if (groups && !run->context.group.isEmpty()) {
       if (seen_groups.contains(run->context.group)) continue;  // one series per group
       seen_groups << run->context.group;
+      group = run->context.group;
       RunFilter filter;
-      filter.group = run->context.group;
+      filter.group = group;
       const QList<StoredRun> members = store_->list(filter);  // newest first
       for (auto it = members.rbegin(); it != members.rend(); ++it)
         if (auto full = store_->load(it->id)) runs.push_back(*full);
-      label = QString("%1 (%2 runs)").arg(run->context.group).arg(runs.size());
     } else {
       runs.push_back(*run);
     }
-    series << compareRuns(label, runs);
+    series << compareRuns(QString("#%1").arg(id), runs, group);
   }
+  nameSeries(series);  // labels that tell the series apart
   if (comparison_) comparison_->close();
   comparison_ = new ui::ComparisonView(comparisonContent(series), window_);
   comparison_->setObjectName("comparisonView");
@@ -128,7 +133,9 @@ ui::ComparisonView* HistoryController::compareLatest() {
     window_->showStatus(tr("Compare needs two runs: send another message first."));
     return nullptr;
   }
-  return compare({latest[1].id, latest[0].id}, false);  // older first, as in the history
+  const QList<qint64> ids = {latest[1].id, latest[0].id};  // older first, as in the history
+  if (dialog_) dialog_->selectIds(ids);                    // an open history shows which
+  return compare(ids, false);
 }
 
 void HistoryController::refresh() {

@@ -2,13 +2,13 @@
 //   --base-url URL --model NAME [--api-key-env VAR]  use this endpoint (not saved)
 //   --send TEXT        send a message once the window is up
 //   --screenshot PNG   after that run ends, save the window to PNG and quit
-//   --log-dir DIR      where runs are appended (default ./logs/infer)
+//   --log-dir DIR      where runs are appended (default <app data>/logs/infer)
 //   --store FILE       the run store (default <app data>/runs.sqlite)
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFile>
-#include <QPlainTextEdit>
+#include <QProcess>
 #include <QProcessEnvironment>
 #include <QTimer>
 
@@ -116,6 +116,13 @@ int main(int argc, char** argv) {
         "main",
         "Demo model — random weights: its text is noise, its timings are real. For a "
         "real model: Provider → Download a model… (Ctrl+Shift+D)."));
+  // View → Language, answered "Restart now": the conversation is saved; start again.
+  QObject::connect(&controller.preferences(), &ts::PreferencesController::restartRequested, &app,
+                   [] {
+                     QProcess::startDetached(QCoreApplication::applicationFilePath(),
+                                             QCoreApplication::arguments().mid(1));
+                     QCoreApplication::quit();
+                   });
   window.restoreLayout(ts::uiSettings().value("windowLayout").toByteArray());
   QObject::connect(&app, &QCoreApplication::aboutToQuit, &window,
                    [&window] { ts::uiSettings().setValue("windowLayout", window.saveLayout()); });
@@ -138,8 +145,7 @@ int main(int argc, char** argv) {
   if (p.isSet("send")) {
     const QString text = p.value("send");
     QTimer::singleShot(200, &window, [&window, text] {
-      auto* input = window.findChild<QPlainTextEdit*>("input");
-      if (input) input->setPlainText(text);
+      window.chatPanel()->setInputText(text);
       window.send();
     });
   }

@@ -38,14 +38,50 @@ uint64_t availableHostMemory() {
 QString formatName(const std::string& format) {
   if (format == "gguf") return "GGUF";
   if (format == "safetensors") return ModelManager::tr("Hugging Face safetensors");
-  if (format == "pytorch")
-    return ModelManager::tr("PyTorch checkpoint (.bin), read without running its pickle");
+  if (format == "pytorch") return ModelManager::tr("PyTorch checkpoint (.bin)");
   if (format == "llama2c") return ModelManager::tr("llama2.c checkpoint");
   return QString::fromStdString(format);
 }
 
 QString positionalName(const engine::ModelConfig& c) {
   return c.positional == engine::Positional::Rope ? "RoPE" : "ALiBi";
+}
+
+// What a loaded model holds, in the estimate's terms (MemoryEstimate::weights): the
+// matrices (Model::weight_bytes: the layers' and the classifier) plus the token embeddings
+// (unless the classifier shares their storage) and the f32 norm vectors.
+struct ResidentWeights {
+  uint64_t matrices = 0, embeddings_and_norms = 0;
+  uint64_t total() const { return matrices + embeddings_and_norms; }
+};
+
+ResidentWeights residentWeights(const engine::Model& m) {
+  ResidentWeights r;
+  r.matrices = m.weight_bytes();
+  if (m.token_embd.storage() != m.classifier.storage())
+    r.embeddings_and_norms += m.token_embd.bytes();
+  uint64_t norms = m.output_norm.size();
+  for (const auto& l : m.layers) norms += l.attn_norm.size() + l.ffn_norm.size();
+  r.embeddings_and_norms += norms * sizeof(float);
+  return r;
+}
+
+// "In memory: x.gguf, loaded in 2.30 s as int8: weights 421.2 MiB (…); estimated 421.2 MiB."
+QString loadedNote(const engine::Model& model, const QString& path,
+                   const LocalEngineSettings& settings, double seconds, uint64_t estimated) {
+  const ResidentWeights r = residentWeights(model);
+  QString note = ModelManager::tr(
+                     "In memory: %1, loaded in %2 s with %3 weights: %4 (matrices %5 + token "
+                     "embeddings and norms %6)")
+                     .arg(QFileInfo(path).fileName())
+                     .arg(seconds, 0, 'f', 2)
+                     .arg(QString::fromStdString(settings.weights), ui::formatBytes(r.total()),
+                          ui::formatBytes(r.matrices), ui::formatBytes(r.embeddings_and_norms));
+  if (estimated > 0)
+    note += ModelManager::tr("; estimated before loading: %1").arg(ui::formatBytes(estimated));
+  // Why the two differ, when the loader changed something (e.g. converted a tensor type).
+  if (!model.load_note.empty()) note += " (" + QString::fromStdString(model.load_note) + ")";
+  return note + ".";
 }
 
 struct LoadOutcome {
@@ -149,30 +185,37 @@ void ModelManager::inspect(const QString& path) {
     stored << tr("%1 × %2").arg(QString::fromStdString(type)).arg(count);
   const QString arch = QString::fromStdString(c.architecture) +
                        (c.norm_head ? tr(" (Baichuan2, NormHead)") : QString());
+  // Values stay short (the grid does not wrap them); the details are in their tooltips.
+  const QString heads =
+      tr("%1 · KV heads %2 · head size %3").arg(c.n_heads).arg(c.n_kv_heads).arg(c.head_dim);
   QList<QPair<QString, QString>> rows = {
       {tr("Architecture"), arch},
       {tr("Format"), formatName(c.source_format)},
       {tr("Parameters"), ui::formatCount(s.parameters)},
       {tr("Layers"), QString::number(c.n_layers)},
       {tr("Width"), tr("%1 (FFN %2)").arg(c.dim).arg(c.ffn_dim)},
-      {tr("Heads"), c.n_kv_heads == c.n_heads ? tr("%1 of %2").arg(c.n_heads).arg(c.head_dim)
-                                              : tr("%1 of %2, %3 KV heads (grouped-query)")
-                                                    .arg(c.n_heads)
-                                                    .arg(c.head_dim)
-                                                    .arg(c.n_kv_heads)},
-      {tr("Vocabulary"), s.vocabulary_pieces > 0
-                             ? tr("%1 tokens").arg(c.vocab)
-                             : tr("%1 tokens; no tokenizer: %2")
-                                   .arg(c.vocab)
-                                   .arg(QString::fromStdString(s.vocabulary_note))},
+      {tr("Attention heads"), heads},
+      {tr("Vocabulary"), s.vocabulary_pieces > 0 ? tr("%1 tokens").arg(c.vocab)
+                                                 : tr("%1 tokens, no tokenizer").arg(c.vocab)},
       {tr("Context length"), c.context > 0 ? tr("%1 tokens").arg(c.context) : tr("not stated")},
       {tr("Positions"), positionalName(c)},
-      {tr("Classifier"), c.norm_head ? tr("NormHead, normalized at load (each row to unit "
-                                          "length, in f32)")
-                                     : tr("as stored")},
+      {tr("Classifier"), c.norm_head ? tr("NormHead, normalized at load") : tr("as stored")},
       {tr("Stored weights"), stored.join(", ")},
       {tr("On disk"), ui::formatBytes(s.file_bytes)}};
-  dialog_->showFacts(rows, c.context);
+  QStringList tips(rows.size());
+  if (c.source_format == "pytorch") tips[1] = tr("Read without running its pickle.");
+  tips[5] = c.n_kv_heads < c.n_heads
+                ? tr("%1 query heads share %2 key/value heads (grouped-query attention); each "
+                     "head has %3 dimensions.")
+                      .arg(c.n_heads)
+                      .arg(c.n_kv_heads)
+                      .arg(c.head_dim)
+                : tr("Every query head has its own key/value head; each head has %1 dimensions.")
+                      .arg(c.head_dim);
+  if (s.vocabulary_pieces == 0) tips[6] = QString::fromStdString(s.vocabulary_note);
+  if (c.norm_head) tips[9] = tr("Each classifier row is scaled to unit length at load, in f32.");
+  dialog_->showFacts(rows, c.context, tips);
+  if (kept_ && path == kept_path_) dialog_->showStatus(kept_note_);
 }
 
 void ModelManager::estimate(const QString& path, const LocalEngineSettings& settings) {
@@ -183,8 +226,10 @@ void ModelManager::estimate(const QString& path, const LocalEngineSettings& sett
   const bool cuda = settings.backend == "cuda";
   const engine::MemoryEstimate e = engine::estimateMemory(
       config_, weights.value(), 128, settings.context, kv.value(), cuda, tensor_bytes_);
+  // "weights" is everything the model holds (matrices, token embeddings, norms): the same
+  // sum the loaded model reports (residentWeights), so the two can be compared.
   QString text =
-      tr("Needs %1: weights %2 + KV cache %3")
+      tr("Needs %1: weights %2 (matrices, embeddings and norms) + KV cache %3")
           .arg(ui::formatBytes(e.total()), ui::formatBytes(e.weights), ui::formatBytes(e.kv_cache));
   if (cuda) text += tr(" + workspace %1").arg(ui::formatBytes(e.workspace));
   uint64_t available = 0;
@@ -205,6 +250,7 @@ void ModelManager::estimate(const QString& path, const LocalEngineSettings& sett
                  "the converted cache exists).")
                   .arg(ui::formatBytes(e.load_peak));
   }
+  estimated_weights_ = e.weights;
   const bool fits = available == 0 || e.total() <= available;
   if (!fits)
     text +=
@@ -219,9 +265,10 @@ void ModelManager::load(const QString& path, const LocalEngineSettings& settings
   cancel_ = cancel;
   QPointer<ui::ModelManagerDialog> dialog = dialog_;
   const LocalEngineSpec spec{path, settings};
+  const uint64_t estimated = estimated_weights_;
   auto* watcher = new QFutureWatcher<std::shared_ptr<LoadOutcome>>(this);
   connect(watcher, &QFutureWatcher<std::shared_ptr<LoadOutcome>>::finished, this,
-          [this, watcher, cancel, dialog, path, settings] {
+          [this, watcher, cancel, dialog, path, settings, estimated] {
             watcher->deleteLater();
             const std::shared_ptr<LoadOutcome> out = watcher->result();
             if (cancel_ == cancel) cancel_.reset();
@@ -232,15 +279,12 @@ void ModelManager::load(const QString& path, const LocalEngineSettings& settings
               return;
             }
             kept_ = out->model;
+            kept_path_ = path;
+            kept_note_ = loadedNote(*out->model, path, settings, out->seconds, estimated);
             rememberModel(path);
             if (dialog) {
               dialog->setRecent(recentModels());
-              dialog->onLoaded(tr("Loaded %1 in %2 s (%3 weights, %4 in memory); it is now the "
-                                  "current provider.")
-                                   .arg(QFileInfo(path).fileName())
-                                   .arg(out->seconds, 0, 'f', 2)
-                                   .arg(QString::fromStdString(settings.weights),
-                                        ui::formatBytes(out->model->weight_bytes())));
+              dialog->onLoaded(kept_note_);  // closes it; the window announces the model
             }
             showCacheUsage();  // a conversion may have written to the cache
             emit loaded(path, settings);

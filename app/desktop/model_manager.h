@@ -45,6 +45,9 @@ class ModelManager : public QObject {
   QString inspected_;
   std::shared_ptr<std::atomic<bool>> cancel_;  // of the load in flight
   std::shared_ptr<engine::Model> kept_;        // the last model loaded here
+  QString kept_path_;                          // its path
+  QString kept_note_;  // what it holds against the estimate, shown when its path is reopened
+  uint64_t estimated_weights_ = 0;  // bytes, the last estimate's weights (MemoryEstimate)
 };
 
 }  // namespace ts

@@ -3,6 +3,8 @@
 #include <QFileInfo>
 #include <QPushButton>
 
+#include "app/local/local_doctor.h"
+#include "app/local/local_serving.h"
 #include "inference/remote/base_url.h"
 #include "inference/remote/connection_doctor.h"
 #include "ui/table_dialog.h"
@@ -142,7 +144,38 @@ void ProviderController::saveApiKey(ProviderSettings provider, const ui::ApiKeyC
   }
 }
 
+void ProviderController::runLocalDoctor(const ProviderSettings& provider) {
+  auto* dialog =
+      new ui::TableDialog(tr("Local model doctor — ") + QString::fromStdString(provider.name),
+                          {tr("Step"), tr("Result"), tr("What happened / fix")}, window_);
+  dialog->setObjectName("doctorDialog");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setActionLabel(tr("Run again"));
+  auto* doctor = new LocalDoctor(dialog);
+  doctor->setObjectName("localDoctor");
+  connect(doctor, &LocalDoctor::stepFinished, dialog, [dialog](const DoctorStep& s) {
+    const QString result = s.skipped ? tr("skipped") : s.ok ? tr("PASS") : tr("FAIL");
+    const QString detail = s.fix.isEmpty() ? s.message : s.message + tr("\nFix: ") + s.fix;
+    dialog->addRow({s.name, result, detail}, s.skipped ? std::nullopt : std::optional<bool>(s.ok));
+  });
+  connect(doctor, &LocalDoctor::finished, dialog, [dialog, doctor] {
+    dialog->setSummary(doctor->ok() ? tr("All steps passed") : tr("Problems found"));
+    dialog->actionButton()->setEnabled(true);
+  });
+  const auto start = [dialog, doctor, provider] {
+    dialog->clearRows();
+    dialog->setSummary(tr("Reading the model file and loading it…"));
+    dialog->actionButton()->setEnabled(false);
+    const LocalEngineSpec spec = localSpecFor(provider);
+    doctor->start(spec, LocalServing::servedEndpoint(spec));
+  };
+  connect(dialog, &ui::TableDialog::actionClicked, doctor, start);
+  dialog->show();
+  start();
+}
+
 void ProviderController::runDoctor(const ProviderSettings& provider) {
+  if (provider.kind == ProviderKind::LocalEngine) return runLocalDoctor(provider);
   auto* dialog = new ui::TableDialog(
       tr("Connection doctor — ") + QString::fromStdString(provider.name),
       {tr("Step"), tr("Result"), "HTTP", "URL", tr("What happened / fix")}, window_);

@@ -34,7 +34,9 @@ class ProviderController : public QObject {
   void editApiKey(const ProviderSettings& provider);
   void saveApiKey(ProviderSettings provider, const ui::ApiKeyChoice& choice);
   void refreshModels(const ProviderSettings& provider);
+  // A local provider gets the local doctor (its file, engine and the app's server).
   void runDoctor(const ProviderSettings& provider);
+  void runLocalDoctor(const ProviderSettings& provider);
 
   ui::MainWindow* window_;
   ProviderKeys* keys_;

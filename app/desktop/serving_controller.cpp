@@ -1,7 +1,10 @@
 #include "app/desktop/serving_controller.h"
 
+#include <QStatusBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
 #include "app/local/local_engine_loader.h"
-#include "app/server/local_server.h"
 
 namespace ts {
 
@@ -10,11 +13,14 @@ ServingController::ServingController(ui::MainWindow* window, QObject* parent)
   connect(window, &ui::MainWindow::serveRequested, this, &ServingController::serve);
   connect(window, &ui::MainWindow::stopServingRequested, this, &ServingController::stopServing);
   connect(window, &ui::MainWindow::serveSettingsRequested, this, &ServingController::openSettings);
+  buildPanel();
+  connect(&serving_, &LocalServing::requestServed, this, &ServingController::served);
   connect(&serving_, &LocalServing::started, this, [this](const QString& url) {
     showState();
+    showServing(url);
     const QString warning = exposureWarning(serving_.host(), serving_.requiresKey());
     window_->setServeWarning(warning);
-    const bool here = server::isLoopbackHost(serving_.host().toStdString());
+    const bool here = LocalServing::isLoopbackHost(serving_.host());
     if (!warning.isEmpty())
       return window_->showStatus(  // the red mark beside it holds the whole warning
           tr("WARNING: serving the local model to every network (port %1) without an API key.")
@@ -32,6 +38,9 @@ ServingController::ServingController(ui::MainWindow* window, QObject* parent)
   });
   connect(&serving_, &LocalServing::stopped, this, [this] {
     showState();
+    load_timer_.stop();
+    panel_->setStopped();
+    indicator_->hide();
     window_->showStatus(tr("Stopped serving the local model."));
   });
   connect(&serving_, &LocalServing::failed, this, [this](const QString& message) {
@@ -41,10 +50,91 @@ ServingController::ServingController(ui::MainWindow* window, QObject* parent)
 }
 
 QString ServingController::exposureWarning(const QString& host, bool has_key) {
-  if (server::exposureWarning(host.toStdString(), has_key).empty()) return {};
+  if (!LocalServing::isExposed(host, has_key)) return {};
   return tr(
       "Anyone who can reach this computer over the network can use the model. Require an "
       "API key, or listen on this computer only (Provider → Serve settings…).");
+}
+
+void ServingController::buildPanel() {
+  // A tool window of its own, not a dock: it never changes the main window's layout, its
+  // minimum size or the layout it saves.
+  panel_window_ = new QWidget(window_, Qt::Tool);
+  panel_window_->setObjectName("serverWindow");
+  panel_window_->setWindowTitle(tr("TokenScope server"));
+  panel_ = new ui::ServerPanel(panel_window_);
+  auto* layout = new QVBoxLayout(panel_window_);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(panel_);
+  panel_window_->resize(880, 300);
+  indicator_ = new QToolButton(window_->statusBar());
+  indicator_->setObjectName("serverIndicator");
+  indicator_->setAutoRaise(true);
+  indicator_->setToolTip(tr("The local server runs: click to show or hide its panel"));
+  window_->statusBar()->addPermanentWidget(indicator_);
+  indicator_->hide();
+  connect(indicator_, &QToolButton::clicked, this, [this] {
+    if (panel_window_->isVisible()) return panel_window_->hide();
+    panel_window_->show();
+    panel_window_->raise();
+  });
+  connect(panel_, &ui::ServerPanel::stopRequested, this, &ServingController::stopServing);
+  connect(panel_, &ui::ServerPanel::copied, window_, &ui::MainWindow::showStatus);
+  load_timer_.setInterval(1000);
+  connect(&load_timer_, &QTimer::timeout, this, &ServingController::showLoad);
+}
+
+void ServingController::showServing(const QString& url) {
+  url_ = url;
+  panel_->setServing(url, serving_.modelName(), LocalServing::kAlias, serving_.requiresKey());
+  indicator_->setText(panel_->summary());
+  indicator_->show();
+  panel_window_->show();  // the server is seen at once; closed, the indicator brings it back
+  const auto m = serving_.metrics();
+  generated_ = m ? m->generation_tokens : 0;
+  load_clock_.start();
+  load_timer_.start();
+}
+
+void ServingController::showLoad() {
+  const auto m = serving_.metrics();
+  if (!m) return;
+  const double seconds = static_cast<double>(load_clock_.restart()) / 1000.0;
+  const uint64_t made = m->generation_tokens - std::min(generated_, m->generation_tokens);
+  generated_ = m->generation_tokens;
+  panel_->setLoad(m->running, m->waiting, seconds > 0 ? static_cast<double>(made) / seconds : 0);
+}
+
+void ServingController::served(const ServedRun& r) {
+  ui::ServedRow row;
+  row.at = QDateTime::currentDateTime();
+  row.model = r.model_asked;
+  row.status = r.finish == "error" ? tr("error: %1").arg(r.error) : r.finish;
+  row.prompt_tokens = r.prompt_tokens;
+  row.cached_tokens = r.cached_tokens;
+  row.completion_tokens = r.completion_tokens;
+  row.ttft_ms = r.ttft_ms;
+  row.tpot_ms = r.tpot_ms;
+  row.temperature = r.request.params.temperature;
+  row.max_tokens =
+      r.max_tokens_given ? QString::number(r.request.params.max_tokens) : QString::fromUtf8("—");
+  row.stream = r.request.params.stream;
+  panel_->addRequest(row);
+  indicator_->setText(panel_->summary());
+
+  RunStore* store = store_ ? store_() : nullptr;
+  if (!store) return;
+  RunContext context;
+  context.provider = tr("TokenScope server");
+  context.base_url = url_;
+  context.model = QString::fromStdString(r.request.model);
+  context.tags = {kServedTag};
+  GenerationRequest request = r.request;
+  request.provider = context.provider.toStdString();
+  const qint64 id = store->beginRun(request, context);
+  if (id < 0 || !store->finishRun(id, r.run, 0))
+    return window_->showStatus(tr("A served request was not recorded: ") + store->error());
+  emit runRecorded();
 }
 
 void ServingController::showState() {

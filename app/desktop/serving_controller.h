@@ -3,14 +3,26 @@
 // say (this computer only, or every network) and with the API key they may require (kept in
 // the keychain, made and shown once here). Serving to every network without a key is
 // warned about loudly: in the settings and, while it lasts, in the status bar.
+//
+// While it serves, the server panel (a tool window, ui/server_panel.h) shows the address
+// and the model id to use, the load and the last requests, and a status-bar button that
+// stays opens it again; every request served is recorded in the run store, tagged "served", with
+// the client's messages and parameters, so that History lists it.
 #pragma once
+#include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
+#include <functional>
 
 #include "app/desktop/serve_settings.h"
 #include "app/local/local_serving.h"
+#include "app/store/run_store.h"
 #include "ui/main_window.h"
 #include "ui/serve_dialog.h"
+#include "ui/server_panel.h"
+
+class QToolButton;
 
 namespace ts {
 
@@ -21,9 +33,17 @@ class ServingController : public QObject {
   LocalServing& serving() { return serving_; }
   ui::ServeDialog* settingsDialog() const { return settings_; }
   ui::ServeKeyDialog* keyDialog() const { return key_dialog_; }
+  ui::ServerPanel* panel() const { return panel_; }
+  // Where served requests are recorded (the chat's store); none set: they are shown only.
+  void setRunStore(std::function<RunStore*()> store) { store_ = std::move(store); }
+  // The tag every served request's run carries.
+  static constexpr const char* kServedTag = "served";
   // The warning for serving on `host` with or without a key (server::exposureWarning's
   // rule, in the user's language); "" when only this computer can connect or a key is needed.
   static QString exposureWarning(const QString& host, bool has_key);
+
+ signals:
+  void runRecorded();  // a served request is in the run store (History may refresh)
 
  private:
   void serve(const ProviderSettings& provider);
@@ -34,6 +54,10 @@ class ServingController : public QObject {
   void showKeyOnce(const QString& key);
   void showState();  // the Serve action as serving_ stands
   void refuse(const QString& message);
+  void buildPanel();
+  void showServing(const QString& url);  // panel, indicator and load on
+  void showLoad();                       // the engine's load, every second while serving
+  void served(const ServedRun& run);     // into the panel and the run store
 
   ui::MainWindow* window_;
   LocalServing serving_;
@@ -41,6 +65,14 @@ class ServingController : public QObject {
   QPointer<ui::ServeDialog> settings_;
   QPointer<ui::ServeKeyDialog> key_dialog_;
   int attempt_ = 0;  // Serve off while the key is read drops that start
+  std::function<RunStore*()> store_;
+  QWidget* panel_window_ = nullptr;  // the panel's tool window
+  ui::ServerPanel* panel_ = nullptr;
+  QToolButton* indicator_ = nullptr;  // in the status bar while serving; opens the panel
+  QString url_;                       // the base URL while serving
+  QTimer load_timer_;
+  QElapsedTimer load_clock_;  // since the last load sample
+  uint64_t generated_ = 0;    // the scheduler's generation_tokens at that sample
 };
 
 }  // namespace ts

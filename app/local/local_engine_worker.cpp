@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "app/server/local_server.h"
 #include "inference/engine/decode/generator.h"
 #include "inference/engine/decode/speculative.h"
 #include "inference/engine/formats/model_loader.h"
@@ -40,16 +39,40 @@ StreamEvent usageEvent(const engine::GenerationOutcome& out, size_t prompt_token
 
 }  // namespace
 
+std::unique_ptr<engine::DraftSource> LocalEngineWorker::makeDraft(const std::string& spec,
+                                                                  int context, QString& error) {
+  const bool lookup = spec.rfind("lookup", 0) == 0;  // nothing to prepare
+  const QString name = QString::fromStdString(spec);
+  const QString what = spec.rfind("self", 0) == 0
+                           ? tr("Converting the speculative draft (%1)…").arg(name)
+                           : tr("Loading the speculative draft (%1)…").arg(name);
+  engine::LoadOptions load;
+  int last_percent = -2;
+  load.progress = [&](double fraction) {  // from the converting threads, one at a time
+    const int percent = static_cast<int>(fraction * 100);
+    if (percent != last_percent) emit localPreparing(what, last_percent = percent);
+    return !cancel_flag_->load();
+  };
+  if (!lookup) emit localPreparing(what, last_percent = 0);
+  auto made =
+      engine::makeDraftSource(spec, engine_->model, load, context, engine_->kv, engine_->threads);
+  if (!lookup) emit localPreparing(QString(), 100);
+  if (made) return std::move(made.value());
+  error = made.error() == engine::kDraftCancelled
+              ? QString(engine::kDraftCancelled)
+              : tr("Speculative sampling cannot start: ") + QString::fromStdString(made.error());
+  return nullptr;
+}
+
 QString LocalEngineWorker::useDraft(const SamplingParams& params, int context,
                                     engine::GenerateOptions& options) {
   if (params.draft.empty()) return {};
   if (!draft_ || draft_spec_ != params.draft) {
     draft_.reset();
-    auto made = engine::makeDraftSource(params.draft, engine_->model, engine::LoadOptions{},
-                                        context, engine_->kv, engine_->threads);
-    if (!made)
-      return tr("Speculative sampling cannot start: ") + QString::fromStdString(made.error());
-    draft_ = std::move(made.value());
+    draft_spec_.clear();
+    QString error;
+    draft_ = makeDraft(params.draft, context, error);
+    if (!draft_) return error;
     draft_spec_ = params.draft;
   }
   options.draft = draft_.get();
@@ -64,10 +87,13 @@ engine::GenerationOutcome LocalEngineWorker::generate(
   engine::Scheduler& scheduler = *engine_->scheduler;
   engine::GenerationOutcome out;
   if (options.draft) {  // the session alone: its own KV cache, one sequence
-    // Stop while it waits for the session (others' requests running) ends it there
-    const bool ran = scheduler.exclusive(
-        [&](engine::DecodeSession& session) {
-          out = engine::generate(session, scheduler.tokenizer(), prompt, options, on_token);
+    // Stop while it waits for the session (others' requests running) ends it there. What
+    // the previous speculative turn left in the cache is kept: this one prefills the rest.
+    const bool ran = scheduler.exclusiveKeeping(
+        [&](engine::DecodeSession& session, std::vector<int>& held) {
+          engine::GenerateOptions keeping = options;
+          keeping.held = &held;
+          out = engine::generate(session, scheduler.tokenizer(), prompt, keeping, on_token);
         },
         cancel_flag_);
     if (!ran) out.finish = "cancelled";
@@ -88,6 +114,7 @@ QString LocalEngineWorker::ensureLoaded(const LocalEngineSpec& spec) {
   if (engine_ && spec == loaded_spec_) return {};
   draft_.reset();
   draft_spec_.clear();
+  conversation_.clear();  // its ids are the old model's
   engine_.reset();
   int last_percent = -1;
   const auto progress = [&](double fraction) {  // Stop cancels a load as well
@@ -129,13 +156,12 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   }
   if (engine_->backend_note != noted_) emit backendNote(noted_ = engine_->backend_note);
   const engine::Tokenizer& tokenizer = engine_->scheduler->tokenizer();
-  std::vector<engine::ChatMessage> messages;
-  for (const auto& m : request.messages) messages.push_back({m.role, m.content});
   const int context = engine_->scheduler->context();
-  const bool chat = server::isChatModel(*engine_->model);
+  const bool chat =
+      engine::isChatModel(engine_->model->config.architecture, engine_->model->config.vocab);
   const engine::ChatRoles roles = engine_->model->generation.roles();
   const std::vector<int> prompt =
-      engine::conversationPrompt(tokenizer, messages, chat, context - 1, roles);
+      conversation_.prompt(tokenizer, request.messages, chat, context - 1, roles);
   if (prompt.empty() || static_cast<int>(prompt.size()) >= context)
     return fail(FailureKind::BadRequest,
                 tr("The prompt has %1 tokens and the context holds %2: shorten the conversation "
@@ -147,13 +173,22 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
       generateOptions(request.params, context - static_cast<int>(prompt.size()));
   options.chat = chat;
   options.user_token = roles.user;
-  if (const QString error = useDraft(request.params, context, options); !error.isEmpty())
-    return fail(FailureKind::BadRequest, error, "");
+  if (const QString error = useDraft(request.params, context, options); !error.isEmpty()) {
+    if (error != engine::kDraftCancelled) return fail(FailureKind::BadRequest, error, "");
+    result.cancelled = true;  // Stop while the draft was prepared
+    emitEvent(result, StreamEvent::finished(monotonicNowNs(), "cancelled"));
+    emit runFinished(result);
+    return;
+  }
+  std::vector<int> answer;  // the ids whose text was shown, as generated
+  std::string shown;
   const auto on_token = [&](const engine::GeneratedToken& t) {
     if (cancel_flag_->load()) return false;
     StreamEvent chunk = StreamEvent::chunk(monotonicNowNs(), t.text, t.id >= 0 ? 1 : 0);
     chunk.drafted = t.drafted;
     chunk.batch = t.batch;
+    if (t.id >= 0) answer.push_back(t.id);
+    shown += t.text;
     emitEvent(result, chunk);
     return true;
   };
@@ -164,6 +199,7 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     return fail(FailureKind::Server, tr("The engine failed: ") + e.what(),
                 result.run.contentText());
   }
+  conversation_.answered(answer, shown, roles);  // the next turn continues from these ids
   emitEvent(result, usageEvent(out, prompt.size()));
   result.cancelled = out.finish == "cancelled";
   emitEvent(result, StreamEvent::finished(monotonicNowNs(), out.finish));

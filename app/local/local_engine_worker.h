@@ -7,14 +7,18 @@
 // same; requests run on its scheduler, whose prefix cache keeps a conversation's KV rows
 // between turns: a request prefills only the tokens after what it shares with an earlier
 // one (an edited earlier message or system prompt cuts the reuse back to where they part).
-// Speculative sampling runs on the engine's session alone (Scheduler::exclusive). Stop
-// takes effect within one step (one token).
+// The prompt is built from the exact ids of the conversation's earlier turns
+// (conversation_ids.h), so the cache is reused whatever the model emitted. Speculative
+// sampling runs on the engine's session alone (Scheduler::exclusiveKeeping), which keeps
+// the previous speculative turn's KV rows for the next. Stop takes effect within one step
+// (one token).
 #pragma once
 #include <QObject>
 #include <QString>
 #include <atomic>
 #include <memory>
 
+#include "app/local/conversation_ids.h"
 #include "app/local/local_engine_loader.h"
 #include "app/local/local_engines.h"
 #include "inference/engine/backend/decode_session.h"
@@ -41,6 +45,10 @@ class LocalEngineWorker : public QObject {
   // little memory): said once, when it first applies or changes (empty: CUDA or the CPU
   // as asked runs now), not with every answer.
   void backendNote(const QString& note);
+  // A long first-use preparation inside a run (converting or loading the speculative
+  // draft): what happens, e.g. "Converting the speculative draft (self-int4)…", and its
+  // percent (0..100; -1 unknown); `what` "" when it is done.
+  void localPreparing(const QString& what, int percent);
 
  private:
   QString ensureLoaded(const LocalEngineSpec& spec);  // "" or why the model cannot run
@@ -48,6 +56,9 @@ class LocalEngineWorker : public QObject {
   // Speculative sampling with the request's draft (made once while the setting stays the
   // same) into `options`; "" or why it cannot start.
   QString useDraft(const SamplingParams& params, int context, engine::GenerateOptions& options);
+  // Makes the draft source `spec`, saying so with localPreparing (null: `error` says why).
+  std::unique_ptr<engine::DraftSource> makeDraft(const std::string& spec, int context,
+                                                 QString& error);
   // On the model's scheduler, or its session alone for a speculative run.
   engine::GenerationOutcome generate(
       const std::vector<int>& prompt, const engine::GenerateOptions& options,
@@ -59,6 +70,7 @@ class LocalEngineWorker : public QObject {
   std::shared_ptr<SharedEngine> engine_;
   std::unique_ptr<engine::DraftSource> draft_;  // kept while the draft setting stays the same
   std::string draft_spec_;
+  ConversationIds conversation_;  // the last conversation's ids, for the loaded model
 };
 
 }  // namespace ts

@@ -1,9 +1,11 @@
 #include "app/local/local_serving.h"
 
+#include <QFileInfo>
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "app/server/local_server.h"
+#include "inference/engine/tokenizer/chat_template.h"
 
 namespace ts {
 namespace {
@@ -22,13 +24,40 @@ std::shared_ptr<Loaded> loadEngine(const LocalEngineSpec& spec) {
 
 constexpr int kFirstPort = 8080, kLastPort = 8099;
 
+QList<const LocalServing*>& instances() {  // GUI thread only
+  static QList<const LocalServing*> list;
+  return list;
+}
+
+QString canonical(const QString& path) {
+  const QString c = QFileInfo(path).canonicalFilePath();
+  return c.isEmpty() ? path : c;
+}
+
 }  // namespace
+
+bool LocalServing::isLoopbackHost(const QString& host) {
+  return server::isLoopbackHost(host.toStdString());
+}
+
+bool LocalServing::isExposed(const QString& host, bool has_key) {
+  return !server::exposureWarning(host.toStdString(), has_key).empty();
+}
 
 LocalServing::LocalServing(QObject* parent) : QObject(parent) {
   stop_pool_.setMaxThreadCount(1);
+  instances() << this;
+}
+
+std::optional<ServedEndpoint> LocalServing::servedEndpoint(const LocalEngineSpec& spec) {
+  for (const LocalServing* s : instances())
+    if (s->isServing() && canonical(s->model_path_) == canonical(spec.model_path))
+      return ServedEndpoint{s->port_, s->model_name_, s->requires_key_};
+  return std::nullopt;
 }
 
 LocalServing::~LocalServing() {
+  instances().removeAll(this);
   start_after_stop_.reset();
   stop();                          // cancels every request, stops on the pool's thread
   stop_future_.waitForFinished();  // within a step: nothing runs any more
@@ -86,8 +115,16 @@ void LocalServing::serveLoaded(const std::shared_ptr<SharedEngine>& engine,
                                const PendingStart& what) {
   server::ServerOptions options;
   options.model_name = what.model_name.toStdString();
-  options.chat = server::isChatModel(*engine->model);
+  options.chat =
+      engine::isChatModel(engine->model->config.architecture, engine->model->config.vocab);
   options.api_key = what.options.api_key.toStdString();
+  options.aliases = {kAlias};
+  // Posted to this object's thread; dropped if it is gone by then (the destructor waits for
+  // the server's stop, so none is posted after it).
+  options.on_request = [this, model = what.model_name](const server::ServedRequest& r) {
+    QMetaObject::invokeMethod(
+        this, [this, run = servedRun(r, model)] { emit requestServed(run); }, Qt::QueuedConnection);
+  };
   auto server = std::make_unique<server::LocalServer>(engine->model, engine->scheduler, options);
   const std::string host = what.options.host.toStdString();
   int port = -1;
@@ -101,10 +138,17 @@ void LocalServing::serveLoaded(const std::shared_ptr<SharedEngine>& engine,
   server_ = std::move(server);
   port_ = port;
   host_ = what.options.host;
+  model_name_ = what.model_name;
+  model_path_ = what.spec.model_path;
   requires_key_ = !what.options.api_key.isEmpty();
   // Every network: other tools on this computer still reach it on the loopback address.
   const QString shown = server::isLoopbackHost(host) ? what.options.host : QString("127.0.0.1");
   emit started(QString("http://%1:%2/v1").arg(shown).arg(port_));
+}
+
+std::optional<engine::SchedulerMetrics> LocalServing::metrics() const {
+  if (!engine_ || !engine_->scheduler) return std::nullopt;
+  return engine_->scheduler->metrics();
 }
 
 void LocalServing::stop() {
@@ -119,6 +163,8 @@ void LocalServing::stop() {
   std::shared_ptr<SharedEngine> engine = std::move(engine_);
   port_ = -1;
   host_.clear();
+  model_name_.clear();
+  model_path_.clear();
   requires_key_ = false;
   stopping_ = true;
   stop_future_ = QtConcurrent::run(

@@ -16,8 +16,11 @@
 #include <memory>
 #include <optional>
 
+#include "app/local/local_doctor.h"
 #include "app/local/local_engine_worker.h"
 #include "app/local/local_engines.h"
+#include "app/local/served_run.h"
+#include "inference/engine/serving/scheduler.h"
 
 namespace ts {
 namespace server {
@@ -38,6 +41,10 @@ class LocalServing : public QObject {
   Q_ENUM(State)
 
   explicit LocalServing(QObject* parent = nullptr);
+  // Whether `host` is this computer only (127.0.0.1, ::1, localhost), and whether serving
+  // on it without a key reaches other machines (the server's rules, for the app).
+  static bool isLoopbackHost(const QString& host);
+  static bool isExposed(const QString& host, bool has_key);
   ~LocalServing() override;
   void start(const LocalEngineSpec& spec, const QString& model_name,
              const ServeOptions& options = {});
@@ -49,11 +56,23 @@ class LocalServing : public QObject {
   int port() const { return port_; }
   QString host() const { return host_; }
   bool requiresKey() const { return requires_key_; }
+  // The model id clients name ("" when not serving); the server also answers to kAlias.
+  QString modelName() const { return model_name_; }
+  static constexpr const char* kAlias = "local";
+  // The engine's scheduler now (running, waiting, tokens generated); nullopt when not
+  // serving. The chat's requests on the same model count too: they share the engine.
+  std::optional<engine::SchedulerMetrics> metrics() const;
+  // Where the app serves the model file of `spec` now (any LocalServing of this process; GUI
+  // thread), for the doctor; nullopt when none serves it.
+  static std::optional<ServedEndpoint> servedEndpoint(const LocalEngineSpec& spec);
 
  signals:
   void started(const QString& url);  // the base URL other tools use (…/v1)
   void stopped();  // nothing serves and nothing is about to (a queued start runs instead)
   void failed(const QString& message);
+  // A chat completion the server admitted has ended (answered, cancelled or failed): the
+  // client's parameters, tokens and times; delivered on this object's thread.
+  void requestServed(const ts::ServedRun& request);
 
  private:
   struct PendingStart {
@@ -69,6 +88,8 @@ class LocalServing : public QObject {
   std::unique_ptr<server::LocalServer> server_;
   int port_ = -1;
   QString host_;
+  QString model_name_;
+  QString model_path_;  // the file or folder served
   bool requires_key_ = false;
   bool starting_ = false;
   bool stop_when_loaded_ = false;  // stop() came while the model was loading

@@ -187,6 +187,7 @@ std::variant<ChatCompletionRequest, ApiError> parseChatCompletionRequest(
   if (max_tokens) r.max_tokens = static_cast<int>(*max_tokens);
   if (top_k) r.sampling.top_k = static_cast<int>(*top_k);
   if (seed) r.sampling.seed = static_cast<uint64_t>(*seed);
+  r.seed_given = seed.has_value();
   return r;
 }
 

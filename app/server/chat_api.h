@@ -22,6 +22,7 @@ struct ChatCompletionRequest {
   // temperature, top_p, top_k (extension), repetition_penalty (extension), seed; a field the
   // request leaves out takes the model's suggestion (requestDefaults)
   engine::SamplingConfig sampling;
+  bool seed_given = false;  // whether sampling.seed is the client's
 };
 
 // The sampling a request starts from: the model's generation_config.json suggestions where

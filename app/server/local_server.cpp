@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <malloc.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 
@@ -18,6 +20,12 @@
 namespace ts::server {
 
 namespace {
+
+int64_t steadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 void sendError(httplib::Response& res, const ApiError& e) {
   res.status = e.status;
@@ -72,11 +80,6 @@ std::string exposureWarning(const std::string& host, bool has_key) {
          "key (--api-key-env VAR), or serve on 127.0.0.1.";
 }
 
-bool isChatModel(const engine::Model& model) {
-  return model.config.architecture == "baichuan" &&
-         model.config.vocab > engine::kBaichuanAssistantToken;
-}
-
 // One admitted request: holds its place in the admission count, and its connection is
 // watched, until every copy of it (the handler's and httplib's content provider's) is gone.
 struct LocalServer::Job {
@@ -85,6 +88,8 @@ struct LocalServer::Job {
   std::vector<int> prompt;
   int max_tokens = 0;
   CompletionIds ids;
+  int64_t start_ns = 0;             // steady_clock, when admitted
+  std::vector<ServedToken> tokens;  // for the observer (on_request)
   std::atomic<bool> cancel{false};  // the client went away, or the server stops
   uint64_t watch = 0;
   ~Job() {
@@ -262,7 +267,7 @@ void LocalServer::chat(const httplib::Request& req, const std::string& body,
   auto parsed = parseChatCompletionRequest(body, requestDefaults(model_->generation));
   if (auto* e = std::get_if<ApiError>(&parsed)) return sendError(res, *e);
   ChatCompletionRequest request = std::get<ChatCompletionRequest>(std::move(parsed));
-  if (!request.model.empty() && request.model != options_.model_name)
+  if (!request.model.empty() && !servesModel(request.model))
     return sendError(res, {404,
                            "The model '" + request.model +
                                "' does not exist; this server serves '" + options_.model_name + "'",
@@ -284,6 +289,7 @@ void LocalServer::chat(const httplib::Request& req, const std::string& body,
     ++admitted_;
     job->server = this;
   }
+  job->start_ns = steadyNs();
   job->watch = watch_->watch(connectionSocket(req), &job->cancel);
   if (closing_) job->cancel = true;  // cancelAll came between guard() and the watch
   job->request = std::move(request);
@@ -312,7 +318,47 @@ engine::GenerationOutcome LocalServer::run(Job& job,
   r.chat = options_.chat;
   r.user_token = model_->generation.roles().user;
   r.cancel = &job.cancel;
-  return scheduler_->generate(r, [&](const engine::GeneratedToken& t) { return on_text(t.text); });
+  const bool observed = static_cast<bool>(options_.on_request);
+  return scheduler_->generate(r, [&](const engine::GeneratedToken& t) {
+    if (observed) job.tokens.push_back({steadyNs(), t.text, t.batch});
+    return on_text(t.text);
+  });
+}
+
+bool LocalServer::servesModel(const std::string& id) const {
+  return id == options_.model_name ||
+         std::find(options_.aliases.begin(), options_.aliases.end(), id) != options_.aliases.end();
+}
+
+void LocalServer::report(Job& job, const engine::GenerationOutcome& out, int status,
+                         std::string error) {
+  if (!options_.on_request) return;
+  ServedRequest r;
+  r.id = job.ids.id;
+  r.model = job.request.model;
+  r.messages = job.request.messages;
+  r.stream = job.request.stream;
+  r.max_tokens = job.request.max_tokens;
+  r.max_tokens_used = job.max_tokens;
+  r.sampling = job.request.sampling;
+  r.seed_given = job.request.seed_given;
+  r.start_ns = job.start_ns;
+  r.end_ns = steadyNs();
+  r.tokens = std::move(job.tokens);
+  r.text = out.text;
+  if (r.text.empty())  // failed mid-way: what had been generated
+    for (const ServedToken& t : r.tokens) r.text += t.text;
+  r.prompt_tokens = static_cast<int>(job.prompt.size());
+  r.completion_tokens = !out.ids.empty() ? static_cast<int>(out.ids.size())
+                                         : static_cast<int>(r.tokens.size());  // failed mid-way
+  r.cached_tokens = out.cached_tokens;
+  r.finish = error.empty() ? out.finish : "error";
+  r.error = std::move(error);
+  r.status = status;
+  try {
+    options_.on_request(r);
+  } catch (...) {  // an observer's failure is not the client's
+  }
 }
 
 void LocalServer::answerWhole(const std::shared_ptr<Job>& job, httplib::Response& res) {
@@ -320,16 +366,20 @@ void LocalServer::answerWhole(const std::shared_ptr<Job>& job, httplib::Response
   try {
     out = run(*job, [](const std::string&) { return true; });
   } catch (const std::exception& e) {
+    report(*job, out, 500, e.what());
     return sendError(res,
                      {500, std::string("the engine failed: ") + e.what(), "server_error", "", ""});
   }
-  if (out.finish == "cancelled")  // nobody to answer (or the server stops)
+  if (out.finish == "cancelled") {  // nobody to answer (or the server stops)
+    report(*job, out, 503);
     return sendError(res, {503, "the request was cancelled", "server_error", "", "cancelled"});
+  }
   ++completed_;
   res.set_content(completionJson(job->ids, out.text, out.finish,
                                  {static_cast<int>(job->prompt.size()),
                                   static_cast<int>(out.ids.size()), out.cached_tokens}),
                   "application/json");
+  report(*job, out, 200);
 }
 
 bool LocalServer::answerStreamed(const std::shared_ptr<Job>& job, httplib::DataSink& sink) {
@@ -343,13 +393,17 @@ bool LocalServer::answerStreamed(const std::shared_ptr<Job>& job, httplib::DataS
       return ok;
     });
   } catch (const std::exception& e) {
+    report(*job, out, 500, e.what());
     writeEvent(sink,
                ApiError{500, std::string("the engine failed: ") + e.what(), "server_error", "", ""}
                    .body());
     sink.done();
     return false;
   }
-  if (out.finish == "cancelled") return false;  // the client went away (or the server stops)
+  if (out.finish == "cancelled") {  // the client went away (or the server stops)
+    report(*job, out, 200);         // the stream had begun with 200
+    return false;
+  }
   writeEvent(sink, chunkJson(job->ids, "", first, out.finish));
   if (job->request.include_usage)
     writeEvent(sink,
@@ -358,6 +412,7 @@ bool LocalServer::answerStreamed(const std::shared_ptr<Job>& job, httplib::DataS
   writeEvent(sink, "[DONE]");
   ++completed_;
   sink.done();
+  report(*job, out, 200);
   return true;
 }
 

@@ -25,6 +25,7 @@
 
 #include <functional>
 
+#include "app/server/served_request.h"
 #include "inference/engine/model/model.h"
 #include "inference/engine/serving/scheduler.h"
 
@@ -47,6 +48,12 @@ struct ServerOptions {
   // X-TokenScope-Truncated says how many messages and tokens), instead of a 400
   // context_length_exceeded: for chat UIs that send the whole history.
   bool truncate_history = false;
+  // Other ids requests may name for this model (the app answers to "local", the id its
+  // "TokenScope local server" preset asks for); /v1/models lists model_name only.
+  std::vector<std::string> aliases;
+  // Told of every admitted chat completion once it has ended (served_request.h); may be
+  // empty. Runs on the request's thread.
+  RequestObserver on_request;
 };
 
 class LocalServer {
@@ -85,6 +92,9 @@ class LocalServer {
   // POST /v1/chat/completions with its body (read within max_body_mb)
   void chat(const httplib::Request& req, const std::string& body, httplib::Response& res);
   engine::GenerationOutcome run(Job& job, const std::function<bool(const std::string&)>& on_text);
+  // Tells options_.on_request how `job` ended.
+  void report(Job& job, const engine::GenerationOutcome& out, int status, std::string error = {});
+  bool servesModel(const std::string& id) const;
   void answerWhole(const std::shared_ptr<Job>& job, httplib::Response& res);
   bool answerStreamed(const std::shared_ptr<Job>& job, httplib::DataSink& sink);
 
@@ -110,9 +120,5 @@ bool isLoopbackHost(const std::string& host);
 // The warning to show, loudly, when a server binds beyond loopback without a key (anyone
 // who can reach the address may generate); "" otherwise.
 std::string exposureWarning(const std::string& host, bool has_key);
-
-// Whether a model's vocabulary carries the Baichuan chat tokens (architecture baichuan and
-// token 196 present): the server and the app use the chat template for it.
-bool isChatModel(const engine::Model& model);
 
 }  // namespace ts::server

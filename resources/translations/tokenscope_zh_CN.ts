@@ -85,6 +85,17 @@
     </message>
 </context>
 <context>
+    <name>QWidget</name>
+    <message>
+        <source>cannot make a PNG of a %1 x %2 chart</source>
+        <translation>无法为 %1 x %2 的图表生成 PNG</translation>
+    </message>
+    <message>
+        <source>cannot draw the chart as SVG</source>
+        <translation>无法将图表绘制为 SVG</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>TokenScope: chat with LLMs and measure TTFT, TPOT and ITL live.</source>
@@ -135,6 +146,17 @@
     <message>
         <source>The SQLite run store (default: runs.sqlite in the app&apos;s data folder).</source>
         <translation>SQLite 运行记录库（默认：应用数据目录中的 runs.sqlite）。</translation>
+    </message>
+</context>
+<context>
+    <name>ts</name>
+    <message>
+        <source>%1 runs</source>
+        <translation>%1 次运行</translation>
+    </message>
+    <message>
+        <source>(%1 runs)</source>
+        <translation>（%1 次运行）</translation>
     </message>
 </context>
 <context>
@@ -244,10 +266,6 @@
         <translation>本地模型无法运行：</translation>
     </message>
     <message>
-        <source>cannot listen on 127.0.0.1 for the local model</source>
-        <translation>无法在 127.0.0.1 上为本地模型监听</translation>
-    </message>
-    <message>
         <source>The local model cannot be served: </source>
         <translation>无法为本地模型提供服务：</translation>
     </message>
@@ -334,6 +352,14 @@
     <message>
         <source>Configuration file: </source>
         <translation>配置文件:</translation>
+    </message>
+    <message>
+        <source>Configuration not exported: %1 is read at every start</source>
+        <translation>配置未导出：每次启动时都会读取 %1</translation>
+    </message>
+    <message>
+        <source>Using %1, %2: provider %3, temperature %4, max tokens %5 (View → Effective configuration)</source>
+        <translation>正在使用 %1（%2）：提供方 %3，温度 %4，最大词元数 %5（视图 → 生效配置）</translation>
     </message>
 </context>
 <context>
@@ -484,10 +510,72 @@
     </message>
 </context>
 <context>
+    <name>ts::ConversationController</name>
+    <message>
+        <source>Exported the chat to %1</source>
+        <translation>已将对话导出到 %1</translation>
+    </message>
+    <message>
+        <source>Chat not exported</source>
+        <translation>对话未导出</translation>
+    </message>
+    <message>
+        <source>Type a message first.</source>
+        <translation>请先输入消息。</translation>
+    </message>
+    <message>
+        <source>Add a provider first (Provider → Add…).</source>
+        <translation>请先添加提供方(提供方 → 添加…)。</translation>
+    </message>
+    <message>
+        <source>Sending to </source>
+        <translation>正在发送到 </translation>
+    </message>
+    <message>
+        <source>A run is in progress: stop it first.</source>
+        <translation>正在运行：请先停止。</translation>
+    </message>
+    <message>
+        <source>The provider &apos;%1&apos; no longer exists: add it again to rerun this.</source>
+        <translation>提供方“%1”已不存在：请重新添加后再运行。</translation>
+    </message>
+    <message>
+        <source>That run has no user message to send again.</source>
+        <translation>该运行没有可再次发送的用户消息。</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+</context>
+<context>
     <name>ts::DownloadController</name>
     <message>
         <source>Added the local provider %1</source>
         <translation>已添加本地提供方 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ts::FreePortServer</name>
+    <message>
+        <source>cannot listen on 127.0.0.1 for the local model</source>
+        <translation>无法在 127.0.0.1 上为本地模型监听</translation>
     </message>
 </context>
 <context>
@@ -593,6 +681,145 @@
     </message>
 </context>
 <context>
+    <name>ts::LocalDoctor</name>
+    <message>
+        <source>Hugging Face safetensors</source>
+        <translation>Hugging Face safetensors</translation>
+    </message>
+    <message>
+        <source>PyTorch .bin</source>
+        <translation>PyTorch .bin</translation>
+    </message>
+    <message>
+        <source>the CPU, %1 thread(s)</source>
+        <translation>CPU（%1 个线程）</translation>
+    </message>
+    <message>
+        <source> (CUDA not used: %1)</source>
+        <translation>（未使用 CUDA：%1）</translation>
+    </message>
+    <message>
+        <source>CUDA (device %1)</source>
+        <translation>CUDA（设备 %1）</translation>
+    </message>
+    <message>
+        <source>CUDA</source>
+        <translation>CUDA</translation>
+    </message>
+    <message>
+        <source>model file</source>
+        <translation>模型文件</translation>
+    </message>
+    <message>
+        <source>Pick the model again with Provider → Open a local model… (a GGUF file, a Hugging Face folder or a llama2.c checkpoint).</source>
+        <translation>请通过“提供方 → 打开本地模型…”重新选择模型（GGUF 文件、Hugging Face 文件夹或 llama2.c 检查点）。</translation>
+    </message>
+    <message>
+        <source>The provider names no model file.</source>
+        <translation>该提供方没有指定模型文件。</translation>
+    </message>
+    <message>
+        <source>The demo model (random weights) is created at its first use.</source>
+        <translation>演示模型（随机权重）会在首次使用时创建。</translation>
+    </message>
+    <message>
+        <source>%1 does not exist.</source>
+        <translation>%1 不存在。</translation>
+    </message>
+    <message>
+        <source>Check the path (moved or deleted?). </source>
+        <translation>请检查路径（是否已被移动或删除？）。</translation>
+    </message>
+    <message>
+        <source>%1 cannot be read by this user.</source>
+        <translation>当前用户无法读取 %1。</translation>
+    </message>
+    <message>
+        <source>Give your user read permission on it (chmod a+r), or copy it to a folder of yours.</source>
+        <translation>请为你的用户授予它的读取权限（chmod a+r），或把它复制到你自己的文件夹中。</translation>
+    </message>
+    <message>
+        <source>%1 is not a model TokenScope reads: %2</source>
+        <translation>%1 不是 TokenScope 能读取的模型：%2</translation>
+    </message>
+    <message>
+        <source>TokenScope reads GGUF files, Hugging Face folders (safetensors or .bin) and llama2.c checkpoints; download the model again if the file is cut short.</source>
+        <translation>TokenScope 能读取 GGUF 文件、Hugging Face 文件夹（safetensors 或 .bin）和 llama2.c 检查点；如果文件不完整，请重新下载模型。</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 layers · vocabulary %4 · %5 on disk (%6)</source>
+        <translation>%1 · %2 · %3 层 · 词表 %4 · 磁盘占用 %5（%6）</translation>
+    </message>
+    <message>
+        <source>engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>The engine cannot run this model: %1</source>
+        <translation>引擎无法运行此模型：%1</translation>
+    </message>
+    <message>
+        <source>Try the CPU backend, other runtime weights or a shorter context in Provider → Open a local model…; a model too large for the memory needs a smaller quantization.</source>
+        <translation>请在“提供方 → 打开本地模型…”中尝试 CPU 后端、其他运行时权重或更短的上下文；内存放不下的模型需要更小的量化。</translation>
+    </message>
+    <message>
+        <source>The model loads and runs on %1 (%2 ms; shared with the chat and Serve).</source>
+        <translation>模型可以加载并在 %1 上运行（%2 毫秒；与对话和服务共用）。</translation>
+    </message>
+    <message>
+        <source>server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>GET /health answered %1.</source>
+        <translation>GET /health 返回了 %1。</translation>
+    </message>
+    <message>
+        <source>Nothing answers on port %1.</source>
+        <translation>端口 %1 上没有任何应答。</translation>
+    </message>
+    <message>
+        <source>Stop and start Provider → Serve the local model; if another program holds the port, the server takes the next free one.</source>
+        <translation>请在“提供方 → 以 OpenAI 兼容接口提供本地模型”中停止后重新启动；如果端口被其他程序占用，服务器会改用下一个空闲端口。</translation>
+    </message>
+    <message>
+        <source>The server answers on port %1 and, as Serve settings say, refuses requests without the API key (401).</source>
+        <translation>服务器在端口 %1 上应答，并按服务设置的要求拒绝不带 API 密钥的请求（401）。</translation>
+    </message>
+    <message>
+        <source>GET /v1/models without the key answered %1, not 401.</source>
+        <translation>不带密钥的 GET /v1/models 返回了 %1，而不是 401。</translation>
+    </message>
+    <message>
+        <source>Restart Serve: it must require the key Serve settings ask for.</source>
+        <translation>请重新启动服务：它必须要求服务设置中指定的密钥。</translation>
+    </message>
+    <message>
+        <source>The server answers on port %1 and lists the model id &quot;%2&quot; (clients may also name &quot;local&quot;).</source>
+        <translation>服务器在端口 %1 上应答，并列出了模型 ID“%2”（客户端也可以使用“local”）。</translation>
+    </message>
+    <message>
+        <source>GET /v1/models answered %1 with %2, not the model id &quot;%3&quot;.</source>
+        <translation>GET /v1/models 返回了 %1，列出的是 %2，而不是模型 ID“%3”。</translation>
+    </message>
+    <message>
+        <source>no model</source>
+        <translation>没有模型</translation>
+    </message>
+    <message>
+        <source>Stop and start Provider → Serve the local model.</source>
+        <translation>请在“提供方 → 以 OpenAI 兼容接口提供本地模型”中停止后重新启动。</translation>
+    </message>
+    <message>
+        <source>Not serving: Provider → Serve the local model starts the server, then this step checks it.</source>
+        <translation>未在提供服务：“提供方 → 以 OpenAI 兼容接口提供本地模型”会启动服务器，之后此步骤会检查它。</translation>
+    </message>
+    <message>
+        <source>Skipped: the model file is not usable.</source>
+        <translation>已跳过：模型文件不可用。</translation>
+    </message>
+</context>
+<context>
     <name>ts::LocalEngineWorker</name>
     <message>
         <source>This local provider names no model: edit it and give a GGUF file, a Hugging Face folder or a llama2.c checkpoint.</source>
@@ -617,6 +844,14 @@
     <message>
         <source>Speculative sampling cannot start: </source>
         <translation>推测采样无法启动：</translation>
+    </message>
+    <message>
+        <source>Converting the speculative draft (%1)…</source>
+        <translation>正在转换推测采样的草稿模型（%1）…</translation>
+    </message>
+    <message>
+        <source>Loading the speculative draft (%1)…</source>
+        <translation>正在加载推测采样的草稿模型（%1）…</translation>
     </message>
 </context>
 <context>
@@ -759,28 +994,12 @@
         <translation>%1（FFN %2）</translation>
     </message>
     <message>
-        <source>Heads</source>
-        <translation>注意力头</translation>
-    </message>
-    <message>
-        <source>%1 of %2</source>
-        <translation>%1 个，每个 %2 维</translation>
-    </message>
-    <message>
-        <source>%1 of %2, %3 KV heads (grouped-query)</source>
-        <translation>%1 个，每个 %2 维，%3 个 KV 头（分组查询）</translation>
-    </message>
-    <message>
         <source>Vocabulary</source>
         <translation>词表</translation>
     </message>
     <message>
         <source>%1 tokens</source>
         <translation>%1 个词元</translation>
-    </message>
-    <message>
-        <source>%1 tokens; no tokenizer: %2</source>
-        <translation>%1 个词元；没有分词器：%2</translation>
     </message>
     <message>
         <source>Context length</source>
@@ -801,10 +1020,6 @@
     <message>
         <source>On disk</source>
         <translation>磁盘占用</translation>
-    </message>
-    <message>
-        <source>Needs %1: weights %2 + KV cache %3</source>
-        <translation>需要 %1：权重 %2 + KV 缓存 %3</translation>
     </message>
     <message>
         <source> + workspace %1</source>
@@ -831,10 +1046,6 @@
         <translation> 内存不够：请选择 int4 或 int8 权重、int8 KV 缓存或更短的上下文。</translation>
     </message>
     <message>
-        <source>Loaded %1 in %2 s (%3 weights, %4 in memory); it is now the current provider.</source>
-        <translation>已加载 %1，用时 %2 秒（%3 权重，占用内存 %4）；它现在是当前提供方。</translation>
-    </message>
-    <message>
         <source>Conversion cache: empty (limit %1, in %2)</source>
         <translation>转换缓存：空（上限 %1，位于 %2）</translation>
     </message>
@@ -847,10 +1058,6 @@
         <translation>Hugging Face safetensors</translation>
     </message>
     <message>
-        <source>PyTorch checkpoint (.bin), read without running its pickle</source>
-        <translation>PyTorch 检查点（.bin），读取时不执行其 pickle</translation>
-    </message>
-    <message>
         <source>llama2.c checkpoint</source>
         <translation>llama2.c 检查点</translation>
     </message>
@@ -859,12 +1066,56 @@
         <translation>分类头</translation>
     </message>
     <message>
-        <source>NormHead, normalized at load (each row to unit length, in f32)</source>
-        <translation>NormHead，加载时归一化（每行按 f32 缩放为单位长度）</translation>
-    </message>
-    <message>
         <source>as stored</source>
         <translation>按文件存储</translation>
+    </message>
+    <message>
+        <source>PyTorch checkpoint (.bin)</source>
+        <translation>PyTorch 检查点（.bin）</translation>
+    </message>
+    <message>
+        <source>In memory: %1, loaded in %2 s with %3 weights: %4 (matrices %5 + token embeddings and norms %6)</source>
+        <translation>已载入内存：%1，用时 %2 秒，%3 权重：%4（矩阵 %5 + 词元嵌入和归一化层 %6）</translation>
+    </message>
+    <message>
+        <source>; estimated before loading: %1</source>
+        <translation>；加载前估计：%1</translation>
+    </message>
+    <message>
+        <source>%1 · KV heads %2 · head size %3</source>
+        <translation>%1 · KV 头 %2 · 头维度 %3</translation>
+    </message>
+    <message>
+        <source>Attention heads</source>
+        <translation>注意力头</translation>
+    </message>
+    <message>
+        <source>%1 tokens, no tokenizer</source>
+        <translation>%1 个词元，无分词器</translation>
+    </message>
+    <message>
+        <source>NormHead, normalized at load</source>
+        <translation>NormHead，加载时归一化</translation>
+    </message>
+    <message>
+        <source>Read without running its pickle.</source>
+        <translation>读取时不执行其 pickle。</translation>
+    </message>
+    <message>
+        <source>%1 query heads share %2 key/value heads (grouped-query attention); each head has %3 dimensions.</source>
+        <translation>%1 个查询头共享 %2 个键/值头（分组查询注意力）；每个头有 %3 维。</translation>
+    </message>
+    <message>
+        <source>Every query head has its own key/value head; each head has %1 dimensions.</source>
+        <translation>每个查询头都有自己的键/值头；每个头有 %1 维。</translation>
+    </message>
+    <message>
+        <source>Each classifier row is scaled to unit length at load, in f32.</source>
+        <translation>加载时以 f32 将分类头的每一行缩放为单位长度。</translation>
+    </message>
+    <message>
+        <source>Needs %1: weights %2 (matrices, embeddings and norms) + KV cache %3</source>
+        <translation>需要 %1：权重 %2（矩阵、嵌入和归一化层）+ KV 缓存 %3</translation>
     </message>
 </context>
 <context>
@@ -1037,8 +1288,8 @@
         <translation>语言</translation>
     </message>
     <message>
-        <source>The new language is used after TokenScope restarts. Restart now? Your providers and settings are saved; the current conversation is not kept.</source>
-        <translation>新语言将在 TokenScope 重启后生效。现在重启吗?提供方和设置都已保存;当前对话不会保留。</translation>
+        <source>The new language is used after TokenScope restarts. Restart now? Your providers, settings and the current conversation are kept.</source>
+        <translation>新语言将在 TokenScope 重启后生效。现在重启吗？提供方、设置和当前对话都会保留。</translation>
     </message>
 </context>
 <context>
@@ -1148,6 +1399,26 @@ Fix: </source>
     <message>
         <source>Running…</source>
         <translation>正在运行…</translation>
+    </message>
+    <message>
+        <source>Local model doctor — </source>
+        <translation>本地模型诊断 — </translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>PASS</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>FAIL</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Reading the model file and loading it…</source>
+        <translation>正在读取并加载模型文件…</translation>
     </message>
 </context>
 <context>
@@ -1268,6 +1539,22 @@ Serve did not start. Make the keychain available, or turn off &quot;Require an A
         <source>WARNING: serving the local model to every network (port %1) without an API key.</source>
         <translation>警告：正在向所有网络（端口 %1）提供本地模型服务，且未要求 API 密钥。</translation>
     </message>
+    <message>
+        <source>TokenScope server</source>
+        <translation>TokenScope 服务器</translation>
+    </message>
+    <message>
+        <source>The local server runs: click to show or hide its panel</source>
+        <translation>本地服务器正在运行：单击以显示或隐藏其面板</translation>
+    </message>
+    <message>
+        <source>error: %1</source>
+        <translation>错误：%1</translation>
+    </message>
+    <message>
+        <source>A served request was not recorded: </source>
+        <translation>一个已处理的服务请求未被记录：</translation>
+    </message>
 </context>
 <context>
     <name>ts::config</name>
@@ -1366,6 +1653,18 @@ Serve did not start. Make the keychain available, or turn off &quot;Require an A
     <message>
         <source>command line </source>
         <translation>命令行 </translation>
+    </message>
+    <message>
+        <source>named by TOKENSCOPE_CONFIG</source>
+        <translation>由 TOKENSCOPE_CONFIG 指定</translation>
+    </message>
+    <message>
+        <source>found in the folder TokenScope was started from</source>
+        <translation>在启动 TokenScope 的文件夹中找到</translation>
+    </message>
+    <message>
+        <source>given on the command line or imported</source>
+        <translation>由命令行给出或已导入</translation>
     </message>
 </context>
 <context>
@@ -1544,10 +1843,6 @@ Serve did not start. Make the keychain available, or turn off &quot;Require an A
         <translation>取消(&amp;C)</translation>
     </message>
     <message>
-        <source>Save &amp;JSON…</source>
-        <translation>保存 &amp;JSON…</translation>
-    </message>
-    <message>
         <source>Value</source>
         <translation>取值</translation>
     </message>
@@ -1692,6 +1987,62 @@ Serve did not start. Make the keychain available, or turn off &quot;Require an A
     <message>
         <source>Values: expected numbers from 0 up separated by commas, found &apos;%1&apos;</source>
         <translation>取值：应为以逗号分隔的非负数，实际为“%1”</translation>
+    </message>
+    <message>
+        <source>E&amp;xport</source>
+        <translation>导出(&amp;X)</translation>
+    </message>
+    <message>
+        <source>Save the last sweep: its figures and settings, its steps or a chart</source>
+        <translation>保存最近一次扫描：其数值和设置、各步骤或图表</translation>
+    </message>
+    <message>
+        <source>Results and settings as &amp;JSON…</source>
+        <translation>以 &amp;JSON 保存结果和设置…</translation>
+    </message>
+    <message>
+        <source>Steps as &amp;CSV…</source>
+        <translation>以 &amp;CSV 保存各步骤…</translation>
+    </message>
+    <message>
+        <source>Per-step chart as &amp;PNG…</source>
+        <translation>以 &amp;PNG 保存每步图表…</translation>
+    </message>
+    <message>
+        <source>Per-step chart as &amp;SVG…</source>
+        <translation>以 &amp;SVG 保存每步图表…</translation>
+    </message>
+    <message>
+        <source>&amp;Trade-off chart as PNG…</source>
+        <translation>以 PNG 保存权衡图(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>T&amp;rade-off chart as SVG…</source>
+        <translation>以 SVG 保存权衡图(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>Save the chart</source>
+        <translation>保存图表</translation>
+    </message>
+    <message>
+        <source>SVG (*.svg)</source>
+        <translation>SVG (*.svg)</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png)</source>
+        <translation>PNG 图像 (*.png)</translation>
+    </message>
+    <message>
+        <source>p99 latency per step</source>
+        <translation>每步的 p99 延迟</translation>
+    </message>
+    <message>
+        <source>TTFT against TPOT</source>
+        <translation>TTFT 对 TPOT</translation>
     </message>
 </context>
 <context>
@@ -1852,6 +2203,37 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>How many requests the local engine&apos;s scheduler ran in the step that produced each token: continuous batching at work</source>
         <translation>本地引擎的调度器在产生每个令牌的那一步中运行了多少个请求：连续批处理的实际效果</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Figures&lt;/b&gt;</source>
+        <translation>&lt;b&gt;数值&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Every setting is the same&lt;/b&gt;</source>
+        <translation>&lt;b&gt;所有设置都相同&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Settings that differ&lt;/b&gt;</source>
+        <translation>&lt;b&gt;不同的设置&lt;/b&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::ConfigExport</name>
+    <message>
+        <source>Export configuration</source>
+        <translation>导出配置</translation>
+    </message>
+    <message>
+        <source>TOML (*.toml);;settings.json (*.json)</source>
+        <translation>TOML (*.toml);;settings.json (*.json)</translation>
+    </message>
+    <message>
+        <source>TokenScope reads %1 at every start, so the next start would use this configuration&apos;s provider, temperature and max tokens.
+
+Export there anyway?</source>
+        <translation>TokenScope 每次启动时都会读取 %1，因此下次启动将使用此配置中的提供方、温度和最大词元数。
+
+仍要导出到该位置吗？</translation>
     </message>
 </context>
 <context>
@@ -2135,6 +2517,18 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <source>Last 30 days</source>
         <translation>最近 30 天</translation>
     </message>
+    <message>
+        <source>Benchmark</source>
+        <translation>基准测试</translation>
+    </message>
+    <message>
+        <source>The benchmark step a run belongs to: the swept setting and its value</source>
+        <translation>运行所属的基准测试步骤：扫描的设置及其取值</translation>
+    </message>
+    <message>
+        <source>No earlier run to compare this one with: select 2 to 4 runs (Ctrl+click).</source>
+        <translation>没有更早的运行可与此运行比较：请选择 2 到 4 次运行（Ctrl+单击）。</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::LatencyChart</name>
@@ -2170,50 +2564,6 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <source>Provider</source>
-        <translation>提供方</translation>
-    </message>
-    <message>
-        <source> Provider </source>
-        <translation> 提供方 </translation>
-    </message>
-    <message>
-        <source>Add…</source>
-        <translation>添加…</translation>
-    </message>
-    <message>
-        <source>Edit…</source>
-        <translation>编辑…</translation>
-    </message>
-    <message>
-        <source>Remove</source>
-        <translation>移除</translation>
-    </message>
-    <message>
-        <source>API key…</source>
-        <translation>API 密钥…</translation>
-    </message>
-    <message>
-        <source>Doctor…</source>
-        <translation>诊断…</translation>
-    </message>
-    <message>
-        <source>Check this provider step by step (Ctrl+D)</source>
-        <translation>逐步检查此提供方(Ctrl+D)</translation>
-    </message>
-    <message>
-        <source> Model </source>
-        <translation> 模型 </translation>
-    </message>
-    <message>
-        <source>Model id: pick one the endpoint lists, or type any id</source>
-        <translation>模型 ID:选择端点列出的一个,或输入任意 ID</translation>
-    </message>
-    <message>
-        <source>Refresh the model list from GET /v1/models (F5)</source>
-        <translation>通过 GET /v1/models 刷新模型列表(F5)</translation>
-    </message>
-    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -2236,14 +2586,6 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>&amp;Export configuration…</source>
         <translation>导出配置(&amp;E)…</translation>
-    </message>
-    <message>
-        <source>Export configuration</source>
-        <translation>导出配置</translation>
-    </message>
-    <message>
-        <source>TOML (*.toml);;settings.json (*.json)</source>
-        <translation>TOML (*.toml);;settings.json (*.json)</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
@@ -2302,52 +2644,8 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <source>Add a provider first (Provider → Add…).</source>
-        <translation>请先添加提供方(提供方 → 添加…)。</translation>
-    </message>
-    <message>
-        <source>No provider to edit: add one first.</source>
-        <translation>没有可编辑的提供方:请先添加一个。</translation>
-    </message>
-    <message>
-        <source>New provider</source>
-        <translation>新提供方</translation>
-    </message>
-    <message>
-        <source>A provider named &apos;%1&apos; already exists; choose another name.</source>
-        <translation>名为 &apos;%1&apos; 的提供方已存在;请换一个名字。</translation>
-    </message>
-    <message>
-        <source>Type a message first.</source>
-        <translation>请先输入消息。</translation>
-    </message>
-    <message>
-        <source>Sending to </source>
-        <translation>正在发送到 </translation>
-    </message>
-    <message>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
-    </message>
-    <message>
-        <source>Failed: </source>
-        <translation>失败:</translation>
-    </message>
-    <message>
-        <source>Stopped — the partial answer is kept.</source>
-        <translation>已停止 — 已保留部分回答。</translation>
-    </message>
-    <message>
-        <source>Stopped.</source>
-        <translation>已停止。</translation>
-    </message>
-    <message>
-        <source>Stopped at max_tokens (finish_reason: length).</source>
-        <translation>已达到 max_tokens 而停止(finish_reason:length)。</translation>
-    </message>
-    <message>
-        <source>Done (finish_reason: %1).</source>
-        <translation>完成(finish_reason:%1)。</translation>
     </message>
     <message>
         <source>Note: </source>
@@ -2378,18 +2676,6 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>运行历史(&amp;H)…</translation>
     </message>
     <message>
-        <source>A run is in progress: stop it first.</source>
-        <translation>正在运行：请先停止。</translation>
-    </message>
-    <message>
-        <source>The provider &apos;%1&apos; no longer exists: add it again to rerun this.</source>
-        <translation>提供方“%1”已不存在：请重新添加后再运行。</translation>
-    </message>
-    <message>
-        <source>That run has no user message to send again.</source>
-        <translation>该运行没有可再次发送的用户消息。</translation>
-    </message>
-    <message>
         <source>&amp;Benchmark…</source>
         <translation>基准测试(&amp;B)…</translation>
     </message>
@@ -2406,36 +2692,12 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>Markdown (*.md);;JSON (*.json)</translation>
     </message>
     <message>
-        <source>Exported the chat to %1</source>
-        <translation>已将对话导出到 %1</translation>
-    </message>
-    <message>
-        <source>Chat not exported</source>
-        <translation>对话未导出</translation>
-    </message>
-    <message>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
         <source>&amp;About TokenScope</source>
         <translation>关于 TokenScope(&amp;A)</translation>
-    </message>
-    <message>
-        <source>You</source>
-        <translation>你</translation>
-    </message>
-    <message>
-        <source>Assistant</source>
-        <translation>助手</translation>
-    </message>
-    <message>
-        <source>System</source>
-        <translation>系统</translation>
-    </message>
-    <message>
-        <source>cannot write %1: %2</source>
-        <translation>无法写入 %1：%2</translation>
     </message>
     <message>
         <source>&amp;Compare the last two runs</source>
@@ -2498,10 +2760,6 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation> 或 </translation>
     </message>
     <message>
-        <source>CPU: CUDA not used</source>
-        <translation>CPU：未使用 CUDA</translation>
-    </message>
-    <message>
         <source>Serve se&amp;ttings…</source>
         <translation>服务设置(&amp;T)…</translation>
     </message>
@@ -2514,8 +2772,8 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <translation>%1 — 正在停止…</translation>
     </message>
     <message>
-        <source>⚠ Serving to every network without a key</source>
-        <translation>⚠ 正在无密钥地向所有网络提供服务</translation>
+        <source>Nothing here can send a run again.</source>
+        <translation>此处无法再次发送运行。</translation>
     </message>
 </context>
 <context>
@@ -2884,6 +3142,69 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     </message>
 </context>
 <context>
+    <name>ts::ui::ProviderBar</name>
+    <message>
+        <source>Provider</source>
+        <translation>提供方</translation>
+    </message>
+    <message>
+        <source> Provider </source>
+        <translation> 提供方 </translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>API key…</source>
+        <translation>API 密钥…</translation>
+    </message>
+    <message>
+        <source>Doctor…</source>
+        <translation>诊断…</translation>
+    </message>
+    <message>
+        <source>Check this provider step by step (Ctrl+D)</source>
+        <translation>逐步检查此提供方(Ctrl+D)</translation>
+    </message>
+    <message>
+        <source> Model </source>
+        <translation> 模型 </translation>
+    </message>
+    <message>
+        <source>Model id: pick one the endpoint lists, or type any id</source>
+        <translation>模型 ID:选择端点列出的一个,或输入任意 ID</translation>
+    </message>
+    <message>
+        <source>Refresh the model list from GET /v1/models (F5)</source>
+        <translation>通过 GET /v1/models 刷新模型列表(F5)</translation>
+    </message>
+    <message>
+        <source>Add a provider first (Provider → Add…).</source>
+        <translation>请先添加提供方(提供方 → 添加…)。</translation>
+    </message>
+    <message>
+        <source>No provider to edit: add one first.</source>
+        <translation>没有可编辑的提供方:请先添加一个。</translation>
+    </message>
+    <message>
+        <source>New provider</source>
+        <translation>新提供方</translation>
+    </message>
+    <message>
+        <source>A provider named &apos;%1&apos; already exists; choose another name.</source>
+        <translation>名为 &apos;%1&apos; 的提供方已存在;请换一个名字。</translation>
+    </message>
+</context>
+<context>
     <name>ts::ui::ProviderDialog</name>
     <message>
         <source>Provider</source>
@@ -3054,6 +3375,29 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     </message>
 </context>
 <context>
+    <name>ts::ui::RunDisplay</name>
+    <message>
+        <source>Failed: </source>
+        <translation>失败:</translation>
+    </message>
+    <message>
+        <source>Stopped — the partial answer is kept.</source>
+        <translation>已停止 — 已保留部分回答。</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <source>Stopped at max_tokens (finish_reason: length).</source>
+        <translation>已达到 max_tokens 而停止(finish_reason:length)。</translation>
+    </message>
+    <message>
+        <source>Done (finish_reason: %1).</source>
+        <translation>完成(finish_reason:%1)。</translation>
+    </message>
+</context>
+<context>
     <name>ts::ui::ServeDialog</name>
     <message>
         <source>Serve settings</source>
@@ -3144,6 +3488,113 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     </message>
 </context>
 <context>
+    <name>ts::ui::ServerPanel</name>
+    <message>
+        <source>Copy address</source>
+        <translation>复制地址</translation>
+    </message>
+    <message>
+        <source>Copy model id</source>
+        <translation>复制模型 ID</translation>
+    </message>
+    <message>
+        <source>Stop serving</source>
+        <translation>停止服务</translation>
+    </message>
+    <message>
+        <source>Ended</source>
+        <translation>结束时间</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Finish</source>
+        <translation>结束原因</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>TTFT</source>
+        <translation>TTFT</translation>
+    </message>
+    <message>
+        <source>TPOT</source>
+        <translation>TPOT</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Max tokens</source>
+        <translation>最大词元数</translation>
+    </message>
+    <message>
+        <source>Prompt tokens (of which cached)</source>
+        <translation>提示词元数（其中已缓存）</translation>
+    </message>
+    <message>
+        <source>Time to first token, from the request&apos;s arrival</source>
+        <translation>首词元时间，从请求到达时算起</translation>
+    </message>
+    <message>
+        <source>Mean time per output token after the first</source>
+        <translation>首个词元之后每个输出词元的平均时间</translation>
+    </message>
+    <message>
+        <source>Copied the server&apos;s address %1.</source>
+        <translation>已复制服务器地址 %1。</translation>
+    </message>
+    <message>
+        <source>Copied the model id %1.</source>
+        <translation>已复制模型 ID %1。</translation>
+    </message>
+    <message>
+        <source> · requests need the API key</source>
+        <translation> · 请求需要 API 密钥</translation>
+    </message>
+    <message>
+        <source>Serving at &lt;b&gt;%1&lt;/b&gt; (OpenAI-compatible)%2</source>
+        <translation>正在 &lt;b&gt;%1&lt;/b&gt; 提供服务（OpenAI 兼容）%2</translation>
+    </message>
+    <message>
+        <source>Model id: &lt;b&gt;%1&lt;/b&gt;</source>
+        <translation>模型 ID：&lt;b&gt;%1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Model id: &lt;b&gt;%1&lt;/b&gt; (also answers to &quot;%2&quot;)</source>
+        <translation>模型 ID：&lt;b&gt;%1&lt;/b&gt;（也响应“%2”）</translation>
+    </message>
+    <message>
+        <source>Not serving. Provider → Serve the local model starts the server.</source>
+        <translation>未在提供服务。“提供方 → 以 OpenAI 兼容接口提供本地模型”会启动服务器。</translation>
+    </message>
+    <message>
+        <source>Running %1 · waiting %2 · %3 · %4 request(s) served</source>
+        <translation>运行中 %1 · 等待中 %2 · %3 · 已处理 %4 个请求</translation>
+    </message>
+    <message>
+        <source>● Serving %1 · %2 served</source>
+        <translation>● 服务中 %1 · 已处理 %2</translation>
+    </message>
+    <message>
+        <source> (streamed)</source>
+        <translation>（流式）</translation>
+    </message>
+    <message>
+        <source>%1 (%2 cached)</source>
+        <translation>%1（%2 已缓存）</translation>
+    </message>
+</context>
+<context>
     <name>ts::ui::SweepChart</name>
     <message>
         <source>TTFT p99 (ms)</source>
@@ -3160,10 +3611,6 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>TPOT SLO</source>
         <translation>TPOT SLO</translation>
-    </message>
-    <message>
-        <source>ms</source>
-        <translation>毫秒</translation>
     </message>
     <message>
         <source>p99 of each step: where a line crosses its dashed SLO, the service stops meeting it</source>
@@ -3197,6 +3644,34 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <source>TPOT target (ms; 0: unpaced)</source>
         <translation>TPOT 目标（毫秒；0：不限速）</translation>
     </message>
+    <message>
+        <source>TTFT p99</source>
+        <translation>TTFT p99</translation>
+    </message>
+    <message>
+        <source>TPOT p99</source>
+        <translation>TPOT p99</translation>
+    </message>
+    <message>
+        <source>%1: %2 p99 %3 ms</source>
+        <translation>%1：%2 p99 %3 毫秒</translation>
+    </message>
+    <message>
+        <source>TTFT</source>
+        <translation>TTFT</translation>
+    </message>
+    <message>
+        <source>TPOT</source>
+        <translation>TPOT</translation>
+    </message>
+    <message>
+        <source>TTFT SLO %1 ms</source>
+        <translation>TTFT SLO %1 毫秒</translation>
+    </message>
+    <message>
+        <source>TPOT SLO %1 ms</source>
+        <translation>TPOT SLO %1 毫秒</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::TradeoffChart</name>
@@ -3215,6 +3690,10 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>Each point is one step of the sweep: lower is a faster first token, further left a faster stream once it runs. The curve shows what each setting trades.</source>
         <translation>每个点是扫描中的一步：越低，首个令牌越快；越靠左，开始输出后的流越快。这条曲线显示每个设置在两者之间的取舍。</translation>
+    </message>
+    <message>
+        <source>%1: TTFT p99 %2 ms, TPOT p99 %3 ms</source>
+        <translation>%1：TTFT p99 %2 毫秒，TPOT p99 %3 毫秒</translation>
     </message>
 </context>
 <context>
@@ -3266,6 +3745,17 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
     <message>
         <source>Start on the demo model; everything here is also in the Provider menu</source>
         <translation>从演示模型开始；这里的所有选项也都在“提供方”菜单中</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::WindowStatusBar</name>
+    <message>
+        <source>CPU: CUDA not used</source>
+        <translation>CPU：未使用 CUDA</translation>
+    </message>
+    <message>
+        <source>⚠ Serving to every network without a key</source>
+        <translation>⚠ 正在无密钥地向所有网络提供服务</translation>
     </message>
 </context>
 </TS>

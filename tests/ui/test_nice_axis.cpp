@@ -1,4 +1,7 @@
 // Chart axes on round numbers (ui/nice_axis.h): the ticks a user reads off every chart.
+#include <QChart>
+#include <QChartView>
+#include <QLineSeries>
 #include <QTest>
 #include <QValueAxis>
 #include <cmath>
@@ -96,6 +99,53 @@ class TestNiceAxis : public QObject {
     QVERIFY2(s.step == 1 && s.max == 3 && s.decimals == 0, qPrintable(describe(s)));
     const NiceScale t = niceScale(0, 12, 6, true);  // 2.5 skipped
     QVERIFY2(t.step == 5 && t.max == 15, qPrintable(describe(t)));
+  }
+
+  void issue42RangesTickEvenly() {
+    // the comparison showed 0/5000/7500/12500 and 0/40/60/100: the ticks must be 0, 2500,
+    // ..., 12500 and 0, 20, ..., 100, every one of them
+    const NiceScale ttft = niceScale(0, 12500);
+    QVERIFY2(ttft.min == 0 && ttft.max == 12500 && ttft.step == 2500 && ttft.ticks == 6,
+             qPrintable(describe(ttft)));
+    const NiceScale tpot = niceScale(0, 100);
+    QVERIFY2(tpot.min == 0 && tpot.max == 100 && tpot.step == 20 && tpot.ticks == 6,
+             qPrintable(describe(tpot)));
+  }
+
+  // A short chart gets fewer round ticks rather than labels Qt hides: each tick has room
+  // for its label (1.5 label heights) at 170 px, and gets back to 6 at 600 px.
+  void ticksFitTheChartsHeight() {
+    QChart* chart = new QChart;
+    auto* line = new QLineSeries(chart);
+    line->append(0, 0);
+    line->append(1, 12500);
+    chart->addSeries(line);
+    auto* x = new QValueAxis(chart);
+    auto* y = new QValueAxis(chart);
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    line->attachAxis(x);
+    line->attachAxis(y);
+    QChartView view(chart);
+    ts::ui::fitNiceRange(chart, y, 0, 12500);
+    ts::ui::fitNiceRange(chart, x, 0, 1);
+    const auto roomPerTick = [&] { return chart->plotArea().height() / (y->tickCount() - 1); };
+    const double label = QFontMetricsF(y->labelsFont()).height();
+    view.resize(400, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTRY_COMPARE(y->tickCount(), 6);
+    QCOMPARE(y->max(), 12500.0);
+    view.resize(400, 170);
+    QTRY_VERIFY2(
+        roomPerTick() >= 1.5 * label,
+        qPrintable(
+            QString("%1 ticks on %2 px").arg(y->tickCount()).arg(chart->plotArea().height())));
+    QVERIFY(y->tickCount() >= 3 && y->tickCount() < 6);
+    const double step = (y->max() - y->min()) / (y->tickCount() - 1);
+    QVERIFY2(roundStep(step) && y->max() >= 12500, qPrintable(QString::number(step)));
+    view.resize(400, 600);
+    QTRY_COMPARE(y->tickCount(), 6);
   }
 
   void axisTakesTheScale() {

@@ -25,7 +25,7 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
   if (prompt.empty() || options.max_tokens <= 0) return out;
   // Reuse the common prefix, but always run the last prompt token: its logits are needed.
   size_t reuse = 0;
-  if (options.held && !options.draft)
+  if (options.held)
     while (reuse + 1 < prompt.size() && reuse < options.held->size() &&
            (*options.held)[reuse] == prompt[reuse])
       ++reuse;
@@ -43,7 +43,7 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
     }
     out.ids.push_back(id);
     history.push_back(id);
-    GeneratedToken token{id, utf8.push(tokenizer.piece(id)), drafted};
+    GeneratedToken token{id, utf8.push(tokenizer.displayPiece(id)), drafted};
     out.text += token.text;
     if (!on_token(token)) {
       out.finish = "cancelled";
@@ -54,8 +54,12 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
   const auto t0 = std::chrono::steady_clock::now();
   if (options.draft) {
     SpeculativeDecoder decoder(session, *options.draft, sampler, options.speculative);
-    decoder.generate(prompt, options.max_tokens, take);
-    if (options.held) options.held->clear();  // the decoder's rollbacks are its own
+    if (options.held) options.held->clear();  // (if it throws, the rows are unknown)
+    decoder.generate(prompt, options.max_tokens, take, reuse);
+    if (options.held) {  // after the decoder's rollbacks: the context but its last token
+      const std::span<const int> held = decoder.held();
+      options.held->assign(held.begin(), held.end());
+    }
     out.prefill_ms = decoder.prefillMs();
     out.speculative = decoder.stats();
     out.target_forwards = decoder.targetForwards();

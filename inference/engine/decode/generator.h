@@ -28,7 +28,8 @@ struct GenerateOptions {
   DraftSource* draft = nullptr;         // speculative sampling when set
   SpeculativeConfig speculative;
   // The tokens at the session's KV positions [0, size) (what earlier generations fed it),
-  // kept up to date here; null: start from an empty session. Speculative runs start empty.
+  // kept up to date here; null: start from an empty session. Speculative runs too reuse
+  // it (their rollbacks leave it true).
   std::vector<int>* held = nullptr;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 
 #include "inference/engine/core/thread_pool.h"
 #include "inference/engine/cpu/cpu_forward.h"
@@ -81,7 +82,8 @@ void LookupDraft::propose(std::span<const int> context, int k, Sampler&, Draft& 
   }
 }
 
-std::shared_ptr<const Model> selfDraftModel(const Model& target, int layers, int int4_group) {
+std::shared_ptr<const Model> selfDraftModel(const Model& target, int layers, int int4_group,
+                                            const LoadProgress& progress) {
   auto draft = std::make_shared<Model>();
   draft->config = target.config;
   const int n = layers > 0 ? std::min(layers, target.config.n_layers) : target.config.n_layers;
@@ -108,10 +110,19 @@ std::shared_ptr<const Model> selfDraftModel(const Model& target, int layers, int
   }
   ThreadPool pool(ThreadPool::defaultThreads());
   std::atomic<size_t> next{0};
+  std::atomic<bool> cancelled{false};
+  std::mutex reporting;  // progress is called by one thread at a time
+  size_t done = 0;       // matrices converted (under `reporting`)
   pool.parallelFor(pool.threads(), [&](int, int) {
-    for (size_t i; (i = next++) < matrices.size();)
+    for (size_t i; !cancelled && (i = next++) < matrices.size();) {
       *matrices[i].first = matrices[i].second->converted(WeightFormat::Int4, int4_group);
+      if (!progress) continue;
+      std::lock_guard lock(reporting);
+      if (!progress(static_cast<double>(++done) / static_cast<double>(matrices.size())))
+        cancelled = true;
+    }
   });
+  if (cancelled) return nullptr;
   draft->weight_format = WeightFormat::Int4;
   draft->cache_note = "self-draft of the loaded model";
   return draft;
@@ -164,9 +175,13 @@ Result<std::unique_ptr<DraftSource>> makeDraftSource(const std::string& spec,
     if (!n) return fail(n.error());
     return Source(std::make_unique<LookupDraft>(n.value()));
   }
-  if (spec == "self-int4")
-    return Source(std::make_unique<ModelDraft>(spec, selfDraftModel(*target, 0, load.int4_group),
-                                               max_positions, kv, threads));
+  // The target converted to int4 (first `layers` layers, or all of them): a draft source.
+  const auto self = [&](int layers) -> Result<Source> {
+    auto model = selfDraftModel(*target, layers, load.int4_group, load.progress);
+    if (!model) return fail(kDraftCancelled);
+    return Source(std::make_unique<ModelDraft>(spec, std::move(model), max_positions, kv, threads));
+  };
+  if (spec == "self-int4") return self(0);
   if (spec.rfind("self-layers", 0) == 0) {
     auto n = countAfter(spec, "self-layers", 0);
     if (!n || spec == "self-layers")
@@ -175,10 +190,10 @@ Result<std::unique_ptr<DraftSource>> makeDraftSource(const std::string& spec,
     if (n.value() > target->config.n_layers)
       return fail("--draft " + spec + ": the model has only " +
                   std::to_string(target->config.n_layers) + " layers");
-    return Source(std::make_unique<ModelDraft>(
-        spec, selfDraftModel(*target, n.value(), load.int4_group), max_positions, kv, threads));
+    return self(n.value());
   }
   auto model = loadModel(spec, load);
+  if (!model && model.error() == kLoadCancelled) return fail(kDraftCancelled);
   if (!model) return fail("--draft: " + model.error());
   if (auto same = checkSameVocabulary(*target, *model.value()); !same) return fail(same.error());
   return Source(std::make_unique<ModelDraft>(spec, model.value(), max_positions, kv, threads));

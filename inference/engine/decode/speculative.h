@@ -3,6 +3,7 @@
 // rejection rule keeps the output distribution exactly that of sampling from the target
 // alone (with temperature 0: exactly the greedy tokens). Works on any DecodeSession.
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <span>
@@ -78,7 +79,10 @@ class LookupDraft : public DraftSource {
 };
 
 // The target at int4 weights, with only its first `layers` layers when layers > 0.
-std::shared_ptr<const Model> selfDraftModel(const Model& target, int layers, int int4_group = 128);
+// progress(fraction of the matrices converted, 0..1), called from the converting threads one
+// at a time, may return false to cancel: the result is then null.
+std::shared_ptr<const Model> selfDraftModel(const Model& target, int layers, int int4_group = 128,
+                                            const LoadProgress& progress = {});
 // A draft model must share the target's vocabulary: the error names both sizes, or the
 // first piece that differs.
 Result<bool> checkSameVocabulary(const Model& target, const Model& draft);
@@ -86,6 +90,9 @@ Result<bool> checkSameVocabulary(const Model& target, const Model& draft);
 // A draft source from its command-line name: a model file or folder (loaded like the
 // target, with `load`; its vocabulary must match), "self-int4", "self-layers:N" (the
 // target's first N layers at int4) or "lookup" / "lookup:N" (n-grams up to N, default 3).
+// load.progress reports a model draft's load or conversion; when it cancels, the error is
+// kDraftCancelled.
+inline constexpr const char* kDraftCancelled = "the draft's preparation was cancelled";
 Result<std::unique_ptr<DraftSource>> makeDraftSource(const std::string& spec,
                                                      std::shared_ptr<const Model> target,
                                                      const LoadOptions& load, int max_positions,
@@ -119,16 +126,24 @@ struct SpeculativeStats {
 
 class SpeculativeDecoder {
  public:
-  // The target session must be empty (nothing run yet).
+  // The target session holds nothing beyond what generate's `held` says.
   SpeculativeDecoder(DecodeSession& target, DraftSource& draft, Sampler& sampler,
                      SpeculativeConfig config);
   // Generates up to max_tokens tokens after `prompt` (at least one token), calling
   // on_token(token) -- or on_token(token, drafted), drafted = an accepted draft token rather
   // than one the target sampled -- for each in order; on_token returning false stops (e.g.
   // at the end of sequence token). Returns the generated tokens.
+  // held: the target already holds the KV rows of prompt[0, held) (an earlier turn of the
+  // conversation), so its prefill runs only the rest; at most prompt.size() - 1 counts.
   template <class OnToken>
-  std::vector<int> generate(std::span<const int> prompt, int max_tokens, OnToken on_token);
+  std::vector<int> generate(std::span<const int> prompt, int max_tokens, OnToken on_token,
+                            size_t held = 0);
 
+  // The tokens whose KV rows the target holds now, positions 0.. (all of the context but
+  // its last token, which was sampled and not run yet).
+  std::span<const int> held() const {
+    return std::span<const int>(context_).first(context_.empty() ? 0 : context_.size() - 1);
+  }
   const SpeculativeStats& stats() const { return stats_; }
   double prefillMs() const { return prefill_ms_; }
   int targetForwards() const { return target_forwards_; }
@@ -150,15 +165,18 @@ class SpeculativeDecoder {
 
 template <class OnToken>
 std::vector<int> SpeculativeDecoder::generate(std::span<const int> prompt, int max_tokens,
-                                              OnToken on_token) {
+                                              OnToken on_token, size_t held) {
   std::vector<int> out;
-  context_.assign(prompt.begin(), prompt.end());
+  context_.clear();  // (held() says nothing is held when nothing runs)
   if (prompt.empty() || max_tokens <= 0) return out;
+  context_.assign(prompt.begin(), prompt.end());
   // The target (and a model draft) first hold every prompt position but the last, which
   // each step's verify pass runs together with the drafted tokens: the prefill.
   const auto start = std::chrono::steady_clock::now();
-  if (prompt.size() > 1) {
-    target_.forwardBatch(prompt.first(prompt.size() - 1), 0, false);
+  held = std::min(held, prompt.size() - 1);
+  if (prompt.size() - 1 > held) {
+    target_.forwardBatch(prompt.subspan(held, prompt.size() - 1 - held), static_cast<int>(held),
+                         false);
     ++target_forwards_;
   }
   draft_.prime(prompt);

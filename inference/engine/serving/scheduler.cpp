@@ -209,6 +209,18 @@ void Scheduler::dropWaiting(const std::shared_ptr<Sequence>& s, const std::strin
 
 bool Scheduler::exclusive(const std::function<void(DecodeSession&)>& fn,
                           const std::atomic<bool>* cancel) {
+  return exclusiveKeeping(
+      [&](DecodeSession& session, std::vector<int>& held) {
+        held.clear();  // fn may change the cache in any way: nothing is known of it after
+        session.truncate(0);
+        fn(session);
+      },
+      cancel);
+}
+
+bool Scheduler::exclusiveKeeping(
+    const std::function<void(DecodeSession&, std::vector<int>& held)>& fn,
+    const std::atomic<bool>* cancel) {
   std::unique_lock lock(mutex_);
   ++shared_.exclusive_waiting;
   const auto free = [&] {
@@ -238,11 +250,14 @@ bool Scheduler::exclusive(const std::function<void(DecodeSession&)>& fn,
       s->progress_.notify_all();  // the next exclusive caller
     }
   } release{this};
-  if (!paged_) {  // the session's cache is about to change under what held_ says
-    held_.clear();
+  std::vector<int>& held = paged_ ? exclusive_held_ : held_;
+  try {
+    fn(*session_, held);
+  } catch (...) {  // what the cache holds is unknown now
+    held.clear();
     session_->truncate(0);
+    throw;
   }
-  fn(*session_);
   return true;
 }
 
@@ -588,7 +603,7 @@ std::string Scheduler::advance(Sequence& s, std::span<const float> logits, int b
   if (endsGeneration(tokenizer_, id, s.chat, s.user_token)) return "stop";
   s.tokens.push_back(id);
   ++s.generated;
-  GeneratedToken token{id, s.utf8.push(tokenizer_.piece(id)), false, batch};
+  GeneratedToken token{id, s.utf8.push(tokenizer_.displayPiece(id)), false, batch};
   std::lock_guard lock(mutex_);
   if (first) s.outcome.prefill_ms = msBetween(s.submitted, Clock::now());
   s.outcome.ids.push_back(id);

@@ -122,6 +122,13 @@ class Scheduler {
   // false, without running fn, when `cancel` is set while waiting. Throws what fn throws.
   bool exclusive(const std::function<void(DecodeSession&)>& fn,
                  const std::atomic<bool>* cancel = nullptr);
+  // The same, but the session keeps what the previous such caller left in it: fn gets the
+  // tokens at the session's KV positions [0, held.size()) and must keep `held` true (as
+  // engine::generate does with GenerateOptions::held), so that a speculative chat's next
+  // turn prefills only its new tokens. Without paged KV the scheduler's own runs share the
+  // session: `held` then says what they left.
+  bool exclusiveKeeping(const std::function<void(DecodeSession&, std::vector<int>& held)>& fn,
+                        const std::atomic<bool>* cancel = nullptr);
 
   SchedulerMetrics metrics() const;
   // Called on the scheduler's thread after each step (keep it short).
@@ -185,8 +192,10 @@ class Scheduler {
   KvBlockManager blocks_;
   PromptPacer pacer_;
   std::vector<std::shared_ptr<Sequence>> running_;  // arrival order
-  std::vector<int> held_;         // unpaged: the tokens the session's one cache holds
-  bool short_of_memory_ = false;  // shortOfMemory
+  std::vector<int> held_;            // unpaged: the tokens the session's one cache holds
+  std::vector<int> exclusive_held_;  // paged: what exclusive callers left in the session's
+                                     // own cache (the steps use the pool)
+  bool short_of_memory_ = false;     // shortOfMemory
 
   // What the loop shares with callers, under mutex_.
   struct Shared {

@@ -2,6 +2,10 @@
 
 namespace ts::engine {
 
+bool isChatModel(const std::string& architecture, int vocab) {
+  return architecture == "baichuan" && vocab > kBaichuanAssistantToken;
+}
+
 std::vector<int> baichuanChatPrompt(const Tokenizer& tokenizer,
                                     const std::vector<ChatMessage>& messages, int max_input_tokens,
                                     ChatRoles roles) {

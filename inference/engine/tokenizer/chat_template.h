@@ -31,6 +31,11 @@ struct ChatMessage {
   std::string content;
 };
 
+// Whether a model speaks the Baichuan chat format: architecture "baichuan" (ModelConfig::
+// architecture) with the role tokens inside its `vocab` ids. The server, the app's chat and
+// the benchmarks wrap prompts in the template for such models, else complete plain text.
+bool isChatModel(const std::string& architecture, int vocab);
+
 // max_input_tokens: room for the prompt (context minus the tokens to generate); <= 0: no limit.
 std::vector<int> baichuanChatPrompt(const Tokenizer& tokenizer,
                                     const std::vector<ChatMessage>& messages,

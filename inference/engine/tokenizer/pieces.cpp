@@ -1,5 +1,8 @@
 #include "inference/engine/tokenizer/pieces.h"
 
+#include <cctype>
+#include <string_view>
+
 namespace ts::engine {
 
 std::string pieceBytes(const Vocabulary& vocab, int id) {
@@ -22,6 +25,43 @@ std::string pieceBytes(const Vocabulary& vocab, int id) {
     }
   }
   return out;
+}
+
+namespace {
+
+bool startsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// "<" prefix digits ">" with at least one digit (optionally a space before them).
+bool numberedTag(std::string_view piece, std::string_view prefix) {
+  if (!startsWith(piece, prefix) || piece.size() < prefix.size() + 2 || piece.back() != '>')
+    return false;
+  std::string_view digits = piece.substr(prefix.size(), piece.size() - prefix.size() - 1);
+  if (!digits.empty() && digits.front() == ' ') digits.remove_prefix(1);
+  if (digits.empty()) return false;
+  for (char c : digits)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+}  // namespace
+
+bool isMarkupPiece(const std::string& piece) {
+  const std::string_view p = piece;
+  if (p == "<s>" || p == "</s>" || p == "<unk>" || p == "<pad>" || p == "<mask>") return true;
+  if (p.size() >= 4 && startsWith(p, "<|") && p.substr(p.size() - 2) == "|>") return true;
+  return numberedTag(p, "<reserved_") || numberedTag(p, "<extra_") || numberedTag(p, "<unused") ||
+         numberedTag(p, "<pad_");
+}
+
+std::string displayBytes(const Vocabulary& vocab, int id) {
+  if (id < 0 || id >= static_cast<int>(vocab.pieces.size())) return {};
+  if (id == vocab.bos || id == vocab.eos) return {};
+  const int32_t type = id < static_cast<int>(vocab.types.size()) ? vocab.types[id] : 1;
+  if (type == 2 || type == 3 || type == 5) return {};
+  if (type != 6 && isMarkupPiece(vocab.pieces[id])) return {};
+  return pieceBytes(vocab, id);
 }
 
 }  // namespace ts::engine

@@ -140,6 +140,10 @@ std::string Tokenizer::piece(int id) const {
   return pieceBytes(vocab_, id);
 }
 
+std::string Tokenizer::displayPiece(int id) const {
+  return displayBytes(vocab_, id);
+}
+
 std::string Utf8Stream::push(const std::string& bytes) {
   pending_ += bytes;
   size_t complete = 0;

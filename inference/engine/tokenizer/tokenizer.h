@@ -21,6 +21,9 @@ class Tokenizer {
   explicit Tokenizer(Vocabulary vocab);
   std::vector<int> encode(std::string_view text, bool add_bos) const;
   std::string piece(int id) const;  // the bytes of one token ("▁" as a space, bytes raw)
+  // What one token shows as text: piece(id), or nothing for control and markup pieces
+  // (pieces.h displayBytes). Generated text is built from this.
+  std::string displayPiece(int id) const;
   const Vocabulary& vocabulary() const { return vocab_; }
   int bos() const { return vocab_.bos; }
   int eos() const { return vocab_.eos; }

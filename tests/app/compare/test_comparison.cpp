@@ -1,9 +1,11 @@
 // The comparison's figures are the metric functions' results for hand-built runs (a
-// single run and a group), the settings table lists exactly what differs, and the CSV
-// and JSON exports carry those numbers under the documented names.
+// single run and a group), the settings table lists exactly what differs (a benchmark
+// step's concurrency or TPOT target too), the series' labels tell them apart, and the CSV
+// and JSON exports carry those numbers under the documented names with every setting.
 #include <QJsonArray>
 #include <QTest>
 
+#include "app/compare/bench_group.h"
 #include "app/compare/comparison.h"
 
 using namespace ts;
@@ -27,6 +29,24 @@ StoredRun handRun(qint64 id, double ttft_ms, double gap_ms, int chunks, double t
   run.events.push_back(
       StreamEvent::finished(static_cast<int64_t>((ttft_ms + chunks * gap_ms) * 1e6), "stop"));
   return r;
+}
+
+// `n` runs of one benchmark step: the group name as the desktop sweep writes it.
+std::vector<StoredRun> benchStep(qint64 first_id, const QString& setting, int n) {
+  std::vector<StoredRun> runs;
+  for (int i = 0; i < n; ++i) {
+    StoredRun r = handRun(first_id + i, 100 + 10 * i, 10, 5, 0.7);
+    r.context.group = "bench 2026-12-06T10:00:00Z " + setting;
+    r.started = QDateTime(QDate(2026, 12, 6), QTime(10, 0, i), Qt::UTC);
+    runs.push_back(r);
+  }
+  return runs;
+}
+
+QString setting(const ComparedSeries& s, const QString& name) {
+  for (const auto& [key, value] : seriesSettings(s))
+    if (key == name) return value;
+  return "(missing)";
 }
 
 }  // namespace
@@ -84,11 +104,20 @@ class TestComparison : public QObject {
     const ComparedSeries a = compareRuns("int4, \"fast\"", {handRun(1, 100, 10, 11, 0.7)});
     const ComparedSeries b = compareRuns("f32", {handRun(2, 50, 20, 3, 0.7)});
     const QStringList csv = comparisonCsv({a, b}).split('\n', Qt::SkipEmptyParts);
-    QCOMPARE(csv[0], QString("series,metric,mean,p50,p90,p99,count"));
-    QVERIFY2(csv.contains("\"int4, \"\"fast\"\"\",ttft_ms,100,100,100,100,1"),
+    QVERIFY2(csv[0].startsWith("series,metric,mean,p50,p90,p99,count,run_ids,provider,base_url,"
+                               "model,"),
+             qPrintable(csv[0]));
+    const auto row = [&](const QString& start) {
+      for (const QString& line : csv)
+        if (line.startsWith(start)) return line;
+      return QString();
+    };
+    QVERIFY2(!row("\"int4, \"\"fast\"\"\",ttft_ms,100,100,100,100,1,1,Local,").isEmpty(),
              qPrintable(csv.join('\n')));
-    QVERIFY(csv.contains("f32,tpot_ms,20,20,20,20,1"));
-    QVERIFY(csv.contains("f32,decode_tok_s,50,,,,"));
+    QVERIFY(!row("f32,tpot_ms,20,20,20,20,1,2,Local,/m.gguf,tiny,cpu,int4,int8,off,").isEmpty());
+    QVERIFY(!row("f32,decode_tok_s,50,,,,,2,Local,").isEmpty());
+    // every row has as many fields as the header
+    QCOMPARE(row("f32,ttft_ms").count(','), csv[0].count(','));
     const QJsonArray series = comparisonJson({a, b}).value("series").toArray();
     QCOMPARE(series.size(), 2);
     const QJsonObject second = series[1].toObject();
@@ -97,6 +126,117 @@ class TestComparison : public QObject {
     QCOMPARE(second.value("p99_e2el_ms").toDouble(), 90.0);
     QCOMPARE(second.value("completed").toInt(), 1);
     QCOMPARE(second.value("settings").toObject().value("weights").toString(), QString("int4"));
+  }
+
+  // The exports carry every setting a reader needs to reproduce the runs: model, endpoint,
+  // prompt, lengths, date, app version, and each run of a group.
+  void exportsCarryEverySetting() {
+    StoredRun run = handRun(7, 100, 10, 5, 0.7);
+    run.request.messages = {{"user", "Why is the sky blue?"}};
+    run.request.params.max_tokens = 128;
+    run.started = QDateTime(QDate(2026, 12, 6), QTime(9, 30, 5), Qt::UTC);
+    run.environment.insert("app_version", "0.1.0");
+    const ComparedSeries one = compareRuns("one", {run});
+    const ComparedSeries group = compareRuns("g", benchStep(10, "concurrency=8", 3),
+                                             "bench 2026-12-06T10:00:00Z concurrency=8");
+    const QString csv = comparisonCsv({one, group});
+    const QString header = csv.section('\n', 0, 0);
+    for (const char* name : {"model", "base_url", "prompt", "max_tokens", "prompt_tokens",
+                             "started", "app_version", "concurrency", "speculative"})
+      QVERIFY2(header.split(',').contains(name), qPrintable(header));
+    QVERIFY2(csv.contains(",Why is the sky blue?,"), qPrintable(csv));
+    QVERIFY(csv.contains(",0.1.0\n"));
+    QVERIFY(csv.contains(",10 11 12,"));  // the group's run ids
+    const QJsonArray series = comparisonJson({one, group}).value("series").toArray();
+    const QJsonObject s0 = series[0].toObject().value("settings").toObject();
+    QCOMPARE(s0.value("model").toString(), QString("tiny"));
+    QCOMPARE(s0.value("base_url").toString(), QString("/m.gguf"));
+    QCOMPARE(s0.value("prompt").toString(), QString("Why is the sky blue?"));
+    QCOMPARE(s0.value("max_tokens").toString(), QString("128"));
+    QCOMPARE(s0.value("app_version").toString(), QString("0.1.0"));
+    QCOMPARE(s0.value("started").toString(),
+             run.started.toLocalTime().toString("yyyy-MM-dd HH:mm:ss"));
+    const QJsonObject g = series[1].toObject();
+    QCOMPARE(g.value("settings").toObject().value("concurrency").toString(), QString("8"));
+    QCOMPARE(g.value("group").toString(), QString("bench 2026-12-06T10:00:00Z concurrency=8"));
+    const QJsonArray details = g.value("run_details").toArray();
+    QCOMPARE(details.size(), 3);
+    QCOMPARE(details[2].toObject().value("id").toInteger(), 12);
+    QCOMPARE(details[2].toObject().value("output_tokens").toInteger(), 5);
+    QCOMPARE(details[0].toObject().value("started").toString(),
+             QString("2026-12-06T10:00:00.000Z"));
+  }
+
+  // Speculative sampling off reads "off", not an empty cell.
+  void speculativeOffReadsOff() {
+    QCOMPARE(setting(compareRuns("a", {handRun(1, 100, 10, 5, 0.7)}), "speculative"),
+             QString("off"));
+    StoredRun draft = handRun(2, 100, 10, 5, 0.7);
+    draft.context.speculative = "self-int4, K 4";
+    const auto diff = differingSettings(
+        {compareRuns("a", {handRun(1, 100, 10, 5, 0.7)}), compareRuns("b", {draft})});
+    QCOMPARE(diff.size(), 1);
+    QCOMPARE(diff[0].first, QString("speculative"));
+    QCOMPARE(diff[0].second, (QStringList{"off", "self-int4, K 4"}));
+  }
+
+  // Two benchmark steps (concurrency 2 vs 8; TPOT target 50 vs 100 ms) differ in that
+  // setting, not only in the prompt; the CLI's "c=" reads as concurrency.
+  void groupsDifferInTheirSweptSetting() {
+    const ComparedSeries two = compareRuns("", benchStep(1, "concurrency=2", 3),
+                                           "bench 2026-12-06T10:00:00Z concurrency=2");
+    const ComparedSeries eight = compareRuns("", benchStep(4, "concurrency=8", 3),
+                                             "bench 2026-12-06T10:00:00Z concurrency=8");
+    const auto diff = differingSettings({two, eight});
+    QCOMPARE(diff.size(), 1);
+    QCOMPARE(diff[0].first, QString("concurrency"));
+    QCOMPARE(diff[0].second, (QStringList{"2", "8"}));
+    const auto tpot = differingSettings({compareRuns("", benchStep(1, "tpot_target_ms=50", 2)),
+                                         compareRuns("", benchStep(3, "tpot_target_ms=100", 2))});
+    QCOMPARE(tpot.size(), 1);
+    QCOMPARE(tpot[0].first, QString("tpot_target_ms"));
+    QCOMPARE(tpot[0].second, (QStringList{"50", "100"}));
+    const BenchGroup cli = parseBenchGroup("bench 2026-12-06T10:00:00Z c=4");
+    QCOMPARE(cli.sweep, QString("2026-12-06T10:00:00Z"));
+    QCOMPARE(cli.values, (QList<QPair<QString, QString>>{{"concurrency", "4"}}));
+    QCOMPARE(benchStepText(cli), QString("concurrency 4"));
+    QVERIFY(parseBenchGroup("").values.isEmpty());
+    QCOMPARE(benchStepText(parseBenchGroup("my own group")), QString());
+  }
+
+  // Two runs of the same model on the same provider get different labels: the run's #id,
+  // the setting that differs and the time; groups their step's value and run count.
+  void labelsTellTheSeriesApart() {
+    StoredRun a = handRun(11, 100, 10, 5, 0.7), b = handRun(12, 100, 10, 5, 0.2);
+    a.started = QDateTime(QDate(2026, 12, 6), QTime(10, 32, 5), Qt::UTC);
+    b.started = a.started.addSecs(60);
+    QList<ComparedSeries> runs = {compareRuns("", {a}), compareRuns("", {b})};
+    nameSeries(runs);
+    QVERIFY2(runs[0].label != runs[1].label, qPrintable(runs[0].label));
+    QCOMPARE(runs[0].label, QString("#11 · temperature 0.7"));
+    // the same settings: the date and time tell them apart
+    QList<ComparedSeries> same = {compareRuns("", {a}), compareRuns("", {a})};
+    same[1].first.started = b.started;
+    same[1].run_ids = {12};
+    nameSeries(same);
+    QCOMPARE(same[0].label, "#11 · " + a.started.toLocalTime().toString("MM-dd HH:mm:ss"));
+    QCOMPARE(same[1].label, "#12 · " + b.started.toLocalTime().toString("MM-dd HH:mm:ss"));
+    QCOMPARE(same[1].header, "#12\n" + b.started.toLocalTime().toString("HH:mm:ss"));
+    QCOMPARE(runs[1].tag, QString("#12"));
+    QCOMPARE(runs[1].header, QString("#12\ntemperature 0.2"));
+    QList<ComparedSeries> groups = {compareRuns("", benchStep(1, "concurrency=2", 3),
+                                                "bench 2026-12-06T10:00:00Z concurrency=2"),
+                                    compareRuns("", benchStep(4, "concurrency=8", 3),
+                                                "bench 2026-12-06T10:00:00Z concurrency=8")};
+    nameSeries(groups);
+    QCOMPARE(groups[0].tag, QString("concurrency 2"));
+    QCOMPARE(groups[1].header, QString("concurrency 8\n(3 runs)"));
+    QCOMPARE(groups[1].label, QString("concurrency 8 · 3 runs"));
+    // in the view: the box plot's categories are the values, its axis the setting
+    const ui::ComparisonContent content = comparisonContent(groups);
+    QCOMPARE(content.tag_title, QString("concurrency"));
+    QCOMPARE(content.series[0].tag, QString("2"));
+    QCOMPARE(content.series[1].tag, QString("8"));
   }
 };
 

@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCommandLinkButton>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -62,6 +63,27 @@ class TestFirstRun : public QObject {
     QTRY_VERIFY(!d->isVisible() || d->isHidden());
     QVERIFY(welcomeDone());
     QCOMPARE(window_->currentProviderSettings()->id, std::string("demo-model"));
+  }
+
+  // Not a 219 px column with its title cut to "Welcom…nScope": at least 480 px, room for
+  // the whole title beside a title bar's buttons, every option whole, and it fits a
+  // 1024 × 700 screen.
+  void theWelcomeIsWideEnoughForItsTitleAndText() {
+    ui::WelcomeDialog* d = welcome();
+    QVERIFY2(d->width() >= 480, qPrintable(QString::number(d->width())));
+    const int title = QFontMetrics(d->font()).horizontalAdvance(d->windowTitle());
+    QVERIFY2(title + 120 <= d->width(),
+             qPrintable(QString("title %1 px in %2 px").arg(title).arg(d->width())));
+    QVERIFY2(d->height() <= 700 - 30, qPrintable(QString::number(d->height())));
+    for (auto* option : d->findChildren<QCommandLinkButton*>()) {
+      const QRect r(option->mapTo(d, QPoint(0, 0)), option->size());
+      QVERIFY2(d->rect().contains(r) && option->height() >= option->heightForWidth(option->width()),
+               qPrintable(option->text()));
+    }
+    for (auto* label : d->findChildren<QLabel*>()) {
+      if (!label->wordWrap()) continue;
+      QVERIFY2(label->height() >= label->heightForWidth(label->width()), qPrintable(label->text()));
+    }
   }
 
   void addingAnApiKeySelectsTaoTokenAndAsksForItsKey() {

@@ -3,7 +3,10 @@
 // without a key (in the dialog and, while serving, in the status bar); a required key made
 // in the real keychain, shown once (copyable), demanded by the server (401 without it) and
 // never written to a file; and no Serve at all when a key is required but no keychain is
-// reachable. The keychain functions run under tests/with_keyring.sh.
+// reachable. The keychain functions run under tests/with_keyring.sh. The server panel: a
+// request served over real HTTP shows in it and in the run store (tagged "served", with the
+// client's parameters), the preset's model id is answered; and the doctor on a local
+// provider (its file, engine and server).
 #include <httplib.h>
 
 #include <QApplication>
@@ -13,6 +16,8 @@
 #include <QDirIterator>
 #include <QEventLoop>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -20,16 +25,22 @@
 #include <QRadioButton>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QToolButton>
 
 #include "app/desktop/app_controller.h"
 #include "app/desktop/serve_settings.h"
 #include "app/desktop/serving_controller.h"
+#include "app/store/run_store.h"
 #include "ui/main_window.h"
 #include "ui/serve_dialog.h"
+#include "ui/server_panel.h"
+#include "ui/table_dialog.h"
 
 using namespace ts;
 
@@ -79,10 +90,25 @@ class TestServing : public QObject {
   QLabel* warningIn(ui::ServeDialog* dialog) const {
     return dialog->findChild<QLabel*>("serveWarning");
   }
-  void setLocalProvider() {
-    window_->setProviders({{"Local", localModel().toStdString(), "aidreams260K", "", 60, 0,
-                            KeySource::Environment, ProviderKind::LocalEngine}},
-                          0);
+  static ProviderSettings localProvider(const QString& path) {
+    return {"Local", path.toStdString(),     "aidreams260K",           "", 60,
+            0,       KeySource::Environment, ProviderKind::LocalEngine};
+  }
+  void setLocalProvider() { window_->setProviders({localProvider(localModel())}, 0); }
+  // The doctor's dialog for `provider`, once its steps are in: "step → result · text" rows
+  // (CHECKED: the test ends on failure).
+  void doctorRows(const ProviderSettings& provider, QStringList& rows) {
+    rows.clear();
+    emit window_->doctorRequested(provider);
+    auto* dialog = window_->findChild<ui::TableDialog*>("doctorDialog");
+    QVERIFY(dialog);
+    QPushButton* again = dialog->actionButton();
+    QTRY_VERIFY_WITH_TIMEOUT(again->isEnabled(), 30000);  // finished
+    for (int r = 0; r < dialog->table()->rowCount(); ++r)
+      rows << dialog->table()->item(r, 0)->text() + " → " + dialog->table()->item(r, 1)->text() +
+                  " · " + dialog->table()->item(r, 2)->text();
+    dialog->close();
+    QTRY_VERIFY(!window_->findChild<ui::TableDialog*>("doctorDialog"));
   }
   // Serve on, until it serves; off, until it has stopped (CHECKED: the test ends on failure).
   void serveOn() {
@@ -238,6 +264,139 @@ class TestServing : public QObject {
       QVERIFY2(!bytes.contains(key.toUtf8()) && !bytes.contains(fresh.toUtf8()),
                qPrintable(f.fileName()));
     }
+  }
+
+  // A request to the app's server over real HTTP, as another tool sends it with the
+  // "TokenScope local server" preset's model id: answered (not 404), shown in the server
+  // panel (a tool window with the address and the model id, and a status-bar button that stays)
+  // with its TTFT and the client's temperature and max_tokens, recorded in the run store tagged
+  // "served" with those parameters; Copy puts the address on the clipboard; Stop serving in
+  // the panel stops it.
+  void aServedRequestShowsInThePanelAndTheRunStore() {
+    if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
+    saveServeChoice({false, false});
+    // A window with its serving controller and a run store of its own.
+    ui::MainWindow window;
+    ServingController serving(&window);
+    RunStore store(dir_.filePath("served.sqlite"));
+    QVERIFY2(store.isOpen(), qPrintable(store.error()));
+    serving.setRunStore([&store] { return &store; });
+    QSignalSpy recorded(&serving, &ServingController::runRecorded);
+    window.setProviders({localProvider(localModel())}, 0);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.findChild<QAction*>("serveAction")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(serving.serving().isServing(), 30000);
+    const int port = serving.serving().port();
+    const QString url = QString("http://127.0.0.1:%1/v1").arg(port);
+
+    auto* panel_window = window.findChild<QWidget*>("serverWindow");
+    QVERIFY(panel_window && panel_window->isVisible());
+    ui::ServerPanel* panel = serving.panel();
+    QVERIFY(panel->findChild<QLabel*>("serverUrl")->text().contains(url));
+    QVERIFY2(panel->findChild<QLabel*>("serverModel")->text().contains("aidreams260K"),
+             qPrintable(panel->findChild<QLabel*>("serverModel")->text()));
+    // The indicator leaves the window usable at 1024 × 700.
+    window.resize(1024, 700);
+    QTRY_COMPARE(window.width(), 1024);
+    QVERIFY2(window.minimumSizeHint().width() <= 1024 && window.minimumSizeHint().height() <= 700,
+             qPrintable(QString("%1×%2")
+                            .arg(window.minimumSizeHint().width())
+                            .arg(window.minimumSizeHint().height())));
+    auto* indicator = window.findChild<QToolButton*>("serverIndicator");
+    QVERIFY(indicator && indicator->isVisible());
+    QVERIFY2(indicator->text().contains(QString(":%1 · 0 served").arg(port)),
+             qPrintable(indicator->text()));
+
+    // The preset another tool (or this app) would use names this model id.
+    std::string preset_model;
+    for (const ProviderSettings& p : ProviderStore::presets().providers)
+      if (p.name == "TokenScope local server") preset_model = p.default_model;
+    QVERIFY(!preset_model.empty());
+    httplib::Client http("127.0.0.1", port);
+    auto res = http.Post("/v1/chat/completions",
+                         "{\"model\":\"" + preset_model +
+                             "\",\"messages\":[{\"role\":\"user\",\"content\":\"I "
+                             "dreamed\"}],\"temperature\":0.3,\"max_tokens\":5,\"stream\":true}",
+                         "application/json");
+    QVERIFY(res);
+    QCOMPARE(res->status, 200);
+    QVERIFY(QString::fromStdString(res->body).contains("[DONE]"));
+
+    QTRY_COMPARE(panel->servedCount(), 1);
+    auto* table = panel->findChild<QTableWidget*>("serverRequests");
+    QCOMPARE(table->rowCount(), 1);
+    QCOMPARE(table->item(0, 1)->text(), QString::fromStdString(preset_model));  // as asked
+    QCOMPARE(table->item(0, 4)->text(), QString("5"));                          // output tokens
+    QVERIFY2(table->item(0, 5)->text().endsWith("ms") || table->item(0, 5)->text().endsWith(" s"),
+             qPrintable(table->item(0, 5)->text()));  // TTFT
+    QCOMPARE(table->item(0, 7)->text(), QString("0.3"));
+    QCOMPARE(table->item(0, 8)->text(), QString("5"));
+    QVERIFY2(indicator->text().contains("1 served"), qPrintable(indicator->text()));
+    // Closed, the status-bar button brings the panel back.
+    panel_window->close();
+    QTest::mouseClick(indicator, Qt::LeftButton);
+    QTRY_VERIFY(panel_window->isVisible());
+
+    QTRY_COMPARE(recorded.count(), 1);
+    RunFilter served;
+    served.tag = ServingController::kServedTag;
+    const QList<StoredRun> runs = store.list(served);
+    QCOMPARE(runs.size(), 1);
+    const StoredRun& run = runs.first();
+    QCOMPARE(run.status, QString("finished"));
+    QVERIFY(run.context.tags.contains("served"));
+    QCOMPARE(run.context.base_url, url);
+    QCOMPARE(run.context.model, QString("aidreams260K"));
+    QCOMPARE(run.request.params.temperature, 0.3);
+    QCOMPARE(run.request.params.max_tokens, 5);
+    QVERIFY(run.request.params.stream);
+    QCOMPARE(run.request.messages.back().content, std::string("I dreamed"));
+    QVERIFY2(run.metrics.value("ttft_ms").toDouble() > 0,
+             QJsonDocument(run.metrics).toJson().constData());
+    QVERIFY(!run.text.isEmpty());
+
+    QTest::mouseClick(panel->findChild<QPushButton*>("serverCopyUrl"), Qt::LeftButton);
+    QCOMPARE(QGuiApplication::clipboard()->text(), url);
+    QTest::mouseClick(panel->findChild<QPushButton*>("serverStop"), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(serving.serving().state(), LocalServing::State::Off, 15000);
+    QVERIFY(!indicator->isVisible());
+    QVERIFY(panel->findChild<QLabel*>("serverUrl")->text().startsWith("Not serving"));
+    QVERIFY(!window.findChild<QAction*>("serveAction")->isChecked());
+  }
+
+  // The doctor on a local provider checks what a local model needs, not a URL: the file
+  // (a real GGUF: PASS with its format and size), the engine (PASS, the backend it runs on)
+  // and, while Serve runs, the app's own server over HTTP (PASS); a missing file FAILs
+  // with the path and what to do, and nothing speaks of base URLs.
+  void theDoctorOnALocalProvider() {
+    if (!QFile::exists(localModel())) QSKIP("the shared fixtures are absent");
+    saveServeChoice({false, false});
+    setLocalProvider();
+    QStringList rows;
+    CHECKED(doctorRows(localProvider(localModel()), rows));
+    QCOMPARE(rows.size(), 3);
+    QVERIFY2(rows[0].startsWith("model file → PASS · GGUF · llama · 4 layers"),
+             qPrintable(rows[0]));
+    QVERIFY2(rows[0].contains("MiB on disk"), qPrintable(rows[0]));
+    QVERIFY2(rows[1].startsWith("engine → PASS · The model loads and runs on the CPU"),
+             qPrintable(rows[1]));
+    QVERIFY2(rows[2].startsWith("server → skipped · Not serving"), qPrintable(rows[2]));
+
+    CHECKED(serveOn());
+    CHECKED(doctorRows(localProvider(localModel()), rows));
+    QVERIFY2(rows[2].startsWith(QString("server → PASS · The server answers on port %1")
+                                    .arg(controller_->serving().port())),
+             qPrintable(rows[2]));
+    CHECKED(serveOff());
+
+    const QString missing = dir_.filePath("moved/model.gguf");
+    CHECKED(doctorRows(localProvider(missing), rows));
+    QVERIFY2(rows[0].startsWith("model file → FAIL · " + missing + " does not exist."),
+             qPrintable(rows[0]));
+    QVERIFY2(rows[0].contains("Fix: Check the path"), qPrintable(rows[0]));
+    QVERIFY2(rows[1].startsWith("engine → skipped"), qPrintable(rows[1]));
+    QVERIFY(!rows.join("\n").contains("base URL"));
   }
 
   // A key is required but no Secret Service is reachable: Serve says so and does not start

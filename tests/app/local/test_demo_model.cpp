@@ -86,7 +86,8 @@ class TestDemoModel : public QObject {
 
   // A chat's second turn prefills only what is new: the first turn's KV rows are kept in
   // the engine's prefix cache (usage.cached_tokens, the metrics strip's "N cached"), and the
-  // answer at temperature 0 is the one a fresh engine gives on the whole conversation.
+  // answer at temperature 0 is the one a fresh engine gives after the same turns (the turn
+  // goes on from the first answer's exact ids, which its text need not re-encode to).
   void aSecondTurnPrefillsOnlyTheNewTokens() {
     const auto turn = [](ChatSession& session, const std::vector<ChatMessage>& messages,
                          StreamEvent& usage, std::string& text) {
@@ -119,12 +120,41 @@ class TestDemoModel : public QObject {
                        .arg(second.cached_tokens)
                        .arg(second.prompt_tokens)
                        .arg(first.prompt_tokens)));
-    // A fresh engine (and prefix cache): the only holder of the first one goes away.
+    // A fresh engine (and prefix cache; the only holder of the first one goes away) given the
+    // same two turns answers the same: the reuse changes what is computed, not the answer.
     session.reset();
     ChatSession fresh;
+    StreamEvent fresh_first;
+    std::string fresh_answer;
+    QVERIFY(turn(fresh, {{"user", "Hello"}}, fresh_first, fresh_answer));
+    QCOMPARE(QString::fromStdString(fresh_answer), QString::fromStdString(answer));
     QVERIFY(turn(fresh, conversation, alone, fresh_next));
-    QCOMPARE(alone.cached_tokens, 0);
+    QCOMPARE(alone.cached_tokens, second.cached_tokens);
     QCOMPARE(QString::fromStdString(next), QString::fromStdString(fresh_next));
+  }
+
+  // The chat says what a long first-use preparation does (the status bar shows it): the
+  // speculative draft's conversion, with its percent, then "" when done, before the answer.
+  void theChatSaysWhileTheDraftIsConverted() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("demo.gguf");
+    QCOMPARE(ensureDemoModel(path), QString());
+    ChatSession session;
+    QSignalSpy preparing(&session, &ChatSession::localPreparing);
+    QSignalSpy done(&session, &ChatSession::runFinished);
+    GenerationRequest request;
+    request.messages = {{"user", "Hello"}};
+    request.params.max_tokens = 4;
+    request.params.temperature = 0;
+    request.params.draft = "self-layers:2";
+    session.startLocal(LocalEngineSpec{path, {}}, request);
+    QVERIFY(done.wait(60000));
+    QVERIFY2(preparing.count() >= 3, qPrintable(QString::number(preparing.count())));
+    QCOMPARE(preparing.first().at(0).toString(),
+             QString("Converting the speculative draft (self-layers:2)…"));
+    QCOMPARE(preparing.first().at(1).toInt(), 0);
+    QCOMPARE(preparing.at(preparing.count() - 2).at(1).toInt(), 100);
+    QCOMPARE(preparing.last().at(0).toString(), QString());  // done
   }
 
   // Stop while a local provider's model is still loading cancels the load: the run ends

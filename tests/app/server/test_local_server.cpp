@@ -169,6 +169,67 @@ class TestLocalServer : public QObject {
     QCOMPARE(QString::fromStdString(whole.run.contentText()), referenceText());
   }
 
+  // The observer (the app's server panel and run store) hears of every admitted request
+  // once it has ended: the client's model id, parameters and messages, each token with its
+  // time, the counts; an alias ("local", the app's preset) is answered like the model's id,
+  // and a request for another model is refused (404) and not reported.
+  void theObserverHearsEveryRequestAndAnAliasIsAnswered() {
+    server::ServerOptions o = options();
+    o.aliases = {"local"};
+    std::mutex mutex;
+    std::vector<server::ServedRequest> heard;
+    o.on_request = [&](const server::ServedRequest& r) {
+      std::lock_guard lock(mutex);
+      heard.push_back(r);
+    };
+    const auto count = [&] {
+      std::lock_guard lock(mutex);
+      return heard.size();
+    };
+    RunningServer s(model_, cpuSession(), o);
+    const RemoteResult streamed = runClient(s.url(), "local", true);
+    QVERIFY2(streamed.run.terminal() && streamed.run.terminal()->kind == EventKind::Finished,
+             streamed.run.terminal() ? streamed.run.terminal()->text.c_str() : "no end");
+    QCOMPARE(QString::fromStdString(streamed.run.contentText()), referenceText());
+    httplib::Client http("127.0.0.1", s.port);
+    auto whole = http.Post("/v1/chat/completions",
+                           "{\"messages\":[{\"role\":\"user\",\"content\":\"I dreamed\"}],"
+                           "\"temperature\":0.5,\"top_p\":0.8}",
+                           "application/json");
+    QVERIFY(whole && whole->status == 200);
+    QVERIFY(QString::fromStdString(whole->body).contains("\"model\":\"aidreams\""));
+    auto other =
+        http.Post("/v1/chat/completions", body("x", 4, false, "", "llama-70b"), "application/json");
+    QVERIFY(other && other->status == 404);
+    auto models = http.Get("/v1/models");
+    QVERIFY(models && !QString::fromStdString(models->body).contains("\"local\""));
+    QVERIFY(testing::waitFor([&] { return count() >= 2; }));
+    QCOMPARE(count(), size_t(2));
+
+    std::lock_guard lock(mutex);
+    const server::ServedRequest& a = heard[0];
+    QCOMPARE(a.model, std::string("local"));
+    QVERIFY(a.stream);
+    QCOMPARE(a.max_tokens, std::optional<int>(referenceTokens()));
+    QCOMPARE(a.sampling.temperature, 0.f);
+    QCOMPARE(a.messages.size(), size_t(1));
+    QCOMPARE(a.messages[0].content, std::string("I dreamed"));
+    QCOMPARE(QString::fromStdString(a.text), referenceText());
+    QCOMPARE(a.completion_tokens, referenceTokens());
+    QCOMPARE(int(a.tokens.size()), referenceTokens());
+    QVERIFY(a.prompt_tokens > 1);
+    QCOMPARE(a.status, 200);
+    QVERIFY(a.finish == "length" || a.finish == "stop");
+    QVERIFY(a.ttftMs() > 0 && a.tpotMs() > 0);
+    QVERIFY(a.end_ns >= a.tokens.back().t_ns && a.tokens.front().t_ns > a.start_ns);
+    const server::ServedRequest& b = heard[1];
+    QCOMPARE(b.model, std::string());
+    QVERIFY(!b.stream && !b.max_tokens);  // left out: the server's default ran
+    QVERIFY(b.max_tokens_used > 0 && b.max_tokens_used <= o.default_max_tokens);
+    QCOMPARE(b.sampling.temperature, 0.5f);
+    QCOMPARE(b.sampling.top_p, 0.8f);
+  }
+
   void theClientReportsKeyModelAndCancel() {
     RunningServer s(model_, cpuSession(), options("secret-key"));
     const RemoteResult no_key = runClient(s.url(), "aidreams", true);

@@ -913,7 +913,7 @@ class TestServerSoak : public QObject {
       qInfo().noquote() << "vocabulary:" << path;
     }
     tokenizer_ = std::make_unique<engine::Tokenizer>(model_->vocab);
-    chat_ = server::isChatModel(*model_);
+    chat_ = engine::isChatModel(model_->config.architecture, model_->config.vocab);
     QVERIFY(context_ >= 256);
     buildPrompts();
     computeReferences();

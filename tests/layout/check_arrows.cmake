@@ -1,0 +1,28 @@
+# cmake -DTARGET=T -DLIST=FILE -DROOT=DIR "-DALLOWED=a;b" -DCHECKED=... -P check_arrows.cmake
+# LIST: T's include directories, one a line (what it links, publicly or not, and what those
+# link publicly). Each app/ui folder is one include root ROOT/<target>; T may reach exactly
+# the CHECKED folders in ALLOWED (its arrows in app/README.md, followed transitively).
+file(STRINGS ${LIST} dirs)
+set(reached "")
+foreach(dir ${dirs})
+  if(dir MATCHES "^${ROOT}/([^/]+)$")
+    list(APPEND reached ${CMAKE_MATCH_1})
+  endif()
+endforeach()
+set(wrong "")
+foreach(folder ${CHECKED})
+  if(folder STREQUAL TARGET)
+    continue()
+  endif()
+  list(FIND reached ${folder} r)
+  list(FIND ALLOWED ${folder} a)
+  if(r GREATER -1 AND a EQUAL -1)
+    string(APPEND wrong "\n  ${TARGET} can include ${folder}'s headers, against the arrows")
+  elseif(r EQUAL -1 AND a GREATER -1)
+    string(APPEND wrong "\n  ${TARGET} cannot include ${folder}'s headers, though an arrow says so")
+  endif()
+endforeach()
+if(wrong)
+  message(FATAL_ERROR "app/README.md's arrows and the links disagree:${wrong}")
+endif()
+message(STATUS "${TARGET} reaches ${ALLOWED} (as drawn)")
