@@ -38,47 +38,19 @@ std::vector<int> ConversationIds::prompt(const engine::Tokenizer& tokenizer,
   entries_.resize(same);
   for (size_t i = same; i < messages.size(); ++i) {
     const ChatMessage& m = messages[i];
-    Entry e{m.role, m.content, false, {}};
-    if (m.role != "system") e.ids.push_back(m.role == "assistant" ? roles.assistant : roles.user);
-    const std::vector<int> text = tokenizer.encode(m.content, false);
-    e.ids.insert(e.ids.end(), text.begin(), text.end());
-    entries_.push_back(std::move(e));
+    entries_.push_back({m.role, m.content, false, tokenizer.encode(m.content, false)});
   }
-  // The chat format (chat_template.h baichuanChatPrompt) over the messages' ids: system
-  // text first, then rounds from each user message on, the newest rounds while they fit.
-  std::vector<int> system;
-  std::vector<std::vector<int>> rounds;
-  for (const Entry& e : entries_) {
-    if (e.role == "system") {
-      system.insert(system.end(), e.ids.begin(), e.ids.end());
-      continue;
-    }
-    if (e.role != "assistant" || rounds.empty()) rounds.emplace_back();
-    rounds.back().insert(rounds.back().end(), e.ids.begin(), e.ids.end());
-  }
-  const bool answer_next = messages.empty() || messages.back().role != "assistant";
-  size_t budget = max_input_tokens > 0 ? static_cast<size_t>(max_input_tokens) : SIZE_MAX;
-  budget -= std::min(budget, system.size() + (answer_next ? 1 : 0));
-  size_t first = rounds.size(), used = 0;
-  while (first > 0 && (first == rounds.size() || used + rounds[first - 1].size() <= budget)) {
-    used += rounds[first - 1].size();
-    --first;
-  }
-  std::vector<int> prompt = system;
-  for (size_t r = first; r < rounds.size(); ++r)
-    prompt.insert(prompt.end(), rounds[r].begin(), rounds[r].end());
-  if (answer_next) prompt.push_back(roles.assistant);
-  answer_next_ = answer_next;
-  return prompt;
+  std::vector<engine::EncodedMessage> encoded;
+  encoded.reserve(entries_.size());
+  for (const Entry& e : entries_) encoded.push_back({e.role, e.ids});
+  answer_next_ = messages.empty() || messages.back().role != "assistant";
+  return engine::baichuanChatPromptFromIds(encoded, max_input_tokens, roles);
 }
 
-void ConversationIds::answered(const std::vector<int>& ids, const std::string& shown_text,
-                               engine::ChatRoles roles) {
+void ConversationIds::answered(const std::vector<int>& ids, const std::string& shown_text) {
   if (entries_.empty() || !answer_next_) return;  // not a chat prompt's answer
   answer_next_ = false;
-  Entry e{"assistant", shown_text, true, {roles.assistant}};
-  e.ids.insert(e.ids.end(), ids.begin(), ids.end());
-  entries_.push_back(std::move(e));
+  entries_.push_back({"assistant", shown_text, true, ids});
 }
 
 }  // namespace ts

@@ -1,6 +1,6 @@
 // A chat's prompt from the exact token ids of its turns, not from their text: the local
 // engine remembers, for the conversation it last ran, each message's ids as they went in
-// (the template's role token, then the encoded text) and each answer's ids as they were
+// (the encoded text; the template adds the role tokens) and each answer's ids as they were
 // generated. The next request reuses those ids for its leading messages that are unchanged
 // and encodes only the rest, so the prompt begins with exactly the tokens the engine's
 // cache holds, whatever the model emitted (text that does not re-tokenize to the same ids:
@@ -33,8 +33,7 @@ class ConversationIds {
                           engine::ChatRoles roles);
   // The answer to the last prompt: its ids as generated and the text shown for them (what
   // the next request's assistant message will carry).
-  void answered(const std::vector<int>& ids, const std::string& shown_text,
-                engine::ChatRoles roles);
+  void answered(const std::vector<int>& ids, const std::string& shown_text);
   void clear() { entries_.clear(); }
 
  private:
@@ -42,7 +41,7 @@ class ConversationIds {
     std::string role;
     std::string content;     // as the request had it, or the answer's shown text
     bool generated = false;  // an answer: matched by its text as a chat shows it
-    std::vector<int> ids;    // role token (chat format), then the content's ids
+    std::vector<int> ids;    // the content's ids (the template adds the role token)
   };
   static bool matches(const Entry& entry, const ChatMessage& message);
 

@@ -199,7 +199,7 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     return fail(FailureKind::Server, tr("The engine failed: ") + e.what(),
                 result.run.contentText());
   }
-  conversation_.answered(answer, shown, roles);  // the next turn continues from these ids
+  conversation_.answered(answer, shown);  // the next turn continues from these ids
   emitEvent(result, usageEvent(out, prompt.size()));
   result.cancelled = out.finish == "cancelled";
   emitEvent(result, StreamEvent::finished(monotonicNowNs(), out.finish));

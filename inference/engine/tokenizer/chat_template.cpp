@@ -9,19 +9,26 @@ bool isChatModel(const std::string& architecture, int vocab) {
 std::vector<int> baichuanChatPrompt(const Tokenizer& tokenizer,
                                     const std::vector<ChatMessage>& messages, int max_input_tokens,
                                     ChatRoles roles) {
+  std::vector<EncodedMessage> encoded;
+  encoded.reserve(messages.size());
+  for (const ChatMessage& m : messages)
+    encoded.push_back({m.role, tokenizer.encode(m.content, false)});
+  return baichuanChatPromptFromIds(encoded, max_input_tokens, roles);
+}
+
+std::vector<int> baichuanChatPromptFromIds(const std::vector<EncodedMessage>& messages,
+                                           int max_input_tokens, ChatRoles roles) {
   std::vector<int> system;
   std::vector<std::vector<int>> rounds;  // each starts at a user message
-  for (const ChatMessage& m : messages) {
+  for (const EncodedMessage& m : messages) {
     if (m.role == "system") {
-      const auto ids = tokenizer.encode(m.content, false);
-      system.insert(system.end(), ids.begin(), ids.end());
+      system.insert(system.end(), m.ids.begin(), m.ids.end());
       continue;
     }
     const bool user = m.role != "assistant";
     if (user || rounds.empty()) rounds.emplace_back();
     rounds.back().push_back(user ? roles.user : roles.assistant);
-    const auto ids = tokenizer.encode(m.content, false);
-    rounds.back().insert(rounds.back().end(), ids.begin(), ids.end());
+    rounds.back().insert(rounds.back().end(), m.ids.begin(), m.ids.end());
   }
   const bool answer_next = messages.empty() || messages.back().role != "assistant";
   // Newest rounds first, while they fit (the newest one always).

@@ -41,6 +41,14 @@ std::vector<int> baichuanChatPrompt(const Tokenizer& tokenizer,
                                     const std::vector<ChatMessage>& messages,
                                     int max_input_tokens = 0, ChatRoles roles = {});
 // Plain completion: BOS, then the text.
+// The same format over messages already encoded (each message's text ids, no role token):
+// for a chat that keeps the exact ids of its turns instead of re-encoding their text.
+struct EncodedMessage {
+  std::string role;  // "system" | "user" | "assistant"
+  std::vector<int> ids;
+};
+std::vector<int> baichuanChatPromptFromIds(const std::vector<EncodedMessage>& messages,
+                                           int max_input_tokens, ChatRoles roles = {});
 std::vector<int> completionPrompt(const Tokenizer& tokenizer, const std::string& text);
 // A conversation's prompt: the chat format for chat models, else the plain completion of
 // the user and assistant messages' text joined by newlines (system text is left out).
