@@ -133,6 +133,10 @@ class MainWindow : public QMainWindow {
  private:
   QWidget* buildPanels();  // the central widget
   void buildMenus();       // main_window_menus.cpp
+  void buildFileMenu();
+  void buildProviderMenu();
+  void buildViewMenu();  // with its Theme and Language submenus
+  void buildHelpMenu();
   // A submenu of exclusive choices (code, label); actions named `name_prefix` + code.
   QActionGroup* addChoiceMenu(QMenu* menu, const QString& name_prefix,
                               const std::vector<std::pair<QString, QString>>& choices,

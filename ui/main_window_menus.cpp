@@ -14,6 +14,13 @@
 namespace ts::ui {
 
 void MainWindow::buildMenus() {
+  buildFileMenu();
+  buildProviderMenu();
+  buildViewMenu();
+  buildHelpMenu();
+}
+
+void MainWindow::buildFileMenu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&New chat"), QKeySequence::New, this, &MainWindow::newChat);
   file->addSeparator();
@@ -37,6 +44,9 @@ void MainWindow::buildMenus() {
       });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
+
+void MainWindow::buildProviderMenu() {
   QMenu* provider = menuBar()->addMenu(tr("&Provider"));
   provider->addAction(tr("&Manage providers…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M),
                       bar_, &ProviderBar::manageProviders);
@@ -72,6 +82,9 @@ void MainWindow::buildMenus() {
   });
   provider->addAction(tr("Serve se&ttings…"), this, &MainWindow::serveSettingsRequested)
       ->setObjectName("serveSettingsAction");
+}
+
+void MainWindow::buildViewMenu() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("Focus &parameters"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                   [this] { parameters_->focusFirstField(); });
@@ -99,12 +112,6 @@ void MainWindow::buildMenus() {
   connect(markdown, &QAction::toggled, chat_, &ChatPanel::setRenderMarkdown);
   view->addSeparator();
   view->addAction(tr("&Effective configuration…"), this, &MainWindow::effectiveConfigRequested);
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
-  keys->setObjectName("shortcutsAction");
-  keys->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Slash), QKeySequence::HelpContents});
-  help->addAction(tr("&About TokenScope"), this, &MainWindow::aboutRequested)
-      ->setObjectName("aboutAction");
   themes_ = addChoiceMenu(
       view->addMenu(tr("&Theme")), "theme_",
       {{"system", tr("Follow the &system")}, {"light", tr("&Light")}, {"dark", tr("&Dark")}},
@@ -114,6 +121,15 @@ void MainWindow::buildMenus() {
       addChoiceMenu(view->addMenu(tr("&Language")), "language_",
                     {{"system", tr("System default")}, {"en", "English"}, {"zh_CN", "简体中文"}},
                     [this](const QString& code) { emit languageChosen(code); });
+}
+
+void MainWindow::buildHelpMenu() {
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
+  keys->setObjectName("shortcutsAction");
+  keys->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Slash), QKeySequence::HelpContents});
+  help->addAction(tr("&About TokenScope"), this, &MainWindow::aboutRequested)
+      ->setObjectName("aboutAction");
 }
 
 QActionGroup* MainWindow::addChoiceMenu(QMenu* menu, const QString& name_prefix,
