@@ -50,7 +50,11 @@ ApiKeyDialog::ApiKeyDialog(const ProviderSettings& provider, const QString& plai
   show_ = new QCheckBox(tr("Show"), this);
   key_row->addWidget(key_, 1);
   key_row->addWidget(show_);
-  form->addRow(tr("API &key"), key_row);
+  // A row of a layout gets no buddy from the form: without one the label would show
+  // "API &key" with its ampersand.
+  auto* key_label = new QLabel(tr("API &key"), this);
+  key_label->setBuddy(key_);
+  form->addRow(key_label, key_row);
   key_note_ = new QLabel(this);
   key_note_->setObjectName("keyNote");
   key_note_->setWordWrap(true);

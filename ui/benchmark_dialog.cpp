@@ -14,11 +14,13 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QScreen>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "ui/benchmark_csv.h"
@@ -53,6 +55,26 @@ QString fieldName(SweepKind kind) {
   return {};
 }
 
+// Room for a button's label with the style's margin on both sides (Fusion's own size hint
+// leaves a long label touching its frame).
+void padButton(QPushButton* button) {
+  const int margin = button->style()->pixelMetric(QStyle::PM_ButtonMargin, nullptr, button);
+  QString text = button->text();
+  text.remove(QRegularExpression("&(?!&)"));
+  const int indicator = button->menu() ? button->fontMetrics().height() : 0;  // ▾
+  button->setMinimumWidth(
+      std::max(button->sizeHint().width(),
+               button->fontMetrics().horizontalAdvance(text) + 2 * margin + indicator + 2));
+}
+
+// A table column's title on two lines ("TTFT\np99", "Goodput\nreq/s"): eleven columns fit
+// a 1024 px window.
+QString twoLines(QString title) {
+  const qsizetype space = title.lastIndexOf(' ');
+  if (space > 0) title[space] = '\n';
+  return title;
+}
+
 }  // namespace
 
 BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, QWidget* parent,
@@ -60,12 +82,32 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
     : QDialog(parent) {
   setWindowTitle(tr("Benchmark"));
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(new QLabel(tr("Endpoint: %1 · model %2").arg(endpoint, model), this));
+  auto* target = new QLabel(tr("Endpoint: %1 · model %2").arg(endpoint, model), this);
+  target->setObjectName("benchTarget");
+  target->setWordWrap(true);  // a long endpoint or file name wraps rather than widening
+  layout->addWidget(target);
   auto* columns = new QHBoxLayout;
+  columns->addLayout(buildRequestForm(), 2);  // the sweep's choices are the longer texts
+  columns->addLayout(buildSweepForm(local_model), 3);
+  layout->addLayout(columns);
+  layout->addLayout(buildRunRow());
+  layout->addWidget(status_);
+  buildTable();
+  layout->addWidget(table_);
+  layout->addLayout(buildCharts(), 1);
+  showFieldsFor(SweepKind::Concurrency);
+  // As large as the sweep's table and charts want, within the screen it opens on.
+  QSize size(1100, 860);
+  if (const QScreen* screen = parent ? parent->screen() : this->screen())
+    size = size.boundedTo(screen->availableSize() * 0.95);
+  resize(size);
+}
+
+QLayout* BenchmarkDialog::buildRequestForm() {
   auto* form = new QFormLayout;
   prompt_ = new QPlainTextEdit(tr("Write a short story about a robot who learns to paint."), this);
   prompt_->setObjectName("benchPrompt");
-  prompt_->setMaximumHeight(70);
+  prompt_->setMaximumHeight(fontMetrics().height() * 3 + 12);  // three lines
   form->addRow(tr("&Prompt"), prompt_);
   const auto addCount = [&](const QString& label, const char* name, int min, int max, int value) {
     auto* box = new QSpinBox(this);
@@ -78,8 +120,10 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
   requests_ = addCount(tr("&Requests per step"), "benchRequests", 1, 100000, 20);
   warmup_ = addCount(tr("&Warm-up requests"), "benchWarmup", 0, 1000, 1);
   max_tokens_ = addCount(tr("Max &tokens"), "benchMaxTokens", 1, 1000000, 128);
-  columns->addLayout(form, 1);
-  auto* sweep_form = sweep_form_ = new QFormLayout;
+  return form;
+}
+
+void BenchmarkDialog::buildAxis(bool local_model) {
   axis_ = new QComboBox(this);
   axis_->setObjectName("benchAxis");
   axis_->addItem(tr("Concurrency sweep"), static_cast<int>(SweepKind::Concurrency));
@@ -92,6 +136,14 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
     axis_->addItem(tr("TPOT-target sweep (ms per output token prompts are paced to; 0: unpaced)"),
                    static_cast<int>(SweepKind::TpotTarget));
   }
+  // as wide as the column gives it, not as its longest choice (the list opens wider)
+  axis_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  axis_->setMinimumContentsLength(12);
+}
+
+QLayout* BenchmarkDialog::buildSweepForm(bool local_model) {
+  auto* sweep_form = sweep_form_ = new QFormLayout;
+  buildAxis(local_model);
   sweep_form->addRow(tr("&Sweep"), axis_);
   values_ = new QLineEdit("1,2,4,8", this);
   values_->setObjectName("benchValues");
@@ -110,15 +162,8 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
       tr("Start each request's prompt with its own number, so that the server reads every "
          "prompt in full instead of serving it from an earlier one's cache"));
   sweep_form->addRow(QString(), distinct_);
-  connect(axis_, &QComboBox::currentIndexChanged, this, [this] {
-    const auto kind = static_cast<SweepKind>(axis_->currentData().toInt());
-    const bool scheduler = sweepsScheduler(kind);
-    concurrency_->setEnabled(scheduler);
-    if (scheduler) distinct_->setChecked(true);  // what a chunk changes is the prompt's reading
-    if (kind == SweepKind::PrefillChunk) values_->setText("16,64,256,0");
-    if (kind == SweepKind::TpotTarget) values_->setText("0,100,50,25");
-    showFieldsFor(kind);
-  });
+  connect(axis_, &QComboBox::currentIndexChanged, this, &BenchmarkDialog::axisChanged);
+  axis_->setToolTip(axis_->currentText());
   burstiness_ = new QDoubleSpinBox(this);
   burstiness_->setObjectName("benchBurstiness");
   burstiness_->setRange(0.01, 100);
@@ -127,26 +172,38 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
       tr("Rate sweeps: gamma shape of the gaps; 1 is Poisson, smaller "
          "is burstier"));
   sweep_form->addRow(tr("&Burstiness"), burstiness_);
-  slo_ttft_ = new QDoubleSpinBox(this);
-  slo_ttft_->setObjectName("benchSloTtft");
-  slo_ttft_->setRange(0, 1e7);
-  slo_ttft_->setSpecialValueText(tr("none"));
-  slo_ttft_->setSuffix(tr(" ms"));
-  sweep_form->addRow(tr("SLO: TTFT at most"), slo_ttft_);
-  slo_tpot_ = new QDoubleSpinBox(this);
-  slo_tpot_->setObjectName("benchSloTpot");
-  slo_tpot_->setRange(0, 1e7);
-  slo_tpot_->setSpecialValueText(tr("none"));
-  slo_tpot_->setSuffix(tr(" ms"));
-  sweep_form->addRow(tr("SLO: TPOT at most"), slo_tpot_);
-  columns->addLayout(sweep_form, 1);
-  layout->addLayout(columns);
+  const auto addSlo = [&](const QString& label, const char* name) {
+    auto* box = new QDoubleSpinBox(this);
+    box->setObjectName(name);
+    box->setRange(0, 1e7);
+    box->setSpecialValueText(tr("none"));
+    box->setSuffix(tr(" ms"));
+    sweep_form->addRow(label, box);
+    return box;
+  };
+  slo_ttft_ = addSlo(tr("SLO: TTFT at most"), "benchSloTtft");
+  slo_tpot_ = addSlo(tr("SLO: TPOT at most"), "benchSloTpot");
+  return sweep_form;
+}
 
+void BenchmarkDialog::axisChanged() {
+  const auto kind = static_cast<SweepKind>(axis_->currentData().toInt());
+  const bool scheduler = sweepsScheduler(kind);
+  concurrency_->setEnabled(scheduler);
+  if (scheduler) distinct_->setChecked(true);  // what a chunk changes is the prompt's reading
+  if (kind == SweepKind::PrefillChunk) values_->setText("16,64,256,0");
+  if (kind == SweepKind::TpotTarget) values_->setText("0,100,50,25");
+  axis_->setToolTip(axis_->currentText());  // whole, where the box cuts it
+  showFieldsFor(kind);
+}
+
+QLayout* BenchmarkDialog::buildRunRow() {
   auto* run_row = new QHBoxLayout;
   bar_ = new QProgressBar(this);
   bar_->setObjectName("benchProgress");
   status_ = new QLabel(this);
   status_->setObjectName("benchStatus");
+  status_->setWordWrap(true);  // a long error wraps rather than widening the dialog
   start_ = new QPushButton(tr("&Start"), this);
   start_->setObjectName("benchStart");
   cancel_ = new QPushButton(tr("&Cancel"), this);
@@ -169,40 +226,53 @@ BenchmarkDialog::BenchmarkDialog(const QString& endpoint, const QString& model, 
     connect(action, &QAction::triggered, this, [this, w = QString(what)] { exportAs(w); });
   }
   save_->setMenu(formats);
+  for (QPushButton* b : {start_, cancel_, save_}) padButton(b);
   run_row->addWidget(bar_, 1);
   run_row->addWidget(start_);
   run_row->addWidget(cancel_);
   run_row->addWidget(save_);
-  layout->addLayout(run_row);
-  layout->addWidget(status_);
-
-  table_ = new QTableWidget(0, 11, this);
-  table_->setObjectName("benchTable");
-  table_->setHorizontalHeaderLabels({tr("Value"), tr("Done"), tr("Failed"), tr("TTFT p50"),
-                                     tr("TTFT p99"), tr("TPOT p50"), tr("TPOT p99"), tr("ITL p50"),
-                                     tr("E2E p50"), tr("Output tok/s"), tr("Goodput req/s")});
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-  table_->verticalHeader()->hide();
-  layout->addWidget(table_, 1);
-  auto* charts = new QHBoxLayout;  // latency per step | the trade-off between the two
-  chart_ = new SweepChart(this);
-  charts->addWidget(chart_, 1);
-  tradeoff_ = new TradeoffChart(this);
-  charts->addWidget(tradeoff_, 1);
-  layout->addLayout(charts, 2);
-
   connect(start_, &QPushButton::clicked, this, &BenchmarkDialog::start);
   connect(cancel_, &QPushButton::clicked, this, [this] {
     emit cancelRequested();
     status_->setText(tr("Cancelling…"));
   });
-  showFieldsFor(SweepKind::Concurrency);
-  // As large as the sweep's table and charts want, within the screen it opens on.
-  QSize size(1100, 860);
-  if (const QScreen* screen = parent ? parent->screen() : this->screen())
-    size = size.boundedTo(screen->availableSize() * 0.95);
-  resize(size);
+  return run_row;
+}
+
+void BenchmarkDialog::buildTable() {
+  table_ = new QTableWidget(0, 11, this);
+  table_->setObjectName("benchTable");
+  QStringList titles;
+  for (const QString& title :
+       {tr("Value"), tr("Done"), tr("Failed"), tr("TTFT p50"), tr("TTFT p99"), tr("TPOT p50"),
+        tr("TPOT p99"), tr("ITL p50"), tr("E2E p50"), tr("Output tok/s"), tr("Goodput req/s")})
+    titles << twoLines(title);
+  table_->setHorizontalHeaderLabels(titles);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->verticalHeader()->hide();
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+  table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  fitTableHeight();
+}
+
+void BenchmarkDialog::fitTableHeight() {
+  // every step's row without a scrollbar, up to eight (a longer sweep scrolls); room for
+  // four before the first step, so the charts below do not jump
+  const int rows = std::clamp(table_->rowCount(), 4, 8);
+  table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() +
+                         rows * table_->verticalHeader()->defaultSectionSize() +
+                         2 * table_->frameWidth());
+}
+
+QLayout* BenchmarkDialog::buildCharts() {
+  auto* charts = new QHBoxLayout;  // latency per step | the trade-off between the two
+  chart_ = new SweepChart(this);
+  charts->addWidget(chart_, 1);
+  tradeoff_ = new TradeoffChart(this);
+  charts->addWidget(tradeoff_, 1);
+  return charts;
 }
 
 BenchmarkDialog::~BenchmarkDialog() {
@@ -265,6 +335,7 @@ void BenchmarkDialog::start() {
   if (slo_ttft_->value() > 0) plan.slo_ttft_ms = slo_ttft_->value();
   if (slo_tpot_->value() > 0) plan.slo_tpot_ms = slo_tpot_->value();
   table_->setRowCount(0);
+  fitTableHeight();
   chart_->reset(plan.kind, plan.slo_ttft_ms, plan.slo_tpot_ms);
   tradeoff_->reset(plan.kind);
   bar_->setRange(0, static_cast<int>(values->size()) * plan.requests);
@@ -312,6 +383,7 @@ void BenchmarkDialog::onStepFinished(double value, const QJsonObject& f) {
     item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     table_->setItem(row, c, item);
   }
+  fitTableHeight();
   chart_->addStep(value, f);
   tradeoff_->addStep(value, f);
 }

@@ -18,6 +18,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QPlainTextEdit;
 class QProgressBar;
@@ -66,6 +67,16 @@ class BenchmarkDialog : public QDialog {
   void sweepFinished(bool cancelled);
 
  private:
+  // The constructor's steps: the request's settings, the sweep's, the progress row with
+  // Start / Cancel / Export, the steps' table, the two charts.
+  QLayout* buildRequestForm();
+  QLayout* buildSweepForm(bool local_model);
+  void buildAxis(bool local_model);  // the sweep's kinds (the scheduler's for a local model)
+  void axisChanged();                // its values and fields follow the kind chosen
+  QLayout* buildRunRow();
+  void buildTable();
+  void fitTableHeight();  // as tall as its rows (at least 4, at most 8)
+  QLayout* buildCharts();
   void start();
   // The values of a sweep of `kind` as typed, or nullopt after saying in the status line why not.
   std::optional<QList<double>> parseValues(SweepKind kind);

@@ -4,9 +4,14 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QMessageBox>
+#include <QTreeView>
 
 namespace ts::ui {
+namespace {
+constexpr QSize kDialogSize(760, 460);  // px
+}  // namespace
 
 QString askConfigExportPath(QWidget* parent, const QString& suggested) {
   QFileDialog dialog(
@@ -17,6 +22,16 @@ QString askConfigExportPath(QWidget* parent, const QString& suggested) {
   dialog.setAcceptMode(QFileDialog::AcceptSave);
   dialog.setFileMode(QFileDialog::AnyFile);
   dialog.selectFile(QFileInfo(suggested).fileName());
+  // Qt's own dialog (no desktop portal) opens at 600 px with fixed columns, its dates cut to
+  // "6 Dec …:49:53": wider (still within a 1024 × 700 screen), the names take the room
+  // the size, type and date columns leave them.
+  dialog.resize(kDialogSize);
+  if (auto* details = dialog.findChild<QTreeView*>()) {
+    QHeaderView* header = details->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(0, QHeaderView::Stretch);
+  }
   if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return {};
   return dialog.selectedFiles().constFirst();
 }

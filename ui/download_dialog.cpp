@@ -93,6 +93,11 @@ DownloadDialog::DownloadDialog(QWidget* parent) : QDialog(parent) {
   bar_->setObjectName("downloadProgress");
   bar_->setRange(0, 1000);
   bar_->setValue(0);
+  // No "0%" before anything starts: shown from the first request on, its room kept.
+  QSizePolicy keep_room = bar_->sizePolicy();
+  keep_room.setRetainSizeWhenHidden(true);
+  bar_->setSizePolicy(keep_room);
+  bar_->hide();
   layout->addWidget(bar_);
   status_ = new QLabel(this);
   status_->setObjectName("downloadStatus");
@@ -141,6 +146,8 @@ void DownloadDialog::start() {
 
 void DownloadDialog::onStarted(const QString& file) {
   setRunning(true);
+  bar_->setValue(0);
+  bar_->show();
   status_->setText(tr("Asking the hub for %1…").arg(file));
 }
 

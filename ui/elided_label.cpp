@@ -4,6 +4,8 @@
 #include <QPainter>
 #include <QResizeEvent>
 #include <QStyle>
+#include <QStyleOptionComboBox>
+#include <QStylePainter>
 
 namespace ts::ui {
 namespace {
@@ -64,6 +66,49 @@ void ElidedLabel::resizeEvent(QResizeEvent* event) {
 void ElidedLabel::refreshTip() {
   QString tip = hint_;
   if (isElided()) tip = tip.isEmpty() ? text() : text() + "\n\n" + tip;
+  setToolTip(tip);
+}
+
+ElidedComboBox::ElidedComboBox(QWidget* parent) : QComboBox(parent) {
+  connect(this, &QComboBox::currentTextChanged, this, &ElidedComboBox::refreshTip);
+}
+
+void ElidedComboBox::setHint(const QString& hint) {
+  hint_ = hint;
+  refreshTip();
+}
+
+QRect ElidedComboBox::textRoom() const {
+  QStyleOptionComboBox opt;
+  initStyleOption(&opt);
+  return style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, this);
+}
+
+bool ElidedComboBox::isElided() const {
+  return !isEditable() &&
+         fontMetrics().horizontalAdvance(currentText()) > textRoom().width() - 2;  // 1 px a side
+}
+
+void ElidedComboBox::paintEvent(QPaintEvent* event) {
+  if (isEditable()) return QComboBox::paintEvent(event);
+  QStylePainter p(this);
+  p.setPen(palette().color(QPalette::Text));
+  QStyleOptionComboBox opt;
+  initStyleOption(&opt);
+  p.drawComplexControl(QStyle::CC_ComboBox, opt);
+  opt.currentText = fontMetrics().elidedText(opt.currentText, Qt::ElideRight,
+                                             std::max(0, textRoom().width() - 2));
+  p.drawControl(QStyle::CE_ComboBoxLabel, opt);
+}
+
+void ElidedComboBox::resizeEvent(QResizeEvent* event) {
+  QComboBox::resizeEvent(event);
+  refreshTip();
+}
+
+void ElidedComboBox::refreshTip() {
+  QString tip = hint_;
+  if (isElided()) tip = tip.isEmpty() ? currentText() : currentText() + "\n\n" + tip;
   setToolTip(tip);
 }
 

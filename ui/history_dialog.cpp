@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -12,12 +13,14 @@
 #include <QPainter>
 #include <QProxyStyle>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
 #include <QStyleFactory>
 #include <QStyleOptionHeader>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -55,7 +58,7 @@ QStandardItem* textItem(const QString& text, bool editable = false) {
   auto* item = new QStandardItem(text);
   item->setData(text, Qt::UserRole);
   item->setEditable(editable);
-  if (!editable) item->setToolTip(text);  // the whole text where the cell elides it
+  item->setToolTip(text);  // the whole text where the cell elides it
   return item;
 }
 
@@ -79,11 +82,50 @@ class SortArrowStyle : public QProxyStyle {
   }
 };
 
+// Room for a button's label with the style's margin on both sides (Fusion's own size hint
+// leaves "Import run logs…" touching its frame).
+void padButton(QPushButton* button) {
+  const int margin = button->style()->pixelMetric(QStyle::PM_ButtonMargin, nullptr, button);
+  QString text = button->text();
+  text.remove(QRegularExpression("&(?!&)"));
+  button->setMinimumWidth(std::max(button->sizeHint().width(),
+                                   button->fontMetrics().horizontalAdvance(text) + 2 * margin + 2));
+}
+
+// The prompt cut at its end ("Explain the difference…"): it is read from its start.
+class ElideRightDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+
+ protected:
+  void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
+    QStyledItemDelegate::initStyleOption(option, index);
+    option->textElideMode = Qt::ElideRight;
+  }
+};
+
+// A number column's title on two lines ("TTFT\nms", "Decode\ntok/s"): as narrow as its
+// numbers.
+QString twoLines(QString title) {
+  const qsizetype space = title.lastIndexOf(' ');
+  if (space > 0) title[space] = '\n';
+  return title;
+}
+
 }  // namespace
 
 HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("Run history"));
   auto* layout = new QVBoxLayout(this);
+  layout->addLayout(buildFilters());
+  buildTable();
+  layout->addWidget(table_, 1);
+  layout->addLayout(buildButtons());
+  const QRect screen = this->screen()->availableGeometry();
+  resize(std::min(1320, screen.width() * 92 / 100), std::min(600, screen.height() * 85 / 100));
+}
+
+QLayout* HistoryDialog::buildFilters() {
   auto* filters = new QHBoxLayout;
   provider_ = new QComboBox(this);
   provider_->setObjectName("historyProvider");
@@ -110,7 +152,6 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   filters->addWidget(since_);
   filters->addWidget(tag_);
   filters->addWidget(search_, 1);
-  layout->addLayout(filters);
   setChoices({}, {});
   const auto changed = [this] {
     if (!filling_) emit filterChanged(filter());
@@ -122,11 +163,15 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   connect(search_, &QLineEdit::textChanged, this, changed);
   auto* find = new QShortcut(QKeySequence::Find, this);
   connect(find, &QShortcut::activated, search_, qOverload<>(&QWidget::setFocus));
+  return filters;
+}
 
+void HistoryDialog::buildTable() {
   model_rows_ = new QStandardItemModel(0, ColumnCount, this);
-  model_rows_->setHorizontalHeaderLabels(
-      {tr("Started"), tr("Provider"), tr("Model"), tr("Status"), tr("Prompt"), tr("TTFT ms"),
-       tr("TPOT ms"), tr("Decode tok/s"), tr("Tokens"), tr("Tags"), tr("Note"), tr("Benchmark")});
+  model_rows_->setHorizontalHeaderLabels({tr("Started"), tr("Provider"), tr("Model"), tr("Status"),
+                                          tr("Prompt"), twoLines(tr("TTFT ms")),
+                                          twoLines(tr("TPOT ms")), twoLines(tr("Decode tok/s")),
+                                          tr("Tokens"), tr("Tags"), tr("Note"), tr("Benchmark")});
   model_rows_->horizontalHeaderItem(Benchmark)->setToolTip(
       tr("The benchmark step a run belongs to: the swept setting and its value"));
   model_rows_->horizontalHeaderItem(Ttft)->setToolTip(
@@ -148,6 +193,7 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   // one line per run; long names elided in the middle ("bench-7b…q4_k_m"), whole in the tooltip
   table_->setWordWrap(false);
   table_->setTextElideMode(Qt::ElideMiddle);
+  table_->setItemDelegateForColumn(Prompt, new ElideRightDelegate(table_));
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
   table_->verticalHeader()->hide();
@@ -156,32 +202,20 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   arrows->setParent(this);
   header->setStyle(arrows);
   header->moveSection(header->visualIndex(Benchmark), header->visualIndex(Status) + 1);
-  header->setSectionResizeMode(QHeaderView::Interactive);
+  header->setSectionResizeMode(QHeaderView::Interactive);  // the user may drag any of them
   header->setSectionResizeMode(Prompt, QHeaderView::Stretch);
   header->setMinimumSectionSize(fontMetrics().horizontalAdvance("0000"));
-  // widths in characters of the usual contents, at least the header and its sort arrow;
-  // the user may drag any of them
-  const auto chars = [this](int n) { return fontMetrics().horizontalAdvance(QString(n, 'x')); };
-  const int arrow = fontMetrics().height() + 8;
-  const QList<std::pair<int, int>> widths = {
-      {Started, fontMetrics().horizontalAdvance("2026-12-31 23:59:59")},
-      {Provider, chars(16)},
-      {Model, chars(18)},
-      {Status, chars(8)},
-      {Benchmark, chars(14)},
-      {Tags, chars(7)},
-      {Note, chars(9)},
-      {Ttft, 0},
-      {Tpot, 0},
-      {Rate, 0},
-      {Tokens, 0}};
-  for (auto [column, width] : widths) {
-    const QString title = model_rows_->horizontalHeaderItem(column)->text();
-    table_->setColumnWidth(column, std::max(width, fontMetrics().horizontalAdvance(title)) + arrow);
-  }
-  layout->addWidget(table_, 1);
+  widest_ = QList<int>(ColumnCount, 0);
+  connect(header, &QHeaderView::sectionResized, this, [this](int column) {
+    if (!fitting_ && column != Prompt) sized_by_user_ = true;
+  });
+  connect(header, &QHeaderView::sortIndicatorChanged, this, &HistoryDialog::fitColumns);
+  table_->viewport()->installEventFilter(this);
   connect(model_rows_, &QStandardItemModel::itemChanged, this, [this](QStandardItem* item) {
     if (filling_) return;
+    filling_ = true;  // the tooltip follows the edit (itself an item change)
+    item->setToolTip(item->text());
+    filling_ = false;
     const qint64 id = model_rows_->item(item->row(), Started)->data(kIdRole).toLongLong();
     if (item->column() == Tags) {
       QStringList tags;
@@ -192,7 +226,9 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
       emit noteEdited(id, item->text());
     }
   });
+}
 
+QLayout* HistoryDialog::buildButtons() {
   auto* buttons = new QHBoxLayout;
   auto* again = new QPushButton(tr("Run &again"), this);
   again->setObjectName("runAgainButton");
@@ -213,6 +249,7 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   auto* close = new QPushButton(tr("Close"), this);
   message_ = new QLabel(this);
   message_->setObjectName("historyMessage");
+  for (QPushButton* b : {compare, again, remove, import, close}) padButton(b);
   buttons->addWidget(compare);
   buttons->addWidget(as_groups_);
   buttons->addWidget(again);
@@ -220,7 +257,6 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
   buttons->addWidget(import);
   buttons->addWidget(message_, 1);
   buttons->addWidget(close);
-  layout->addLayout(buttons);
   connect(again, &QPushButton::clicked, this, [this] {
     const QList<qint64> ids = selectedIds();
     if (ids.size() == 1)
@@ -238,8 +274,61 @@ HistoryDialog::HistoryDialog(QWidget* parent) : QDialog(parent) {
     for (const QString& f : files) emit importRequested(f);
   });
   connect(close, &QPushButton::clicked, this, &QDialog::accept);
-  const QRect screen = this->screen()->availableGeometry();
-  resize(std::min(1320, screen.width() * 92 / 100), std::min(600, screen.height() * 85 / 100));
+  return buttons;
+}
+
+bool HistoryDialog::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == table_->viewport() && event->type() == QEvent::Resize) fitColumns();
+  return QDialog::eventFilter(watched, event);
+}
+
+void HistoryDialog::fitColumns() {
+  if (sized_by_user_ || fitting_) return;
+  const QFontMetrics metrics(table_->font());
+  QHeaderView* header = table_->horizontalHeader();
+  const int cell =  // the item's text margins, and a little air
+      2 * (table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table_) + 1) + 6;
+  const int header_margin = 2 * style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+  const auto chars = [&](int n) { return metrics.horizontalAdvance(QString(n, 'x')); };
+  const auto title = [&](int column) {  // the widest line of its title, its arrow where sorted
+    int widest = 0;
+    for (const QString& line : model_rows_->horizontalHeaderItem(column)->text().split('\n'))
+      widest = std::max(widest, header->fontMetrics().horizontalAdvance(line));
+    const int arrow = header->sortIndicatorSection() == column ? metrics.height() + 4 : 0;
+    return widest + header_margin + arrow;
+  };
+  // {column, least, most}: least shows the usual contents whole, most the longest
+  struct Want {
+    int column, least, most;
+  };
+  QList<Want> wants = {{Started, metrics.horizontalAdvance("2026-12-31 23:59:59"), 0},
+                       {Status, widest_[Status], 0},
+                       {Ttft, widest_[Ttft], 0},
+                       {Tpot, widest_[Tpot], 0},
+                       {Rate, widest_[Rate], 0},
+                       {Tokens, widest_[Tokens], 0},
+                       {Provider, metrics.horizontalAdvance("TaoToken gateway"), chars(24)},
+                       {Model, chars(13), chars(30)},
+                       {Benchmark, metrics.horizontalAdvance("concurrency 16"), chars(24)},
+                       {Tags, chars(7), chars(14)},
+                       {Note, chars(5), chars(18)}};
+  int least = chars(10) + cell, room = 0;  // the prompt's least
+  for (Want& w : wants) {
+    const int contents = widest_[w.column] + cell;
+    w.least = std::max(title(w.column), std::min(w.least + cell, contents));
+    w.most = std::max(w.least, std::min(w.most + cell, contents));
+    least += w.least;
+    room += w.most - w.least;
+  }
+  // what is left beyond the least goes to the names up to their longest, the rest (by
+  // stretching) to the prompt
+  const int spare = std::max(0, table_->viewport()->width() - least);
+  fitting_ = true;
+  for (const Want& w : wants)
+    table_->setColumnWidth(
+        w.column,
+        w.least + (room > 0 ? int(qint64(w.most - w.least) * std::min(spare, room) / room) : 0));
+  fitting_ = false;
 }
 
 void HistoryDialog::compareSelected() {
@@ -301,14 +390,27 @@ void HistoryDialog::setRows(const QList<HistoryRow>& rows) {
     prompt_item->setToolTip(r.prompt.left(2000));
     auto* tokens = numberItem(static_cast<double>(r.output_tokens), 0);
     auto* benchmark = textItem(r.benchmark);
-    benchmark->setToolTip(r.group);
+    // the step, and the whole group it belongs to (its sweep's start)
+    benchmark->setToolTip(r.group.isEmpty() ? r.benchmark : r.benchmark + "\n" + r.group);
     model_rows_->appendRow({started, textItem(r.provider), textItem(r.model), textItem(r.status),
                             prompt_item, numberItem(r.ttft_ms, 1), numberItem(r.tpot_ms, 2),
                             numberItem(r.decode_tok_s, 1), tokens,
                             textItem(r.tags.join(", "), true), textItem(r.note, true), benchmark});
   }
   filling_ = false;
+  measureRows();
+  fitColumns();
   message_->setText(tr("%n run(s)", nullptr, static_cast<int>(rows.size())));
+}
+
+void HistoryDialog::measureRows() {
+  const QFontMetrics metrics(table_->font());
+  widest_.fill(0);
+  for (int row = 0; row < model_rows_->rowCount(); ++row)
+    for (int column = 0; column < ColumnCount; ++column)
+      if (column != Prompt)
+        widest_[column] = std::max(
+            widest_[column], metrics.horizontalAdvance(model_rows_->item(row, column)->text()));
 }
 
 HistoryFilter HistoryDialog::filter() const {

@@ -1,6 +1,7 @@
 // Run history: every stored run in a sortable table (date, provider, model, status,
 // benchmark step, prompt, TTFT, TPOT, decode tok/s, output tokens, tags, note), newest
-// first, one line per run (long texts elided in the middle, whole in the tooltip), filtered by
+// first, one line per run (long names elided in the middle, the prompt at its end, each whole
+// in its tooltip; the columns fit the window's width, 1024 px included), filtered by
 // provider, model, tag and a search in the prompts; tags and notes are edited in place; Delete, Run
 // again, and importing run logs. Widgets only: the app fills it from the run store
 // (app/desktop/history_controller.h) and acts on its signals.
@@ -13,6 +14,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QStandardItemModel;
@@ -62,7 +64,19 @@ class HistoryDialog : public QDialog {
   // run selected (not as groups), it and the run shown before it in time, both selected.
   void compareRequested(const QList<qint64>& ids, bool groups);
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;  // the table's width changed
+
  private:
+  // The constructor's steps: the filter row, the table of runs, the buttons under it.
+  QLayout* buildFilters();
+  void buildTable();
+  QLayout* buildButtons();
+  // Column widths for the table's width: every column at least as wide as its title and its
+  // usual contents ("TaoToken gateway", a date), the names wider up to their longest, the
+  // prompt the rest; until the user drags a column.
+  void fitColumns();
+  void measureRows();  // widest_ from the rows now in the table
   void deleteSelected();
   void compareSelected();
   QComboBox* provider_;
@@ -76,6 +90,9 @@ class HistoryDialog : public QDialog {
   QLabel* message_;
   QCheckBox* as_groups_;
   bool filling_ = false;  // setRows in progress: item changes are not edits
+  bool fitting_ = false;  // fitColumns in progress: section resizes are not the user's
+  bool sized_by_user_ = false;
+  QList<int> widest_;  // per column: the widest cell text of the rows shown (px)
 };
 
 }  // namespace ts::ui

@@ -24,7 +24,11 @@ namespace ts::ui {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("TokenScope"));
-  resize(1280, 800);
+  // 1280 × 800 where the screen has room; on a smaller one (1024 × 700) within it, leaving
+  // a title bar's height (a remembered size is fitted in restoreLayout).
+  const QScreen* screen = QGuiApplication::primaryScreen();
+  resize(screen ? QSize(1280, 800).boundedTo(screen->availableGeometry().size() - QSize(0, 40))
+                : QSize(1280, 800));
   chat_ = new ChatPanel(this);
   metrics_ = new MetricsStrip(this);
   parameters_ = new ParameterPanel(this);

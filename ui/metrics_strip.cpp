@@ -3,6 +3,8 @@
 #include <QGridLayout>
 #include <QResizeEvent>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <numeric>
 
 #include "ui/format.h"
 
@@ -57,19 +59,34 @@ void MetricsStrip::arrange(int width) {
   const int n = static_cast<int>(boxes_.size());
   const QMargins m = grid_->contentsMargins();
   const int room = width - m.left() - m.right();
-  int columns = kFewestColumns;
-  for (int k = n; k > kFewestColumns; --k) {
+  const auto columnWidths = [&](int k) {
     std::vector<int> widths(k, 0);
     for (int i = 0; i < n; ++i)
       widths[i % k] =
           std::max(widths[i % k], std::min(kWidestField, boxes_[i]->sizeHint().width()));
-    int total = 0;
-    for (int w : widths) total += w;
-    if (total <= room) {
+    return widths;
+  };
+  const auto sum = [](const std::vector<int>& v) { return std::accumulate(v.begin(), v.end(), 0); };
+  int columns = kFewestColumns;
+  for (int k = n; k > kFewestColumns; --k)
+    if (sum(columnWidths(k)) <= room) {
       columns = k;
       break;
     }
-  }
+  std::vector<int> widths = columnWidths(columns);
+  // Too narrow even for the fewest columns: the widest columns give way first, down to a
+  // common cap (their long values cut with "…", whole on hover); the short ones stay whole.
+  int cap = *std::max_element(widths.begin(), widths.end());
+  const auto capped = [&](int c) {
+    int total = 0;
+    for (int w : widths) total += std::min(w, c);
+    return total;
+  };
+  while (cap > 1 && capped(cap) > room) --cap;  // at most kWidestField steps
+  for (int& w : widths) w = std::min(w, cap);
+  // Each field at most its column's width: a long value's size hint never takes the room
+  // of the short fields beside it (the grid would squeeze them to their minimum instead).
+  for (int i = 0; i < n; ++i) boxes_[i]->setMaximumWidth(std::max(1, widths[i % columns]));
   if (columns == columns_) return;
   columns_ = columns;
   for (QWidget* box : boxes_) grid_->removeWidget(box);

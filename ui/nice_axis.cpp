@@ -51,7 +51,13 @@ NiceScale setNiceRange(QValueAxis* axis, double lo, double hi, int most_ticks, b
   axis->setRange(s.min, s.max);
   axis->setTickType(QValueAxis::TicksFixed);
   axis->setTickCount(s.ticks);
-  axis->setLabelFormat(QString("%.%1f").arg(s.decimals));
+  // A vertical axis with a title keeps the width of "..." for its labels and cuts the title
+  // to what is left: labels as narrow as "3" cost a Chinese title its room ("⋮"). Padded to
+  // three characters (the labels are rich text: non-breaking spaces) they hold that width.
+  const auto chars = [&](double v) { return QString::number(v, 'f', s.decimals).size(); };
+  const qsizetype narrow = std::max<qsizetype>(0, 3 - std::max(chars(s.min), chars(s.max)));
+  const QString pad = axis->orientation() == Qt::Vertical ? QString("&nbsp;").repeated(narrow) : "";
+  axis->setLabelFormat(pad + QString("%.%1f").arg(s.decimals));
   return s;
 }
 

@@ -186,6 +186,13 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
     connect(spin, &QSpinBox::valueChanged, this, &ParameterPanel::updateSuggestionButton);
 
   setParams(SamplingParams{});
+  // Qt sizes "&Temperature" with its T-e kerning but draws the underlined T as a run of
+  // its own, without it: 1–2 px wider than the label, its last letter cut against the
+  // slider. Half a character of room after every row label covers what a mnemonic loses.
+  for (int r = 0; r < form->rowCount(); ++r)
+    if (QLayoutItem* item = form->itemAt(r, QFormLayout::LabelRole))
+      if (auto* label = qobject_cast<QLabel*>(item->widget()))
+        label->setContentsMargins(0, 0, label->fontMetrics().averageCharWidth() / 2, 0);
 }
 
 void ParameterPanel::updateSuggestionButton() {

@@ -6,20 +6,26 @@
 #include <QMessageBox>
 #include <QUuid>
 
+#include "ui/elided_label.h"
 #include "ui/providers_dialog.h"
 
 namespace ts::ui {
+namespace {
+constexpr int kWidestProvider = 280;  // px: with the model box, the toolbar fits 1024 px
+}  // namespace
 
 ProviderBar::ProviderBar(QWidget* parent) : QToolBar(tr("Provider"), parent) {
   setObjectName("providerToolbar");
   setMovable(false);
   url_preview_ = [](const QString& url) { return std::make_pair(url, false); };
   addWidget(new QLabel(tr(" Provider "), this));
-  provider_combo_ = new QComboBox(this);
+  provider_combo_ = new ElidedComboBox(this);
   provider_combo_->setObjectName("providerCombo");
-  // Long names are cut in the box, not given room: the toolbar must fit a 1024 px window.
+  // As wide as the longest name up to kWidestProvider px; a longer one is cut with "…"
+  // (whole on hover and in the list): the toolbar must fit a 1024 px window.
   provider_combo_->setMinimumContentsLength(16);
-  provider_combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  provider_combo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  provider_combo_->setMaximumWidth(kWidestProvider);
   addWidget(provider_combo_);
   addAction(tr("Add…"), this, [this] { editProvider(true); });
   addAction(tr("Edit…"), this, [this] { editProvider(false); });

@@ -24,6 +24,9 @@ ProvidersDialog::ProvidersDialog(std::vector<ProviderSettings> providers, int se
   auto* layout = new QHBoxLayout(this);
   list_ = new QListWidget(this);
   list_->setObjectName("providerList");
+  // A long URL or model path wraps within the list (no sideways scrolling to read it).
+  list_->setWordWrap(true);
+  list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   layout->addWidget(list_, 1);
   auto* side = new QVBoxLayout();
   auto* add = new QPushButton(tr("&Add"), this);

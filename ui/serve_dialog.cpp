@@ -111,11 +111,25 @@ void ServeDialog::setWarning(const QString& text) {
 }
 
 void ServeDialog::fitHeight() {
-  // Wrapped labels change height with the text: grow so that nothing is squeezed.
+  // Wrapped labels change height with the text and the width: grow so that nothing is
+  // squeezed (a top-level window's minimum height ignores height-for-width by itself).
   layout()->activate();
   const int wanted =
       layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width()) : sizeHint().height();
+  if (wanted != minimumHeight()) setMinimumHeight(wanted);
   if (wanted > height()) resize(width(), wanted);
+}
+
+void ServeDialog::resizeEvent(QResizeEvent* event) {
+  QDialog::resizeEvent(event);
+  fitHeight();
+}
+
+bool ServeDialog::event(QEvent* event) {
+  const bool handled = QDialog::event(event);
+  // The layout has just been redone (a text changed): its heights are current only now.
+  if (event->type() == QEvent::LayoutRequest) fitHeight();
+  return handled;
 }
 
 void ServeDialog::setKeyState(ServeKeyState state, const QString& detail) {

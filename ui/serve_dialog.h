@@ -37,9 +37,15 @@ class ServeDialog : public QDialog {
   void choiceChanged(const ts::ui::ServeChoice& choice);  // as the user changes it
   void newKeyRequested();
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;  // fitHeight at the new width
+  bool event(QEvent* event) override;              // fitHeight once the layout is redone
+
  private:
   void refresh();
-  void fitHeight();  // tall enough for the wrapped texts as they are now
+  // Tall enough for the wrapped texts as they are now at this width, and never shorter
+  // (the minimum height follows the width: a squeezed label would cut its lines).
+  void fitHeight();
 
   QRadioButton* loopback_;
   QRadioButton* every_network_;

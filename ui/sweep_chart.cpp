@@ -3,6 +3,7 @@
 #include <QChart>
 #include <QCursor>
 #include <QEvent>
+#include <QGraphicsLayout>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
@@ -107,6 +108,9 @@ SweepChart::SweepChart(QWidget* parent) : QChartView(parent) {
   }
   connect(chart, &QChart::plotAreaChanged, this, [this] { placeNotes(); });
   setRenderHint(QPainter::Antialiasing);
+  // thin margins: on a 700 px screen the plot's height is what the axis titles need
+  chart->setMargins(QMargins(6, 6, 6, 6));
+  chart->layout()->setContentsMargins(2, 2, 2, 2);
   setMinimumHeight(220);
   setToolTip(
       tr("p99 of each step: where a line crosses its dashed SLO, the service stops "

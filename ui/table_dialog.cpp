@@ -6,8 +6,12 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace ts::ui {
+namespace {
+constexpr int kWidestColumnPercent = 40;  // of the table's width, for a column but the last
+}  // namespace
 
 TableDialog::TableDialog(const QString& title, const QStringList& headers, QWidget* parent)
     : QDialog(parent) {
@@ -54,7 +58,23 @@ void TableDialog::addRow(const QStringList& cells, std::optional<bool> good,
       item->setForeground(*good ? QColor(0x1e, 0x84, 0x49) : QColor(0xc0, 0x39, 0x2b));
     table_->setItem(row, c, item);
   }
-  table_->resizeColumnToContents(0);
+  fitColumns();
+}
+
+void TableDialog::fitColumns() {
+  // Every column but the last (which stretches and wraps) as wide as its widest cell, up
+  // to kWidestColumnPercent of the dialog: a URL or a key whole on one line. A cell still cut
+  // there shows its whole text on hover.
+  const int widest = std::max(120, width() * kWidestColumnPercent / 100);  // shown or not
+  for (int c = 0; c + 1 < table_->columnCount(); ++c) {
+    table_->resizeColumnToContents(c);  // its cells and its header
+    const int wanted = table_->columnWidth(c);
+    table_->setColumnWidth(c, std::min(wanted, widest));
+    if (wanted <= widest) continue;
+    for (int r = 0; r < table_->rowCount(); ++r)
+      if (QTableWidgetItem* item = table_->item(r, c); item && item->toolTip().isEmpty())
+        item->setToolTip(item->text());
+  }
 }
 
 void TableDialog::setSummary(const QString& text) {

@@ -27,6 +27,8 @@ class TableDialog : public QDialog {
   void actionClicked();
 
  private:
+  void fitColumns();  // after each row: the columns as wide as their cells, the last stretched
+
   QTableWidget* table_;
   QLabel* summary_;
   QPushButton* action_;

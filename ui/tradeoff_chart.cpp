@@ -3,6 +3,7 @@
 #include <QChart>
 #include <QCursor>
 #include <QEvent>
+#include <QGraphicsLayout>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
@@ -75,6 +76,9 @@ TradeoffChart::TradeoffChart(QWidget* parent) : QChartView(parent) {
   setChart(chart);
   followPalette(this);
   setRenderHint(QPainter::Antialiasing);
+  // thin margins: on a 700 px screen the plot's height is what the axis titles need
+  chart->setMargins(QMargins(6, 6, 6, 6));
+  chart->layout()->setContentsMargins(2, 2, 2, 2);
   setMinimumHeight(220);
   setToolTip(
       tr("Each point is one step of the sweep: lower is a faster first token, further left "

@@ -200,12 +200,13 @@ struct Streamed {
   qint64 first_ns = 0, last_ns = 0;
 };
 
-// Generates from `prompt`, printing the text as it comes unless `json`.
-engine::GenerationOutcome streamTokens(engine::DecodeSession& session,
-                                       const engine::Tokenizer& tokenizer,
-                                       const std::vector<int>& prompt,
-                                       const engine::GenerateOptions& options, bool json,
-                                       Streamed& out) {
+// Generates from `prompt`, printing the text as it comes unless `json`; the outcome or why
+// the engine failed (its device, its memory).
+engine::Result<engine::GenerationOutcome> streamTokens(engine::DecodeSession& session,
+                                                       const engine::Tokenizer& tokenizer,
+                                                       const std::vector<int>& prompt,
+                                                       const engine::GenerateOptions& options,
+                                                       bool json, Streamed& out) {
   QElapsedTimer clock;
   clock.start();
   return engine::generate(session, tokenizer, prompt, options,
@@ -284,13 +285,13 @@ int runGenerate(const QCommandLineParser& p, GeneratePlan plan) {
   options.draft = draft->get();
   const bool json = p.isSet("json");
   Streamed got;
-  engine::GenerationOutcome outcome;
-  try {  // the session throws when its device fails mid-run (inference/engine/README.md)
-    outcome = streamTokens(*opened->session, tokenizer, *prompt, options, json, got);
-  } catch (const std::exception& e) {
-    printErr(QString("\ntokenscope-cli generate: the engine failed: %1").arg(e.what()));
+  const auto generated = streamTokens(*opened->session, tokenizer, *prompt, options, json, got);
+  if (!generated) {
+    printErr("\ntokenscope-cli generate: the engine failed: " +
+             QString::fromStdString(generated.error()));
     return 1;
   }
+  const engine::GenerationOutcome& outcome = generated.value();
   QJsonObject out =
       generateJson(outcome, got.ids, prompt->size(), got.first_ns, got.last_ns, *opened,
                    *model.value(), plan.runtime.kv, plan.runtime.backend.threads, load_ms);

@@ -3,57 +3,18 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <span>
 
 #include "app/cli/common.h"
 #include "app/cli/generate_command.h"
 #include "app/cli/model_options.h"
 #include "app/cli/options.h"
-#include "inference/engine/core/thread_pool.h"
-#include "inference/engine/cpu/cpu_forward.h"
+#include "inference/engine/decode/perplexity.h"
 #include "inference/engine/tokenizer/tokenizer.h"
 
 namespace ts {
 namespace {
-
-// Negative log-likelihood of every token given the ones before it, over consecutive
-// windows of `context` positions that each start with BOS.
-struct Scores {
-  double nll = 0;
-  int64_t scored = 0, windows = 0;
-};
-Scores scoreWindows(const std::shared_ptr<engine::Model>& model, const engine::Tokenizer& tokenizer,
-                    const std::vector<int>& tokens, int context) {
-  const int vocab = model->config.vocab;
-  Scores s;
-  const size_t step = static_cast<size_t>(context) - 1;  // + BOS at the start of each window
-  constexpr size_t kChunk = 64;  // positions per batched pass (bounds the logits buffer)
-  for (size_t start = 0; start < tokens.size(); start += step, ++s.windows) {
-    engine::CpuSession session(model, context, engine::KvFormat::F32,
-                               engine::ThreadPool::defaultThreads());
-    // Inputs BOS, t[start], ..., t[end - 2] predict t[start], ..., t[end - 1].
-    const size_t end = std::min(tokens.size(), start + step);
-    std::vector<int> inputs = {tokenizer.bos()};
-    inputs.insert(inputs.end(), tokens.begin() + start, tokens.begin() + end - 1);
-    for (size_t first = 0; first < inputs.size(); first += kChunk) {
-      const size_t count = std::min(kChunk, inputs.size() - first);
-      const auto all = session.forwardBatch(std::span(inputs).subspan(first, count),
-                                            static_cast<int>(first), true);
-      for (size_t j = 0; j < count; ++j) {
-        const auto logits = all.subspan(j * vocab, vocab);
-        const float max = *std::max_element(logits.begin(), logits.end());
-        double sum = 0;
-        for (float l : logits) sum += std::exp(static_cast<double>(l - max));
-        s.nll -= (logits[tokens[start + first + j]] - max) - std::log(sum);  // -log softmax
-        ++s.scored;
-      }
-    }
-  }
-  return s;
-}
 
 // The text's tokens (at least 2) and the window length; nullopt after saying why (exit 2).
 struct PplInput {
@@ -82,8 +43,8 @@ std::optional<PplInput> pplInput(const QCommandLineParser& p, const engine::Mode
   return in;
 }
 
-void printPerplexity(const Scores& s, const engine::Model& model, int context, double seconds,
-                     bool json) {
+void printPerplexity(const engine::PerplexityScores& s, const engine::Model& model, int context,
+                     double seconds, bool json) {
   const double ppl = std::exp(s.nll / s.scored);
   const QJsonObject out{
       {"perplexity", ppl},
@@ -137,14 +98,14 @@ int runPplCommand(const QStringList& args) {
   if (!in) return 2;
   QElapsedTimer clock;
   clock.start();
-  Scores scores;
-  try {  // memory for a window's KV cache may run out (std::bad_alloc)
-    scores = scoreWindows(model.value(), tokenizer, in->tokens, in->context);
-  } catch (const std::exception& e) {
-    printErr(QString("tokenscope-cli ppl: the engine failed: %1").arg(e.what()));
+  const auto scores =
+      engine::scorePerplexity(model.value(), tokenizer.bos(), in->tokens, in->context);
+  if (!scores) {  // memory for a window's KV cache ran out
+    printErr("tokenscope-cli ppl: the engine failed: " + QString::fromStdString(scores.error()));
     return 1;
   }
-  printPerplexity(scores, *model.value(), in->context, clock.nsecsElapsed() / 1e9, p.isSet("json"));
+  printPerplexity(scores.value(), *model.value(), in->context, clock.nsecsElapsed() / 1e9,
+                  p.isSet("json"));
   return 0;
 }
 

@@ -10,25 +10,42 @@ namespace ts {
 
 AppController::AppController(ui::MainWindow* window, ProviderStore store, QString log_dir,
                              bool persist_providers, QObject* parent)
+    : AppController(
+          window,
+          std::make_unique<AppState>(std::move(store), std::move(log_dir), persist_providers),
+          nullptr, parent) {}
+
+AppController::AppController(ui::MainWindow* window, AppState* state, QObject* parent)
+    : AppController(window, nullptr, state, parent) {}
+
+AppController::AppController(ui::MainWindow* window, std::unique_ptr<AppState> owned,
+                             AppState* state, QObject* parent)
     : QObject(parent),
+      owned_state_(std::move(owned)),
+      state_(state ? state : owned_state_.get()),
       window_(window),
-      providers_(window, &keys_, std::move(store), persist_providers),
-      chat_(window, &keys_, std::move(log_dir)),
-      config_(window, &providers_, &chat_),
-      serving_(window),
+      providers_(window, &state_->keys, state_->providers, state_->persist_providers),
+      chat_(window, &state_->keys, &state_->chat),
+      config_(window, &providers_, &chat_, &state_->config),
+      serving_(window, &state_->serving),
       downloads_(window, &providers_),
-      model_manager_(window),
       history_(window),
-      benchmark_(window, &keys_, [this] { return chat_.runStore(); }),
-      preferences_(window, &chat_.conversation()) {
+      benchmark_(window, &state_->keys, [this] { return chat_.runStore(); }),
+      preferences_(window, [this] { return unfinishedWork(); }) {
+  state_->models.setWindow(window);
+  if (!state_->download_hub.isEmpty()) downloads_.setHub(state_->download_hub);
+  if (chat_.runStore()) history_.setStore(chat_.runStore());
   connect(&chat_, &ChatController::runRecorded, &history_, &HistoryController::refresh);
   // Requests served to other programs are runs too: in the same store, tagged "served".
   serving_.setRunStore([this] { return chat_.runStore(); });
   connect(&serving_, &ServingController::runRecorded, &history_, &HistoryController::refresh);
   connect(&chat_, &ChatController::runLogged, this, &AppController::runLogged);
+  connect(&chat_, &ChatController::idle, this, &AppController::chatIdle);
+  connect(&preferences_, &PreferencesController::languageChanged, this,
+          &AppController::languageChanged);
   connect(&benchmark_, &BenchmarkController::sweepFinished, &history_, &HistoryController::refresh);
   connect(window, &ui::MainWindow::modelManagerRequested, this, &AppController::openModelManager);
-  connect(&model_manager_, &ModelManager::loaded, this, &AppController::useLoadedModel);
+  connect(&state_->models, &ModelManager::loaded, this, &AppController::useLoadedModel);
   connect(window, &ui::MainWindow::historyRequested, &history_, &HistoryController::open);
   connect(window, &ui::MainWindow::compareLatestRequested, &history_,
           &HistoryController::compareLatest);
@@ -36,6 +53,23 @@ AppController::AppController(ui::MainWindow* window, ProviderStore store, QStrin
   connect(window, &ui::MainWindow::currentProviderChanged, this,
           &AppController::showModelSuggestions);
   showModelSuggestions();
+}
+
+AppController::~AppController() {
+  if (state_->models.dialog()) state_->models.dialog()->close();  // it opened over this window
+}
+
+QStringList AppController::unfinishedWork() const {
+  QStringList work;
+  if (downloads_.isDownloading()) work << tr("the model download");
+  if (benchmark_.isRunning()) work << tr("the benchmark");
+  if (state_->models.isLoading()) work << tr("loading the model in the model manager");
+  return work;
+}
+
+void AppController::setDownloadHub(const QString& base_url) {
+  state_->download_hub = base_url;
+  downloads_.setHub(base_url);
 }
 
 void AppController::showModelSuggestions() {
@@ -60,10 +94,10 @@ void AppController::setRunStore(std::unique_ptr<RunStore> store) {
 void AppController::openModelManager() {
   const auto current = window_->currentProviderSettings();
   if (!current || current->kind != ProviderKind::LocalEngine) {
-    model_manager_.open();
+    state_->models.open();
     return;
   }
-  ui::ModelManagerDialog* dialog = model_manager_.open();
+  ui::ModelManagerDialog* dialog = state_->models.open();
   dialog->setSettings(current->local);
   // The demo model's file exists only once it was first used: no error before anything.
   const QString path = QString::fromStdString(current->base_url);

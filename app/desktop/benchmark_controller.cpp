@@ -52,7 +52,7 @@ void BenchmarkController::open(const ProviderSettings& provider) {
     return show(endpoint, model, true);
   }
   local_spec_.reset();
-  keys_->resolve(provider, [this, model](RemoteEndpoint endpoint, QString error) {
+  keys_->resolve(provider, this, [this, model](RemoteEndpoint endpoint, QString error) {
     if (!error.isEmpty()) return window_->showError(tr("Benchmark"), error);
     show(endpoint, model);
   });

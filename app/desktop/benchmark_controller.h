@@ -29,6 +29,7 @@ class BenchmarkController : public QObject {
   ui::BenchmarkDialog* dialog() const { return dialog_; }
   // How each step of the last local sweep was served (FreePortServer::scheduling), in order.
   const QStringList& stepSchedulings() const { return step_schedulings_; }
+  bool isRunning() const { return sweep_ && sweep_->isRunning(); }  // a sweep runs now
 
  signals:
   void sweepFinished();  // its steps are in the run store

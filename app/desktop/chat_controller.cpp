@@ -16,16 +16,30 @@ QString logFolder(const QString& dir) {
 }
 }  // namespace
 
-ChatController::ChatController(ui::MainWindow* window, ProviderKeys* keys, QString log_dir,
+ChatController::ChatController(ui::MainWindow* window, ProviderKeys* keys, ChatState* state,
                                QObject* parent)
-    : QObject(parent), window_(window), keys_(keys), conversation_(window) {
-  log_.dir = std::move(log_dir);
+    : QObject(parent),
+      window_(window),
+      keys_(keys),
+      state_(state),
+      session_(state->session),
+      conversation_(window, &state->conversation) {
   connect(&conversation_, &ConversationController::requestReady, this, &ChatController::onSend);
-  connect(window, &ui::MainWindow::stopRequested, &session_, &ChatSession::cancel);
+  connect(window, &ui::MainWindow::stopRequested, this, [this] { session_.cancel(); });
+  connect(window, &ui::MainWindow::runDisplayed, this, [this] {
+    if (!isBusy()) emit idle();
+  });
+  window_->setCpuFallback(state_->backend_note);
+  connectSession();
+}
+
+void ChatController::connectSession() {
   // Recorded before the window shows it: once the window has shown a run's end, the run
   // is in the store (a next Send may follow at once).
   connect(&session_, &ChatSession::eventReady, this, &ChatController::recordEvent);
-  connect(&session_, &ChatSession::eventReady, window, &ui::MainWindow::onStreamEvent);
+  // (The window's slots through `this`: a rebuilt window's old one hears nothing more.)
+  connect(&session_, &ChatSession::eventReady, this,
+          [this](const StreamEvent& e) { window_->onStreamEvent(e); });
   connect(&session_, &ChatSession::runFinished, this, &ChatController::onFinished);
   connect(&session_, &ChatSession::localLoadProgress, this, [this](int percent) {
     const auto p = window_->currentProviderSettings();
@@ -35,22 +49,25 @@ ChatController::ChatController(ui::MainWindow* window, ProviderKeys* keys, QStri
   });
   // A slow first use (a speculative draft's conversion): what happens, with a progress bar,
   // until it is done ("").
-  connect(&session_, &ChatSession::localPreparing, window_, &ui::MainWindow::setPreparing);
+  connect(&session_, &ChatSession::localPreparing, this,
+          [this](const QString& what, int percent) { window_->setPreparing(what, percent); });
   // Once, in the status bar (and a lasting mark there), not in the transcript of every answer.
   connect(&session_, &ChatSession::localBackendNote, this, [this](const QString& note) {
+    state_->backend_note = note;
     window_->setCpuFallback(note);
     if (!note.isEmpty()) window_->showStatus(tr("The local model runs on the CPU: %1").arg(note));
   });
 }
 
 void ChatController::setRunStore(std::unique_ptr<RunStore> store) {
-  runs_ = std::move(store);
-  if (!runs_->isOpen()) {
-    window_->showStatus(tr("Runs are not being recorded: ") + runs_->error());
-    runs_.reset();
+  std::unique_ptr<RunStore>& runs = state_->runs;
+  runs = std::move(store);
+  if (!runs->isOpen()) {
+    window_->showStatus(tr("Runs are not being recorded: ") + runs->error());
+    runs.reset();
     return;
   }
-  if (const int n = runs_->markInterrupted(); n > 0)
+  if (const int n = runs->markInterrupted(); n > 0)
     window_->showStatus(
         tr("%n run(s) of an earlier session ended without finishing; they are "
            "kept as interrupted, with their partial answers.",
@@ -61,7 +78,8 @@ void ChatController::beginRecording(const ProviderSettings& provider,
                                     const GenerationRequest& request) {
   recording_.reset();
   recorded_ = {};
-  if (!runs_) return;
+  RunStore* runs = state_->runs.get();
+  if (!runs) return;
   RunContext context{QString::fromStdString(provider.name),
                      QString::fromStdString(provider.base_url),
                      QString::fromStdString(request.model)};
@@ -74,9 +92,9 @@ void ChatController::beginRecording(const ProviderSettings& provider,
           QString::fromStdString(request.params.draft) + ", K " +
           (request.params.draft_auto ? QString("auto") : QString::number(request.params.draft_k));
   }
-  recording_ = std::make_unique<RunStoreWriter>(*runs_, request, context);
+  recording_ = std::make_unique<RunStoreWriter>(*runs, request, context);
   if (recording_->id() < 0) {
-    window_->showStatus(tr("Run not recorded: ") + runs_->error());
+    window_->showStatus(tr("Run not recorded: ") + runs->error());
     recording_.reset();
   }
 }
@@ -98,13 +116,15 @@ void ChatController::onSend(const ProviderSettings& provider, const GenerationRe
   beginRecording(provider, request);
   if (provider.kind == ProviderKind::LocalEngine) {
     last_root_ = QString::fromStdString(provider.base_url);  // the model path, for the log
+    awaiting_finish_ = true;
     session_.startLocal(localSpecFor(provider), request);
     return;
   }
   const NormalizedBaseUrl n = normalizeBaseUrl(QString::fromStdString(provider.base_url));
   last_root_ = n.ok() ? n.root : QString::fromStdString(provider.base_url);
-  keys_->resolve(provider, [this, request](RemoteEndpoint endpoint, QString error) {
+  keys_->resolve(provider, this, [this, request](RemoteEndpoint endpoint, QString error) {
     if (!error.isEmpty()) return failBeforeStart(error);
+    awaiting_finish_ = true;
     session_.start(endpoint, request);
   });
 }
@@ -120,16 +140,18 @@ void ChatController::failBeforeStart(const QString& message) {
 }
 
 void ChatController::onFinished(const RemoteResult& result) {
-  window_->onRunWarnings(result.warnings);
+  conversation_.showWarnings(result.warnings);
   QByteArray line;
   const QString error =
-      appendRunLog(logFolder(log_.dir), last_request_, result.run,
+      appendRunLog(logFolder(state_->log.dir), last_request_, result.run,
                    {last_root_, result.final_url, result.attempts, result.warnings}, &line);
-  if (finished_recording_ >= 0 && error.isEmpty())
-    runs_->setImportKey(finished_recording_, line);  // importing the log adds it not twice
+  if (finished_recording_ >= 0 && error.isEmpty() && state_->runs)
+    state_->runs->setImportKey(finished_recording_, line);  // importing the log adds it not twice
   finished_recording_ = -1;
   if (!error.isEmpty()) window_->showStatus(tr("Run not logged: ") + error);
+  awaiting_finish_ = false;
   emit runLogged(error);
+  if (!isBusy()) emit idle();
 }
 
 }  // namespace ts

@@ -13,8 +13,9 @@
 namespace ts {
 
 ConfigController::ConfigController(ui::MainWindow* window, ProviderController* providers,
-                                   ChatController* chat, QObject* parent)
-    : QObject(parent), window_(window), providers_(providers), chat_(chat) {
+                                   ChatController* chat, config::EffectiveConfig* config,
+                                   QObject* parent)
+    : QObject(parent), window_(window), providers_(providers), chat_(chat), config_(config) {
   connect(window, &ui::MainWindow::effectiveConfigRequested, this,
           &ConfigController::showEffective);
   connect(window, &ui::MainWindow::importConfigRequested, this, [this](const QString& path) {
@@ -45,7 +46,7 @@ void ConfigController::exportAsked(const QString& chosen) {
 }
 
 void ConfigController::apply(const config::EffectiveConfig& config, bool keep_log_dir) {
-  config_ = config;
+  *config_ = config;
   std::vector<ProviderSettings> providers = window_->providers();
   const int current = upsertProvider(providers, providerFromConfig(config));
   window_->setProviders(providers, current);
@@ -74,7 +75,7 @@ void ConfigController::apply(const config::EffectiveConfig& config, bool keep_lo
 }
 
 config::EffectiveConfig ConfigController::effective() const {
-  config::EffectiveConfig effective = config_;
+  config::EffectiveConfig effective = *config_;
   config::ConfigValues ui;
   if (const auto p = window_->currentProviderSettings()) {
     ui.insert("provider", QString::fromStdString(p->name));

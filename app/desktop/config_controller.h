@@ -17,8 +17,9 @@ namespace ts {
 class ConfigController : public QObject {
   Q_OBJECT
  public:
+  // `config`: the configuration in effect, kept outside (it outlives a rebuilt window).
   ConfigController(ui::MainWindow* window, ProviderController* providers, ChatController* chat,
-                   QObject* parent = nullptr);
+                   config::EffectiveConfig* config, QObject* parent = nullptr);
   // Makes a configuration current: its provider is added (or replaced, by name) and
   // selected, its inference values fill the parameter panel, its observability settings
   // steer the run log (unless the log directory was given on the command line).
@@ -37,7 +38,7 @@ class ConfigController : public QObject {
   ui::MainWindow* window_;
   ProviderController* providers_;
   ChatController* chat_;
-  config::EffectiveConfig config_;
+  config::EffectiveConfig* config_;
 };
 
 }  // namespace ts

@@ -1,6 +1,5 @@
 #include "app/desktop/conversation_controller.h"
 
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -12,12 +11,20 @@
 
 namespace ts {
 
-ConversationController::ConversationController(ui::MainWindow* window, QObject* parent)
-    : QObject(parent), window_(window) {
+ConversationController::ConversationController(ui::MainWindow* window, ConversationState* state,
+                                               QObject* parent)
+    : QObject(parent), window_(window), state_(state) {
+  replay();  // before the connections: the replayed answers are in the state already
   connect(window, &ui::MainWindow::submitRequested, this, &ConversationController::send);
   connect(window, &ui::MainWindow::newChatRequested, this, &ConversationController::newChat);
   connect(window, &ui::MainWindow::answered, this, [this](const QString& answer) {
-    if (!answer.isEmpty()) history_.push_back({"assistant", answer.toStdString()});
+    if (!answer.isEmpty()) state_->turns.push_back({"assistant", answer.toStdString()});
+  });
+  connect(window, &ui::MainWindow::runDisplayed, this, [this] {
+    ShownMessage m;
+    m.label = label_;
+    m.run = window_->currentRun();
+    state_->shown.push_back(std::move(m));
   });
   connect(window, &ui::MainWindow::exportChatRequested, this, [this](const QString& path) {
     const QString error = exportChat(path);
@@ -45,20 +52,42 @@ void ConversationController::send() {
   request.params = parameters->params();
   if (!parameters->systemPrompt().isEmpty())
     request.messages.push_back({"system", parameters->systemPrompt().toStdString()});
-  history_.push_back({"user", text.toStdString()});
-  request.messages.insert(request.messages.end(), history_.begin(), history_.end());
+  state_->turns.push_back({"user", text.toStdString()});
+  request.messages.insert(request.messages.end(), state_->turns.begin(), state_->turns.end());
 
   chat->appendUserMessage(text);
-  window_->beginRun(QString("%1 · %2").arg(QString::fromStdString(request.model),
-                                           QString::fromStdString(provider->name)));
+  state_->shown.push_back({true, text});
+  label_ = QString("%1 · %2").arg(QString::fromStdString(request.model),
+                                  QString::fromStdString(provider->name));
+  window_->beginRun(label_);
   window_->showStatus(tr("Sending to ") + QString::fromStdString(provider->name) + "…");
   emit requestReady(*provider, request);
 }
 
 void ConversationController::newChat() {
   if (window_->isRunning()) window_->stop();
-  history_.clear();
+  state_->turns.clear();
+  state_->shown.clear();
   window_->clearConversation();
+}
+
+void ConversationController::showWarnings(const QStringList& warnings) {
+  window_->onRunWarnings(warnings);
+  if (!state_->shown.empty() && !state_->shown.back().user)
+    state_->shown.back().warnings += warnings;
+}
+
+void ConversationController::replay() {
+  ui::ChatPanel* chat = window_->chatPanel();
+  for (const ShownMessage& m : state_->shown) {
+    if (m.user) {
+      chat->appendUserMessage(m.text);
+    } else {  // as it streamed, at once: text, marks, notes, and the last run's charts
+      window_->beginRun(m.label);
+      for (const StreamEvent& e : m.run.events) window_->onStreamEvent(e);
+      window_->onRunWarnings(m.warnings);
+    }
+  }
 }
 
 QString ConversationController::runAgain(const QString& provider,
@@ -85,14 +114,14 @@ QString ConversationController::runAgain(const QString& provider,
   window_->parameterPanel()->setParams(request.params);
   window_->parameterPanel()->setSystemPrompt(system);
   newChat();
-  history_ = turns;
+  state_->turns = turns;
   window_->chatPanel()->setInputText(last);
   send();
   return {};
 }
 
 QString ConversationController::exportChat(const QString& path) const {
-  std::vector<ChatMessage> messages = history_;
+  std::vector<ChatMessage> messages = state_->turns;
   const QString system = window_->parameterPanel()->systemPrompt();
   if (!system.isEmpty()) messages.insert(messages.begin(), {"system", system.toStdString()});
   QByteArray bytes;
@@ -119,32 +148,6 @@ QString ConversationController::exportChat(const QString& path) const {
   QSaveFile f(path);
   if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
     return tr("cannot write %1: %2").arg(path, f.errorString());
-  return {};
-}
-
-QString ConversationController::importChat(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return tr("cannot read %1: %2").arg(path, f.errorString());
-  const QJsonArray list = QJsonDocument::fromJson(f.readAll()).object().value("messages").toArray();
-  newChat();
-  ui::ChatPanel* chat = window_->chatPanel();
-  for (const QJsonValue& v : list) {
-    const std::string role = v.toObject().value("role").toString().toStdString();
-    const QString content = v.toObject().value("content").toString();
-    if (role == "system") {
-      window_->parameterPanel()->setSystemPrompt(content);
-      continue;
-    }
-    if (role != "user" && role != "assistant") continue;
-    history_.push_back({role, content.toStdString()});
-    if (role == "user") {
-      chat->appendUserMessage(content);
-    } else {
-      chat->beginAssistantMessage(tr("Assistant"));
-      chat->appendAssistantText(content);
-      chat->finishAssistantMessage();
-    }
-  }
   return {};
 }
 

@@ -16,6 +16,17 @@ DownloadController::DownloadController(ui::MainWindow* window, ProviderControlle
   connect(window, &ui::MainWindow::downloadRequested, this, &DownloadController::open);
 }
 
+DownloadController::~DownloadController() {
+  for (QObject* running : {static_cast<QObject*>(download_), static_cast<QObject*>(repository_)})
+    if (running) running->disconnect();
+  if (download_) download_->cancel();
+  if (repository_) repository_->cancel();
+}
+
+bool DownloadController::isDownloading() const {
+  return (download_ && download_->isRunning()) || (repository_ && repository_->isRunning());
+}
+
 void DownloadController::open() {
   auto* dialog = new ui::DownloadDialog(window_);
   dialog->setObjectName("downloadDialog");
@@ -23,6 +34,8 @@ void DownloadController::open() {
   auto* download = new ModelDownload(dialog);
   auto* repository = new RepoDownload(dialog);  // when no file is named: the whole repository
   repository->setQuantizationCheck(unreadableQuantizationOf);
+  download_ = download;
+  repository_ = repository;
   connect(dialog, &ui::DownloadDialog::startRequested, dialog,
           [this, dialog, download, repository](const QString& url, const QString& repo,
                                                const QString& file) {

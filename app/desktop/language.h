@@ -12,8 +12,9 @@ QString chosenLanguage();
 void setChosenLanguage(const QString& code);
 // The language that will be shown: "en" or "zh_CN".
 QString effectiveLanguage();
-// Installs TokenScope's and Qt's own translations for effectiveLanguage(); returns the
-// language installed ("en" installs nothing).
+// Installs TokenScope's and Qt's own translations for effectiveLanguage() in place of those
+// it installed before; returns the language installed ("en" installs nothing). Widgets
+// built afterwards speak it (WindowSession rebuilds the window for a switch).
 QString installTranslations(QCoreApplication& app);
 
 }  // namespace ts

@@ -94,6 +94,11 @@ struct LoadOutcome {
 
 ModelManager::ModelManager(QWidget* window, QObject* parent) : QObject(parent), window_(window) {}
 
+void ModelManager::setWindow(QWidget* window) {
+  if (dialog_) dialog_->close();
+  window_ = window;
+}
+
 ModelManager::~ModelManager() {
   if (cancel_) *cancel_ = true;
 }

@@ -25,6 +25,10 @@ class ModelManager : public QObject {
   // Shows the dialog (raises it when open), on `path` when given.
   ui::ModelManagerDialog* open(const QString& path = {});
   ui::ModelManagerDialog* dialog() const { return dialog_; }
+  // The window dialogs open over from now on (a rebuilt window); an open dialog closes
+  // (cancelling a load in flight). The model loaded last stays held.
+  void setWindow(QWidget* window);
+  bool isLoading() const { return cancel_ != nullptr; }  // a load is in flight
 
   static QStringList recentModels();  // most recent first, existing paths only
   static void rememberModel(const QString& path);

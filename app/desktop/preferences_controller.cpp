@@ -1,17 +1,17 @@
 #include "app/desktop/preferences_controller.h"
 
 #include <QAction>
-#include <QFile>
+#include <QLocale>
 
-#include "app/desktop/conversation_controller.h"
 #include "app/desktop/language.h"
 #include "app/desktop/ui_settings.h"
 
 namespace ts {
 
 PreferencesController::PreferencesController(ui::MainWindow* window,
-                                             ConversationController* conversation, QObject* parent)
-    : QObject(parent), window_(window), conversation_(conversation) {
+                                             std::function<QStringList()> unfinished,
+                                             QObject* parent)
+    : QObject(parent), window_(window), unfinished_(std::move(unfinished)) {
   // View toggles keep their state across starts (ui.ini, keyed by the action's name).
   for (QAction* action : {window->renderMarkdownAction(), window->markDraftedAction()}) {
     const QString key = "view/" + action->objectName();
@@ -20,15 +20,6 @@ PreferencesController::PreferencesController(ui::MainWindow* window,
   }
   window->setChosenLanguage(chosenLanguage());
   connect(window, &ui::MainWindow::languageChosen, this, &PreferencesController::chooseLanguage);
-  if (QFile::exists(restartChatPath())) {
-    const QString error = conversation_->importChat(restartChatPath());
-    if (!error.isEmpty()) window_->showStatus(error);
-    QFile::remove(restartChatPath());
-  }
-}
-
-QString PreferencesController::restartChatPath() {
-  return config::configDirectory() + "/restart-chat.json";
 }
 
 void PreferencesController::chooseLanguage(const QString& code) {
@@ -36,20 +27,18 @@ void PreferencesController::chooseLanguage(const QString& code) {
   if (code == previous) return;
   const QString before = effectiveLanguage();
   setChosenLanguage(code);
-  if (effectiveLanguage() == before) return;  // the same language shown: nothing to restart
-  const bool restart = window_->ask(
-      tr("Language"),
-      tr("The new language is used after TokenScope restarts. Restart now? Your providers, "
-         "settings and the current conversation are kept."));
-  if (!restart) {  // no change: the menu ticks what is shown
-    setChosenLanguage(previous);
+  if (effectiveLanguage() == before) return;  // the same language shown: nothing to rebuild
+  const QStringList stops = unfinished_ ? unfinished_() : QStringList();
+  const QString question =
+      tr("Switching the language now stops %1. Switch now? The conversation, a running server "
+         "and loaded models are kept.")
+          .arg(QLocale().createSeparatedList(stops));
+  if (!stops.isEmpty() && !window_->ask(tr("Language"), question)) {
+    setChosenLanguage(previous);  // no change: the menu ticks what is shown
     window_->setChosenLanguage(previous);
     return;
   }
-  if (window_->isRunning()) window_->stop();
-  const QString error = conversation_->exportChat(restartChatPath());
-  if (!error.isEmpty()) window_->showStatus(error);
-  emit restartRequested();
+  emit languageChanged();
 }
 
 }  // namespace ts

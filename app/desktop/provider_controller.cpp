@@ -1,6 +1,7 @@
 #include "app/desktop/provider_controller.h"
 
 #include <QFileInfo>
+#include <QPointer>
 #include <QPushButton>
 
 #include "app/local/local_doctor.h"
@@ -68,7 +69,7 @@ ProviderSettings ProviderController::selectLocalModel(const QString& path,
 
 void ProviderController::refreshModels(const ProviderSettings& provider) {
   window_->showStatus(tr("Fetching the model list…"));
-  keys_->resolve(provider, [this](RemoteEndpoint endpoint, QString error) {
+  keys_->resolve(provider, this, [this](RemoteEndpoint endpoint, QString error) {
     if (!error.isEmpty()) return window_->setModelList({}, error);
     models_.start(endpoint);
   });
@@ -133,7 +134,9 @@ void ProviderController::saveApiKey(ProviderSettings provider, const ui::ApiKeyC
     }
     case KeySource::Keychain:
       keys_->store().write(
-          name, choice.key, [this, provider, shown, trimmed](QString error) mutable {
+          name, choice.key,
+          [this, guard = QPointer(this), provider, shown, trimmed](QString error) mutable {
+            if (!guard) return;  // the window was rebuilt meanwhile (the key is kept)
             if (!error.isEmpty()) return window_->showError(tr("API key not saved"), error);
             provider.key_source = KeySource::Keychain;
             window_->replaceProvider(provider);

@@ -4,7 +4,7 @@
 
 namespace ts {
 
-void ProviderKeys::resolve(const ProviderSettings& provider, Ready ready) {
+void ProviderKeys::resolve(const ProviderSettings& provider, const QObject* receiver, Ready ready) {
   const QString account = keychainAccount(provider);
   switch (provider.key_source) {
     case KeySource::Environment:
@@ -17,7 +17,9 @@ void ProviderKeys::resolve(const ProviderSettings& provider, Ready ready) {
       return ready(endpoint, {});
     }
     case KeySource::Keychain:
-      store_.read(account, [provider, ready](QString key, QString error) {
+      store_.read(account, [provider, ready, guard = QPointer<const QObject>(receiver)](
+                               QString key, QString error) {
+        if (!guard) return;
         if (!error.isEmpty()) return ready({}, error);
         RemoteEndpoint endpoint = endpointFor(provider);
         endpoint.api_key = key;

@@ -3,6 +3,7 @@
 // keychain (asynchronous). Chat, the model list and benchmarks all start this way.
 #pragma once
 #include <QObject>
+#include <QPointer>
 #include <functional>
 
 #include "app/config/key_store.h"
@@ -16,9 +17,10 @@ class ProviderKeys : public QObject {
  public:
   explicit ProviderKeys(QObject* parent = nullptr) : QObject(parent) {}
   // Calls `ready` with the endpoint (error empty), or with an empty endpoint and why the
-  // key could not be read. At once, or later for the keychain.
+  // key could not be read. At once, or later for the keychain: not at all once `receiver`
+  // is gone (these keys outlive the window's controllers, which a language switch rebuilds).
   using Ready = std::function<void(RemoteEndpoint endpoint, QString error)>;
-  void resolve(const ProviderSettings& provider, Ready ready);
+  void resolve(const ProviderSettings& provider, const QObject* receiver, Ready ready);
   KeyStore& store() { return store_; }
 
  private:

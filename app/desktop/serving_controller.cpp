@@ -8,15 +8,39 @@
 
 namespace ts {
 
-ServingController::ServingController(ui::MainWindow* window, QObject* parent)
-    : QObject(parent), window_(window) {
+ServingController::ServingController(ui::MainWindow* window, ServingState* state, QObject* parent)
+    : QObject(parent),
+      window_(window),
+      own_state_(state ? nullptr : std::make_unique<ServingState>()),
+      state_(state ? state : own_state_.get()),
+      serving_(state_->serving) {
   connect(window, &ui::MainWindow::serveRequested, this, &ServingController::serve);
   connect(window, &ui::MainWindow::stopServingRequested, this, &ServingController::stopServing);
   connect(window, &ui::MainWindow::serveSettingsRequested, this, &ServingController::openSettings);
   buildPanel();
+  connectServing();
+  showRunningServer();
+}
+
+ServingController::~ServingController() {
+  if (panel_window_) state_->panel_shown = panel_window_->isVisible();
+}
+
+void ServingController::showRunningServer() {
+  showState();
+  for (const ui::ServedRow& row : state_->served) panel_->addRequest(row);
+  if (!serving_.isServing() || state_->url.isEmpty()) return;
+  const bool shown = state_->panel_shown;
+  showServing(state_->url);
+  if (!shown) panel_window_->hide();
+  window_->setServeWarning(exposureWarning(serving_.host(), serving_.requiresKey()));
+}
+
+void ServingController::connectServing() {
   connect(&serving_, &LocalServing::requestServed, this, &ServingController::served);
   connect(&serving_, &LocalServing::started, this, [this](const QString& url) {
     showState();
+    state_->url = url;
     showServing(url);
     const QString warning = exposureWarning(serving_.host(), serving_.requiresKey());
     window_->setServeWarning(warning);
@@ -37,6 +61,7 @@ ServingController::ServingController(ui::MainWindow* window, QObject* parent)
                             .arg(url));
   });
   connect(&serving_, &LocalServing::stopped, this, [this] {
+    state_->url.clear();
     showState();
     load_timer_.stop();
     panel_->setStopped();
@@ -85,7 +110,6 @@ void ServingController::buildPanel() {
 }
 
 void ServingController::showServing(const QString& url) {
-  url_ = url;
   panel_->setServing(url, serving_.modelName(), LocalServing::kAlias, serving_.requiresKey());
   indicator_->setText(panel_->summary());
   indicator_->show();
@@ -120,13 +144,15 @@ void ServingController::served(const ServedRun& r) {
       r.max_tokens_given ? QString::number(r.request.params.max_tokens) : QString::fromUtf8("—");
   row.stream = r.request.params.stream;
   panel_->addRequest(row);
+  state_->served.append(row);
+  while (state_->served.size() > ui::ServerPanel::kMaxRows) state_->served.removeFirst();
   indicator_->setText(panel_->summary());
 
   RunStore* store = store_ ? store_() : nullptr;
   if (!store) return;
   RunContext context;
   context.provider = tr("TokenScope server");
-  context.base_url = url_;
+  context.base_url = state_->url;
   context.model = QString::fromStdString(r.request.model);
   context.tags = {kServedTag};
   GenerationRequest request = r.request;

@@ -14,6 +14,7 @@
 #include <QPointer>
 #include <QTimer>
 #include <functional>
+#include <memory>
 
 #include "app/desktop/serve_settings.h"
 #include "app/local/local_serving.h"
@@ -26,10 +27,24 @@ class QToolButton;
 
 namespace ts {
 
+// Serving's part that outlives the window (a language switch rebuilds it): the server, and
+// what its panel showed (the base URL, the last requests and the count served), so that a
+// new panel carries on where the old one was.
+struct ServingState {
+  LocalServing serving;
+  QString url;                  // the base URL while serving, else ""
+  QList<ui::ServedRow> served;  // the last requests, oldest first (ServerPanel::kMaxRows)
+  bool panel_shown = true;      // the panel's tool window was open
+};
+
 class ServingController : public QObject {
   Q_OBJECT
  public:
-  explicit ServingController(ui::MainWindow* window, QObject* parent = nullptr);
+  // A server of its own, or `state`'s (which outlives this controller): a server running
+  // there is shown at once (its panel, status-bar indicator and the Serve action's tick).
+  explicit ServingController(ui::MainWindow* window, ServingState* state = nullptr,
+                             QObject* parent = nullptr);
+  ~ServingController() override;
   LocalServing& serving() { return serving_; }
   ui::ServeDialog* settingsDialog() const { return settings_; }
   ui::ServeKeyDialog* keyDialog() const { return key_dialog_; }
@@ -58,18 +73,21 @@ class ServingController : public QObject {
   void showServing(const QString& url);  // panel, indicator and load on
   void showLoad();                       // the engine's load, every second while serving
   void served(const ServedRun& run);     // into the panel and the run store
+  void connectServing();
+  void showRunningServer();  // a server that ran before this controller: as it stands
 
   ui::MainWindow* window_;
-  LocalServing serving_;
+  std::unique_ptr<ServingState> own_state_;  // when no state was given
+  ServingState* state_;
+  LocalServing& serving_;
   ServeKeys keys_;
   QPointer<ui::ServeDialog> settings_;
   QPointer<ui::ServeKeyDialog> key_dialog_;
   int attempt_ = 0;  // Serve off while the key is read drops that start
   std::function<RunStore*()> store_;
-  QWidget* panel_window_ = nullptr;  // the panel's tool window
+  QPointer<QWidget> panel_window_;  // the panel's tool window (the window's child)
   ui::ServerPanel* panel_ = nullptr;
   QToolButton* indicator_ = nullptr;  // in the status bar while serving; opens the panel
-  QString url_;                       // the base URL while serving
   QTimer load_timer_;
   QElapsedTimer load_clock_;  // since the last load sample
   uint64_t generated_ = 0;    // the scheduler's generation_tokens at that sample

@@ -81,22 +81,23 @@ QString LocalEngineWorker::useDraft(const SamplingParams& params, int context,
   return {};
 }
 
-engine::GenerationOutcome LocalEngineWorker::generate(
+engine::Result<engine::GenerationOutcome> LocalEngineWorker::generate(
     const std::vector<int>& prompt, const engine::GenerateOptions& options,
     const std::function<bool(const engine::GeneratedToken&)>& on_token) {
   engine::Scheduler& scheduler = *engine_->scheduler;
-  engine::GenerationOutcome out;
   if (options.draft) {  // the session alone: its own KV cache, one sequence
     // Stop while it waits for the session (others' requests running) ends it there. What
     // the previous speculative turn left in the cache is kept: this one prefills the rest.
-    const bool ran = scheduler.exclusiveKeeping(
+    engine::Result<engine::GenerationOutcome> out = engine::GenerationOutcome{};
+    const auto ran = scheduler.exclusiveKeeping(
         [&](engine::DecodeSession& session, std::vector<int>& held) {
           engine::GenerateOptions keeping = options;
           keeping.held = &held;
           out = engine::generate(session, scheduler.tokenizer(), prompt, keeping, on_token);
         },
         cancel_flag_);
-    if (!ran) out.finish = "cancelled";
+    if (!ran) return engine::fail(ran.error());          // the model was unloaded meanwhile
+    if (!ran.value()) out.value().finish = "cancelled";  // Stop while it waited
     return out;
   }
   // batched with whatever else runs on the model (Serve), prefix cache shared
@@ -192,13 +193,12 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     emitEvent(result, chunk);
     return true;
   };
-  engine::GenerationOutcome out;
-  try {
-    out = generate(prompt, options, on_token);
-  } catch (const std::exception& e) {
-    return fail(FailureKind::Server, tr("The engine failed: ") + e.what(),
+  const auto outcome = generate(prompt, options, on_token);
+  if (!outcome)
+    return fail(FailureKind::Server,
+                tr("The engine failed: ") + QString::fromStdString(outcome.error()),
                 result.run.contentText());
-  }
+  const engine::GenerationOutcome& out = outcome.value();
   conversation_.answered(answer, shown);  // the next turn continues from these ids
   emitEvent(result, usageEvent(out, prompt.size()));
   result.cancelled = out.finish == "cancelled";

@@ -59,8 +59,9 @@ class LocalEngineWorker : public QObject {
   // Makes the draft source `spec`, saying so with localPreparing (null: `error` says why).
   std::unique_ptr<engine::DraftSource> makeDraft(const std::string& spec, int context,
                                                  QString& error);
-  // On the model's scheduler, or its session alone for a speculative run.
-  engine::GenerationOutcome generate(
+  // On the model's scheduler, or its session alone for a speculative run: the outcome, or
+  // why the engine failed.
+  engine::Result<engine::GenerationOutcome> generate(
       const std::vector<int>& prompt, const engine::GenerateOptions& options,
       const std::function<bool(const engine::GeneratedToken&)>& on_token);
 

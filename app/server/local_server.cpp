@@ -309,8 +309,8 @@ void LocalServer::chat(const httplib::Request& req, const std::string& body,
                                    });
 }
 
-engine::GenerationOutcome LocalServer::run(Job& job,
-                                           const std::function<bool(const std::string&)>& on_text) {
+engine::Result<engine::GenerationOutcome> LocalServer::run(
+    Job& job, const std::function<bool(const std::string&)>& on_text) {
   engine::ScheduledRequest r;
   r.prompt = job.prompt;
   r.max_tokens = job.max_tokens;
@@ -362,14 +362,12 @@ void LocalServer::report(Job& job, const engine::GenerationOutcome& out, int sta
 }
 
 void LocalServer::answerWhole(const std::shared_ptr<Job>& job, httplib::Response& res) {
-  engine::GenerationOutcome out;
-  try {
-    out = run(*job, [](const std::string&) { return true; });
-  } catch (const std::exception& e) {
-    report(*job, out, 500, e.what());
-    return sendError(res,
-                     {500, std::string("the engine failed: ") + e.what(), "server_error", "", ""});
+  auto outcome = run(*job, [](const std::string&) { return true; });
+  if (!outcome) {
+    report(*job, {}, 500, outcome.error());
+    return sendError(res, {500, "the engine failed: " + outcome.error(), "server_error", "", ""});
   }
+  const engine::GenerationOutcome& out = outcome.value();
   if (out.finish == "cancelled") {  // nobody to answer (or the server stops)
     report(*job, out, 503);
     return sendError(res, {503, "the request was cancelled", "server_error", "", "cancelled"});
@@ -384,22 +382,21 @@ void LocalServer::answerWhole(const std::shared_ptr<Job>& job, httplib::Response
 
 bool LocalServer::answerStreamed(const std::shared_ptr<Job>& job, httplib::DataSink& sink) {
   bool first = true;
-  engine::GenerationOutcome out;
-  try {
-    out = run(*job, [&](const std::string& text) {
-      if (text.empty()) return true;  // a token mid-character; a gone client: ConnectionWatch
-      const bool ok = writeEvent(sink, chunkJson(job->ids, text, first, ""));
-      first = false;
-      return ok;
-    });
-  } catch (const std::exception& e) {
-    report(*job, out, 500, e.what());
-    writeEvent(sink,
-               ApiError{500, std::string("the engine failed: ") + e.what(), "server_error", "", ""}
-                   .body());
+  auto outcome = run(*job, [&](const std::string& text) {
+    if (text.empty()) return true;  // a token mid-character; a gone client: ConnectionWatch
+    const bool ok = writeEvent(sink, chunkJson(job->ids, text, first, ""));
+    first = false;
+    return ok;
+  });
+  if (!outcome) {  // the status line (200) went with the first chunk: the error is the last event
+    report(*job, {}, 500, outcome.error());
+    writeEvent(
+        sink,
+        ApiError{500, "the engine failed: " + outcome.error(), "server_error", "", ""}.body());
     sink.done();
     return false;
   }
+  const engine::GenerationOutcome& out = outcome.value();
   if (out.finish == "cancelled") {  // the client went away (or the server stops)
     report(*job, out, 200);         // the stream had begun with 200
     return false;

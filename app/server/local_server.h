@@ -91,7 +91,8 @@ class LocalServer {
                                       const httplib::ContentReader& read);
   // POST /v1/chat/completions with its body (read within max_body_mb)
   void chat(const httplib::Request& req, const std::string& body, httplib::Response& res);
-  engine::GenerationOutcome run(Job& job, const std::function<bool(const std::string&)>& on_text);
+  engine::Result<engine::GenerationOutcome> run(
+      Job& job, const std::function<bool(const std::string&)>& on_text);
   // Tells options_.on_request how `job` ended.
   void report(Job& job, const engine::GenerationOutcome& out, int status, std::string error = {});
   bool servesModel(const std::string& id) const;

@@ -219,6 +219,18 @@
         <source>%1 is loaded: chat, serve or benchmark it (weights %2, KV cache %3, %4 positions).</source>
         <translation>%1 已加载：可以对话、提供服务或做基准测试（权重 %2，KV 缓存 %3，%4 个位置）。</translation>
     </message>
+    <message>
+        <source>the model download</source>
+        <translation>模型下载</translation>
+    </message>
+    <message>
+        <source>the benchmark</source>
+        <translation>基准测试</translation>
+    </message>
+    <message>
+        <source>loading the model in the model manager</source>
+        <translation>模型管理器中的模型加载</translation>
+    </message>
 </context>
 <context>
     <name>ts::BaseUrl</name>
@@ -558,10 +570,6 @@
     <message>
         <source>cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
-    </message>
-    <message>
-        <source>cannot read %1: %2</source>
-        <translation>无法读取 %1：%2</translation>
     </message>
 </context>
 <context>
@@ -1288,8 +1296,8 @@
         <translation>语言</translation>
     </message>
     <message>
-        <source>The new language is used after TokenScope restarts. Restart now? Your providers, settings and the current conversation are kept.</source>
-        <translation>新语言将在 TokenScope 重启后生效。现在重启吗？提供方、设置和当前对话都会保留。</translation>
+        <source>Switching the language now stops %1. Switch now? The conversation, a running server and loaded models are kept.</source>
+        <translation>现在切换语言会停止%1。现在切换吗？对话、正在运行的服务器和已加载的模型都会保留。</translation>
     </message>
 </context>
 <context>
@@ -1554,6 +1562,17 @@ Serve did not start. Make the keychain available, or turn off &quot;Require an A
     <message>
         <source>A served request was not recorded: </source>
         <translation>一个已处理的服务请求未被记录：</translation>
+    </message>
+</context>
+<context>
+    <name>ts::WindowSession</name>
+    <message>
+        <source>Stopping the answer: the language switches once it has stopped…</source>
+        <translation>正在停止回答：停止后即切换语言…</translation>
+    </message>
+    <message>
+        <source>Language switched: the conversation and what is loaded or served are kept.</source>
+        <translation>语言已切换：对话以及已加载或正在提供服务的内容均已保留。</translation>
     </message>
 </context>
 <context>

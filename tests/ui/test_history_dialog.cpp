@@ -6,6 +6,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
@@ -108,13 +109,44 @@ class TestHistoryDialog : public QObject {
     QCOMPARE(header->visualIndex(benchmark), header->visualIndex(status) + 1);
     QCOMPARE(model->index(1, benchmark).data().toString(), QString("concurrency 2"));
     QCOMPARE(model->index(1, benchmark).data(Qt::ToolTipRole).toString(),
-             QString("bench 2026-12-06T10:01:00Z concurrency=2"));
+             QString("concurrency 2\nbench 2026-12-06T10:01:00Z concurrency=2"));
     QCOMPARE(model->index(1, modelColumn).data(Qt::ToolTipRole).toString(),
              QString("bench-7b-shape-Q4_K_M-with-a-long-file-name.gguf"));
     // the usual names fit whole; every column can be dragged wider
     QVERIFY(metrics.horizontalAdvance("TaoToken gateway") + 8 <= header->sectionSize(provider));
     QVERIFY(metrics.horizontalAdvance("2026-12-06 10:00:00") + 8 <= header->sectionSize(0));
     QCOMPARE(header->sectionResizeMode(modelColumn), QHeaderView::Interactive);
+  }
+
+  // In a window 942 px wide (a 1024 px screen) every column shows without a horizontal
+  // scrollbar, the date and "TaoToken gateway" whole, the prompt cut at its end; wider, the
+  // long model name gets more room; a column the user dragged keeps its width.
+  void columnsFitTheWindowUntilTheUserDragsOne() {
+    QList<HistoryRow> rows = threeRuns();
+    rows[0].provider = "TaoToken gateway";
+    rows[0].prompt = QString("Explain the difference between prefill and decode ").repeated(4);
+    HistoryDialog dialog;
+    dialog.setRows(rows);
+    dialog.resize(942, 600);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    auto* table = dialog.findChild<QTableView*>("historyTable");
+    QHeaderView* header = table->horizontalHeader();
+    const QFontMetrics metrics(table->font());
+    QTRY_VERIFY(!table->horizontalScrollBar()->isVisible());
+    QCOMPARE(header->length(), table->viewport()->width());
+    QVERIFY(metrics.horizontalAdvance("TaoToken gateway") + 6 <= header->sectionSize(1));
+    QVERIFY(metrics.horizontalAdvance("2026-12-06 10:00:00") + 6 <= header->sectionSize(0));
+    const int narrow = header->sectionSize(2);  // the model
+    QVERIFY(narrow < metrics.horizontalAdvance(rows[1].model));
+    dialog.resize(1600, 600);
+    QTRY_VERIFY(header->sectionSize(2) > narrow);
+    QTRY_COMPARE(header->length(), table->viewport()->width());
+    header->resizeSection(1, 300);  // the user drags Provider wider
+    dialog.resize(1000, 600);
+    QTRY_COMPARE(dialog.width(), 1000);
+    QTRY_VERIFY(table->viewport()->width() < 1000);
+    QCOMPARE(header->sectionSize(1), 300);
   }
 
   // Compare with one run selected: it and the run before it, both then selected; the

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "inference/engine/core/edge.h"
 #include "inference/engine/tokenizer/chat_template.h"
 
 namespace ts::engine {
@@ -17,9 +18,12 @@ bool endsGeneration(const Tokenizer& tokenizer, int id, bool chat, int user_toke
   return id == tokenizer.eos() || (chat && id == user_token);
 }
 
-GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
-                           const std::vector<int>& prompt, const GenerateOptions& options,
-                           const std::function<bool(const GeneratedToken&)>& on_token) {
+namespace {
+
+// generate, below the edge: throws what the session throws.
+Result<GenerationOutcome> run(DecodeSession& session, const Tokenizer& tokenizer,
+                              const std::vector<int>& prompt, const GenerateOptions& options,
+                              const std::function<bool(const GeneratedToken&)>& on_token) {
   GenerationOutcome out;
   out.finish = "length";
   if (prompt.empty() || options.max_tokens <= 0) return out;
@@ -54,8 +58,9 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
   const auto t0 = std::chrono::steady_clock::now();
   if (options.draft) {
     SpeculativeDecoder decoder(session, *options.draft, sampler, options.speculative);
-    if (options.held) options.held->clear();  // (if it throws, the rows are unknown)
-    decoder.generate(prompt, options.max_tokens, take, reuse);
+    if (options.held) options.held->clear();  // (if it fails, the rows are unknown)
+    if (auto done = decoder.generate(prompt, options.max_tokens, take, reuse); !done)
+      return fail(done.error());
     if (options.held) {  // after the decoder's rollbacks: the context but its last token
       const std::span<const int> held = decoder.held();
       options.held->assign(held.begin(), held.end());
@@ -80,6 +85,19 @@ GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
     out.text += tail;
     if (out.finish != "cancelled") on_token({-1, tail});  // the held bytes, at the end
   }
+  return out;
+}
+
+}  // namespace
+
+Result<GenerationOutcome> generate(DecodeSession& session, const Tokenizer& tokenizer,
+                                   const std::vector<int>& prompt, const GenerateOptions& options,
+                                   const std::function<bool(const GeneratedToken&)>& on_token) {
+  Result<GenerationOutcome> out = caughtAtEdge<GenerationOutcome>(
+      [&] { return run(session, tokenizer, prompt, options, on_token); },
+      "for the KV cache and activations of " + std::to_string(prompt.size()) +
+          " prompt tokens and " + std::to_string(options.max_tokens) + " more");
+  if (!out && options.held) options.held->clear();  // what the cache holds is unknown now
   return out;
 }
 

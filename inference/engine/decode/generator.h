@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "inference/engine/backend/decode_session.h"
+#include "inference/engine/core/result.h"
 #include "inference/engine/decode/sampler.h"
 #include "inference/engine/decode/speculative.h"
 #include "inference/engine/tokenizer/chat_template.h"
@@ -55,9 +56,12 @@ struct GenerationOutcome {
 bool endsGeneration(const Tokenizer& tokenizer, int id, bool chat,
                     int user_token = kBaichuanUserToken);
 
-// on_token returns false to stop now (finish "cancelled"). Throws what the session throws.
-GenerationOutcome generate(DecodeSession& session, const Tokenizer& tokenizer,
-                           const std::vector<int>& prompt, const GenerateOptions& options,
-                           const std::function<bool(const GeneratedToken&)>& on_token);
+// on_token returns false to stop now (finish "cancelled"). What fails below it comes back as
+// an error, never a throw: the device failing mid-run (its message), memory running out
+// (what to do about it). options.held is then empty (what the cache holds is unknown). Only a
+// broken caller contract throws (std::logic_error: a bug).
+Result<GenerationOutcome> generate(DecodeSession& session, const Tokenizer& tokenizer,
+                                   const std::vector<int>& prompt, const GenerateOptions& options,
+                                   const std::function<bool(const GeneratedToken&)>& on_token);
 
 }  // namespace ts::engine

@@ -110,18 +110,24 @@ std::shared_ptr<const Model> selfDraftModel(const Model& target, int layers, int
   }
   ThreadPool pool(ThreadPool::defaultThreads());
   std::atomic<size_t> next{0};
-  std::atomic<bool> cancelled{false};
+  std::atomic<bool> cancelled{false}, out_of_memory{false};
   std::mutex reporting;  // progress is called by one thread at a time
   size_t done = 0;       // matrices converted (under `reporting`)
   pool.parallelFor(pool.threads(), [&](int, int) {
     for (size_t i; !cancelled && (i = next++) < matrices.size();) {
-      *matrices[i].first = matrices[i].second->converted(WeightFormat::Int4, int4_group);
+      try {  // (an exception must not leave a pool thread)
+        *matrices[i].first = matrices[i].second->converted(WeightFormat::Int4, int4_group);
+      } catch (const std::bad_alloc&) {  // the others stop too; thrown again below
+        out_of_memory = cancelled = true;
+        return;
+      }
       if (!progress) continue;
       std::lock_guard lock(reporting);
       if (!progress(static_cast<double>(++done) / static_cast<double>(matrices.size())))
         cancelled = true;
     }
   });
+  if (out_of_memory) throw std::bad_alloc();  // on the calling thread: makeDraftSource's value
   if (cancelled) return nullptr;
   draft->weight_format = WeightFormat::Int4;
   draft->cache_note = "self-draft of the loaded model";
@@ -177,9 +183,16 @@ Result<std::unique_ptr<DraftSource>> makeDraftSource(const std::string& spec,
   }
   // The target converted to int4 (first `layers` layers, or all of them): a draft source.
   const auto self = [&](int layers) -> Result<Source> {
-    auto model = selfDraftModel(*target, layers, load.int4_group, load.progress);
-    if (!model) return fail(kDraftCancelled);
-    return Source(std::make_unique<ModelDraft>(spec, std::move(model), max_positions, kv, threads));
+    try {
+      auto model = selfDraftModel(*target, layers, load.int4_group, load.progress);
+      if (!model) return fail(kDraftCancelled);
+      return Source(
+          std::make_unique<ModelDraft>(spec, std::move(model), max_positions, kv, threads));
+    } catch (const std::bad_alloc&) {  // what was converted is freed: the process goes on
+      return fail("not enough memory to convert the draft (" + spec +
+                  "): the int4 copy of the model's matrices needs more memory than is free; "
+                  "draft with fewer layers (self-layers:N) or lookup");
+    }
   };
   if (spec == "self-int4") return self(0);
   if (spec.rfind("self-layers", 0) == 0) {

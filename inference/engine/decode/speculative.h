@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "inference/engine/backend/decode_session.h"
+#include "inference/engine/core/edge.h"
 #include "inference/engine/core/result.h"
 #include "inference/engine/decode/sampler.h"
 #include "inference/engine/formats/model_loader.h"
@@ -132,12 +133,19 @@ class SpeculativeDecoder {
   // Generates up to max_tokens tokens after `prompt` (at least one token), calling
   // on_token(token) -- or on_token(token, drafted), drafted = an accepted draft token rather
   // than one the target sampled -- for each in order; on_token returning false stops (e.g.
-  // at the end of sequence token). Returns the generated tokens.
+  // at the end of sequence token). Returns the generated tokens, or what failed below it as
+  // an error (a session's device or memory failure; core/edge.h): never a throw but for a
+  // broken caller contract (std::logic_error).
   // held: the target already holds the KV rows of prompt[0, held) (an earlier turn of the
   // conversation), so its prefill runs only the rest; at most prompt.size() - 1 counts.
   template <class OnToken>
-  std::vector<int> generate(std::span<const int> prompt, int max_tokens, OnToken on_token,
-                            size_t held = 0);
+  Result<std::vector<int>> generate(std::span<const int> prompt, int max_tokens, OnToken on_token,
+                                    size_t held = 0) {
+    return caughtAtEdge<std::vector<int>>(
+        [&] { return run(prompt, max_tokens, on_token, held); },
+        "for speculative decoding of " + std::to_string(prompt.size()) + " prompt tokens and " +
+            std::to_string(max_tokens) + " more");
+  }
 
   // The tokens whose KV rows the target holds now, positions 0.. (all of the context but
   // its last token, which was sampled and not run yet).
@@ -151,6 +159,9 @@ class SpeculativeDecoder {
  private:
   // One round: returns the tokens committed (1 .. k + 1; none when the cache is full).
   std::vector<int> step(int budget);
+  // generate, below the edge: throws what the sessions throw.
+  template <class OnToken>
+  std::vector<int> run(std::span<const int> prompt, int max_tokens, OnToken on_token, size_t held);
 
   DecodeSession& target_;
   DraftSource& draft_;
@@ -164,8 +175,8 @@ class SpeculativeDecoder {
 };
 
 template <class OnToken>
-std::vector<int> SpeculativeDecoder::generate(std::span<const int> prompt, int max_tokens,
-                                              OnToken on_token, size_t held) {
+std::vector<int> SpeculativeDecoder::run(std::span<const int> prompt, int max_tokens,
+                                         OnToken on_token, size_t held) {
   std::vector<int> out;
   context_.clear();  // (held() says nothing is held when nothing runs)
   if (prompt.empty() || max_tokens <= 0) return out;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -345,17 +346,24 @@ bool eachMatrix(const std::vector<QuantMatrix*>& matrices, const LoadProgress& p
                 const std::function<void(QuantMatrix&)>& fn) {
   ThreadPool pool(ThreadPool::defaultThreads());
   std::atomic<size_t> next{0};
-  std::atomic<bool> cancelled{false};
+  std::atomic<bool> cancelled{false}, out_of_memory{false};
   std::mutex report;  // the callback sees one thread at a time, and rising shares: a share
   size_t done = 0;    // counted outside the lock could be reported after a larger one
   pool.parallelFor(pool.threads(), [&](int, int) {
     for (size_t i; !cancelled && (i = next++) < matrices.size();) {
-      fn(*matrices[i]);
+      try {  // (an exception must not leave a pool thread)
+        fn(*matrices[i]);
+      } catch (const std::bad_alloc&) {  // the others stop too; thrown again below
+        out_of_memory = true;
+        cancelled = true;
+        return;
+      }
       std::lock_guard lock(report);
       const double share = static_cast<double>(++done) / matrices.size();
       if (!cancelled && !progress(share)) cancelled = true;
     }
   });
+  if (out_of_memory) throw std::bad_alloc();  // on the loading thread: loadModel's value
   return !cancelled;
 }
 
@@ -528,8 +536,18 @@ Result<std::shared_ptr<Model>> loadModelWeights(const std::string& path,
 }  // namespace
 
 Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options) {
-  auto model = loadModelWeights(path, options);
-  return withGenerationDefaults(path, std::move(model));
+  try {  // weight buffers (core/large_buffer.h) throw std::bad_alloc when memory runs out
+    auto model = loadModelWeights(path, options);
+    return withGenerationDefaults(path, std::move(model));
+  } catch (const std::bad_alloc&) {  // what was allocated is freed: the process goes on
+    return fail(notEnoughMemoryToLoad(path, options.weights));
+  }
+}
+
+std::string notEnoughMemoryToLoad(const std::string& path, WeightFormat weights) {
+  return "not enough memory to load " + path + ": its weights as " + weightFormatName(weights) +
+         " need more memory than is free; choose a smaller weight format (int4, q8_0, or auto: "
+         "as the file stores them), or close other programs";
 }
 
 }  // namespace ts::engine

@@ -35,7 +35,10 @@ inline constexpr const char* kSupportedTypes =
 // Baichuan2's NormHead (baichuan architecture with vocabulary 125,696) and converts every
 // matrix to `options.weights` once, at load, keeping the result in the quantization cache
 // (quant_cache.h) so that the next load with the same settings reads it instead.
+// Memory running out (the weight buffers) is a value too: notEnoughMemoryToLoad's message.
 Result<std::shared_ptr<Model>> loadModel(const std::string& path, const LoadOptions& options = {});
+// "not enough memory to load <path>: ..." and what to do about it.
+std::string notEnoughMemoryToLoad(const std::string& path, WeightFormat weights);
 // Only the vocabulary of the model at `path` (no weights are read): a GGUF's
 // tokenizer.ggml.* arrays, a folder's tokenizer.model, a llama2.c tokenizer .bin, or
 // tokenizer_path when it is a sentencepiece .model file.

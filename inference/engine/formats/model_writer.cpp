@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <new>
 #include <tuple>
 
 #include "inference/engine/formats/atomic_file.h"
@@ -200,9 +201,10 @@ std::pair<uint64_t, uint64_t> rowsAndCols(const TensorToWrite& t) {
 
 }  // namespace
 
-Result<bool> writeGgufTensors(const ModelConfig& c, const Vocabulary& v,
-                              const std::vector<TensorToWrite>& tensors, const std::string& path,
-                              const GgufWriteOptions& options) {
+// writeGgufTensors, below the edge: its buffers throw std::bad_alloc when memory runs out.
+static Result<bool> ggufTensors(const ModelConfig& c, const Vocabulary& v,
+                                const std::vector<TensorToWrite>& tensors, const std::string& path,
+                                const GgufWriteOptions& options) {
   if (!canQuantizeTo(options.matrices))
     return fail("GGUF matrices: expected F32, F16, BF16, Q8_0, Q4_0, Q4_K or Q6_K, found " +
                 typeName(options.matrices));
@@ -396,8 +398,9 @@ std::string hfConfigJson(const ModelConfig& c, const std::string& dtype) {
 
 }  // namespace
 
-Result<bool> writeHfFolder(const Model& m, const std::string& folder,
-                           const HfWriteOptions& options) {
+// writeHfFolder, below the edge (as ggufTensors).
+static Result<bool> hfFolder(const Model& m, const std::string& folder,
+                             const HfWriteOptions& options) {
   if (options.dtype != "F32" && options.dtype != "F16" && options.dtype != "BF16")
     return fail("checkpoint dtype: expected F32, F16 or BF16, found " + options.dtype);
   if (options.format != "safetensors" && options.format != "pytorch")
@@ -451,6 +454,30 @@ Result<bool> writeHfFolder(const Model& m, const std::string& folder,
     return writeAtomically(fs::path(folder) / "tokenizer.model",
                            serializeSentencePieceModel(m.vocab), {});
   return true;
+}
+
+// Converting holds a tensor's values (f32) and its encoded bytes at a time, besides the source.
+constexpr const char* kConvertMemoryAdvice =
+    "a tensor's values and its converted bytes need more memory than is free; close other "
+    "programs and convert again";
+
+Result<bool> writeGgufTensors(const ModelConfig& c, const Vocabulary& v,
+                              const std::vector<TensorToWrite>& tensors, const std::string& path,
+                              const GgufWriteOptions& options) {
+  try {  // the half-written file is removed (AtomicFileWriter): nothing is left behind
+    return ggufTensors(c, v, tensors, path, options);
+  } catch (const std::bad_alloc&) {
+    return fail("not enough memory to convert to " + path + ": " + kConvertMemoryAdvice);
+  }
+}
+
+Result<bool> writeHfFolder(const Model& m, const std::string& folder,
+                           const HfWriteOptions& options) {
+  try {
+    return hfFolder(m, folder, options);
+  } catch (const std::bad_alloc&) {
+    return fail("not enough memory to convert to " + folder + ": " + kConvertMemoryAdvice);
+  }
 }
 
 }  // namespace ts::engine

@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "inference/engine/core/edge.h"
 #include "inference/engine/decode/sampler.h"
 #include "inference/engine/model/kv_cache.h"
 
@@ -103,6 +104,23 @@ Scheduler::Scheduler(std::unique_ptr<DecodeSession> session, Tokenizer tokenizer
   thread_ = std::thread([this] { loop(); });
 }
 
+// Counts a caller in for its whole call: declared first, it leaves last (the scheduler may be
+// destroyed the moment the count reaches 0).
+struct Scheduler::Inside {
+  Scheduler& s;
+  explicit Inside(Scheduler& scheduler) : s(scheduler) {
+    std::lock_guard lock(s.mutex_);
+    ++s.shared_.callers;
+  }
+  ~Inside() {
+    std::lock_guard lock(s.mutex_);
+    --s.shared_.callers;
+    s.progress_.notify_all();
+  }
+  Inside(const Inside&) = delete;
+  Inside& operator=(const Inside&) = delete;
+};
+
 Scheduler::~Scheduler() {
   {
     std::lock_guard lock(mutex_);
@@ -111,6 +129,8 @@ Scheduler::~Scheduler() {
   work_.notify_all();
   progress_.notify_all();
   thread_.join();
+  std::unique_lock lock(mutex_);  // the callers the stop woke leave
+  progress_.wait(lock, [&] { return shared_.callers == 0; });
 }
 
 void Scheduler::onStep(std::function<void(const StepRecord&)> fn) {
@@ -120,7 +140,9 @@ void Scheduler::onStep(std::function<void(const StepRecord&)> fn) {
 
 SchedulerMetrics Scheduler::metrics() const {
   std::lock_guard lock(mutex_);
-  return shared_.metrics;
+  SchedulerMetrics m = shared_.metrics;
+  m.exclusive_waiting = shared_.exclusive_waiting;
+  return m;
 }
 
 bool Scheduler::fits(int prompt) const {
@@ -128,8 +150,9 @@ bool Scheduler::fits(int prompt) const {
          (!paged_ || blocksFor(prompt + 1) <= options_.kv_blocks);
 }
 
-GenerationOutcome Scheduler::generate(const ScheduledRequest& request,
-                                      const std::function<bool(const GeneratedToken&)>& on_token) {
+Result<GenerationOutcome> Scheduler::generate(
+    const ScheduledRequest& request, const std::function<bool(const GeneratedToken&)>& on_token) {
+  const Inside inside(*this);
   const int prompt = static_cast<int>(request.prompt.size());
   if (prompt == 0 || request.max_tokens <= 0) {
     GenerationOutcome out;
@@ -137,13 +160,12 @@ GenerationOutcome Scheduler::generate(const ScheduledRequest& request,
     return out;
   }
   if (prompt >= context_)
-    throw std::runtime_error("the prompt has " + std::to_string(prompt) +
-                             " tokens; a sequence holds " + std::to_string(context_) +
-                             " positions (prompt and answer together)");
+    return fail("the prompt has " + std::to_string(prompt) + " tokens; a sequence holds " +
+                std::to_string(context_) + " positions (prompt and answer together)");
   if (!fits(prompt))
-    throw std::runtime_error("the prompt needs " + std::to_string(blocksFor(prompt + 1)) +
-                             " KV blocks of " + std::to_string(kKvBlock) +
-                             " positions; the pool holds " + std::to_string(options_.kv_blocks));
+    return fail("the prompt needs " + std::to_string(blocksFor(prompt + 1)) + " KV blocks of " +
+                std::to_string(kKvBlock) + " positions; the pool holds " +
+                std::to_string(options_.kv_blocks));
   auto s = std::make_shared<Sequence>(request.sampling);
   s->tokens = request.prompt;
   s->prompt_size = prompt;
@@ -184,7 +206,7 @@ GenerationOutcome Scheduler::generate(const ScheduledRequest& request,
     }
     if (s->done) break;
   }
-  if (!s->error.empty()) throw std::runtime_error(s->error);
+  if (!s->error.empty()) return fail(s->error);
   GenerationOutcome out = std::move(s->outcome);
   if (s->stopped_reading || out.finish == "cancelled") out.finish = "cancelled";
   return out;
@@ -207,8 +229,8 @@ void Scheduler::dropWaiting(const std::shared_ptr<Sequence>& s, const std::strin
   progress_.notify_all();
 }
 
-bool Scheduler::exclusive(const std::function<void(DecodeSession&)>& fn,
-                          const std::atomic<bool>* cancel) {
+Result<bool> Scheduler::exclusive(const std::function<void(DecodeSession&)>& fn,
+                                  const std::atomic<bool>* cancel) {
   return exclusiveKeeping(
       [&](DecodeSession& session, std::vector<int>& held) {
         held.clear();  // fn may change the cache in any way: nothing is known of it after
@@ -218,9 +240,10 @@ bool Scheduler::exclusive(const std::function<void(DecodeSession&)>& fn,
       cancel);
 }
 
-bool Scheduler::exclusiveKeeping(
+Result<bool> Scheduler::exclusiveKeeping(
     const std::function<void(DecodeSession&, std::vector<int>& held)>& fn,
     const std::atomic<bool>* cancel) {
+  const Inside inside(*this);
   std::unique_lock lock(mutex_);
   ++shared_.exclusive_waiting;
   const auto free = [&] {
@@ -236,7 +259,7 @@ bool Scheduler::exclusiveKeeping(
     progress_.wait_for(lock, kCancelPoll, free);
   }
   --shared_.exclusive_waiting;
-  if (shared_.stop) throw std::runtime_error("the scheduler is stopping");
+  if (shared_.stop) return fail("the model's scheduler stopped (the model was unloaded)");
   shared_.exclusive_held = true;
   lock.unlock();
   struct Release {  // however fn ends
@@ -287,15 +310,12 @@ void Scheduler::loop() {
     Stepped stepped{this};
     try {
       step();
-    } catch (const std::exception& e) {  // the pass failed: every running request with it
-      const std::string message = std::string("the engine failed: ") + e.what();
-      for (const auto& s : std::vector(running_)) {
-        {
-          std::lock_guard lock(mutex_);
-          s->error = message;
-        }
-        finish(s, "error");
-      }
+    } catch (const std::bad_alloc&) {  // memory ran out in the pass: every request of it
+      failRunning(outOfMemory("for a pass of " + std::to_string(running_.size()) +
+                              (running_.size() == 1 ? " sequence" : " sequences"))
+                      .message);
+    } catch (const std::exception& e) {  // the pass failed (the device's message): the same
+      failRunning(e.what());
     }
   }
   // Stopping: nothing more runs; every request ends as cancelled.
@@ -305,6 +325,16 @@ void Scheduler::loop() {
   for (const auto& s : std::vector(shared_.waiting.begin(), shared_.waiting.end()))
     dropWaiting(s, "cancelled");
   progress_.notify_all();
+}
+
+void Scheduler::failRunning(const std::string& message) {
+  for (const auto& s : std::vector(running_)) {
+    {
+      std::lock_guard lock(mutex_);
+      s->error = message;
+    }
+    finish(s, "error");
+  }
 }
 
 void Scheduler::step() {
@@ -383,10 +413,11 @@ void Scheduler::admit() {
       if (shortOfMemory()) continue;   // placed again, from blocks used before
       if (!running_.empty()) break;    // others will free some: it tries again later
       failWaiting(s, "no memory left for the KV cache of the prompt (" +
-                         std::to_string(session_->kvCacheBytes() >> 20) + " MiB allocated)");
+                         std::to_string(session_->kvCacheBytes() >> 20) +
+                         " MiB allocated): " + kOutOfMemoryAdvice);
       continue;
     } catch (const std::exception& e) {  // it alone fails (else it would fail every step)
-      failWaiting(s, std::string("the engine failed: ") + e.what());
+      failWaiting(s, e.what());
       continue;
     }
     if (!computed) break;  // no room until a running sequence gives blocks back
@@ -478,7 +509,8 @@ void Scheduler::allocate(std::vector<Item>& items) {
       if (ends) {
         std::lock_guard lock(mutex_);
         s.error = covered ? "no memory left for the KV cache (" +
-                                std::to_string(session_->kvCacheBytes() >> 20) + " MiB allocated)"
+                                std::to_string(session_->kvCacheBytes() >> 20) +
+                                " MiB allocated): " + kOutOfMemoryAdvice
                           : "the prompt needs more KV blocks than the pool's " +
                                 std::to_string(blocks_.total());
       }

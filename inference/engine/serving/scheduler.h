@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "inference/engine/backend/decode_session.h"
+#include "inference/engine/core/result.h"
 #include "inference/engine/decode/generator.h"
 #include "inference/engine/serving/kv_block_manager.h"
 #include "inference/engine/serving/prompt_pacer.h"
@@ -70,6 +71,7 @@ struct Histogram {
 
 struct SchedulerMetrics {
   int running = 0, waiting = 0;
+  int exclusive_waiting = 0;  // exclusive() callers waiting for the session
   int kv_blocks_total = 0, kv_blocks_used = 0, kv_blocks_cached = 0;
   uint64_t kv_bytes = 0;             // KV cache memory allocated now
   uint64_t kv_bytes_total = 0;       // the pool's size (paged), allocated as blocks are used
@@ -106,29 +108,37 @@ class Scheduler {
  public:
   // Takes the session (its KV cache becomes the paged pool when the backend has one).
   Scheduler(std::unique_ptr<DecodeSession> session, Tokenizer tokenizer, SchedulerOptions options);
-  ~Scheduler();  // cancels what runs or waits, and joins the thread
+  // Cancels what runs or waits (an exclusive caller still waiting gets an error), joins the
+  // thread, and returns once every caller has left generate and exclusive: another thread
+  // may destroy the scheduler while callers wait in them.
+  ~Scheduler();
 
   // Runs one request to its end: blocks the calling thread, calling on_token there as
   // tokens come (a token's text UTF-8-complete, as engine::generate gives them); on_token
   // returning false, or request.cancel set, cancels the request within a step, whether it
-  // runs or waits. Returns once the request's blocks are given back. Throws
-  // std::runtime_error when the engine fails, or when the prompt cannot fit the KV pool.
-  GenerationOutcome generate(const ScheduledRequest& request,
-                             const std::function<bool(const GeneratedToken&)>& on_token);
+  // runs or waits. Returns once the request's blocks are given back: the outcome (finish
+  // "cancelled" also when the scheduler stops), or an error that says why, never a throw:
+  // the prompt cannot fit the context or the KV pool, the pass that ran it failed (the
+  // device's message), memory ran out (what to do about it).
+  Result<GenerationOutcome> generate(const ScheduledRequest& request,
+                                     const std::function<bool(const GeneratedToken&)>& on_token);
 
   // Runs fn with the session on the calling thread once no sequence runs (those running
   // finish; waiting ones wait until fn returns), one caller at a time: speculative
-  // decoding, which drives the session's own KV cache one sequence at a time. Returns
-  // false, without running fn, when `cancel` is set while waiting. Throws what fn throws.
-  bool exclusive(const std::function<void(DecodeSession&)>& fn,
-                 const std::atomic<bool>* cancel = nullptr);
+  // decoding, which drives the session's own KV cache one sequence at a time. True when fn
+  // ran; false, without running fn, when `cancel` is set while waiting; an error, without
+  // running fn, when the scheduler stops meanwhile. Throws only what fn throws (fn is the
+  // caller's: engine::generate inside it returns its failures as values).
+  Result<bool> exclusive(const std::function<void(DecodeSession&)>& fn,
+                         const std::atomic<bool>* cancel = nullptr);
   // The same, but the session keeps what the previous such caller left in it: fn gets the
   // tokens at the session's KV positions [0, held.size()) and must keep `held` true (as
   // engine::generate does with GenerateOptions::held), so that a speculative chat's next
   // turn prefills only its new tokens. Without paged KV the scheduler's own runs share the
   // session: `held` then says what they left.
-  bool exclusiveKeeping(const std::function<void(DecodeSession&, std::vector<int>& held)>& fn,
-                        const std::atomic<bool>* cancel = nullptr);
+  Result<bool> exclusiveKeeping(
+      const std::function<void(DecodeSession&, std::vector<int>& held)>& fn,
+      const std::atomic<bool>* cancel = nullptr);
 
   SchedulerMetrics metrics() const;
   // Called on the scheduler's thread after each step (keep it short).
@@ -145,7 +155,8 @@ class Scheduler {
 
  private:
   struct Sequence;
-  struct Item {  // a sequence's share of a step: n of its tokens from `computed` on
+  struct Inside;  // a caller in generate or exclusive, counted for the destructor
+  struct Item {   // a sequence's share of a step: n of its tokens from `computed` on
     std::shared_ptr<Sequence> s;
     int n;
   };
@@ -170,6 +181,8 @@ class Scheduler {
   // (their memory is there) ahead of new ones, and true (try again before preempting).
   bool shortOfMemory();
   void finish(const std::shared_ptr<Sequence>& s, const std::string& reason);
+  // Ends every running sequence with `message` (the pass that ran them failed).
+  void failRunning(const std::string& message);
   std::shared_ptr<Sequence> preemptNewest();  // the sequence it sent back to wait
   // Ends a waiting sequence (mutex_ held): out of the queue, done, counted once.
   void dropWaiting(const std::shared_ptr<Sequence>& s, const std::string& reason);
@@ -207,6 +220,7 @@ class Scheduler {
     bool stepping = false;        // a step is running
     int exclusive_waiting = 0;    // exclusive() callers waiting: admission pauses
     bool exclusive_held = false;  // one of them has the session
+    int callers = 0;              // in generate or exclusive (the destructor waits for 0)
   };
   mutable std::mutex mutex_;
   Shared shared_;

@@ -54,22 +54,15 @@ int Tokenizer::find(const std::string& piece) const {
   return it == index_.end() ? -1 : it->second;
 }
 
-std::vector<int> Tokenizer::encode(std::string_view text, bool add_bos) const {
-  std::vector<int> out;
-  if (add_bos) out.push_back(vocab_.bos);
-  if (text.empty()) return out;
+std::string Tokenizer::normalize(std::string_view text) const {
   const std::string space = space_mark_ ? kSpaceMark : " ";
   std::string normalized = vocab_.add_dummy_prefix ? space : "";  // sentencepiece's prefix
   for (char c : text) normalized += c == ' ' ? space : std::string(1, c);
+  return normalized;
+}
 
-  // One symbol per character or user-defined piece; characters the vocabulary lacks become
-  // byte pieces. Byte and user-defined pieces never merge. Symbols form a linked list over
-  // `normalized`.
-  struct Symbol {
-    size_t begin, length;  // bytes of `normalized`; length 0: a byte piece (never merges)
-    int id, prev, next;
-    bool frozen = false;  // a user-defined piece (never merges)
-  };
+std::vector<Tokenizer::Symbol> Tokenizer::symbolsOf(const std::string& normalized) const {
+  // Byte and user-defined pieces never merge. Symbols form a linked list over `normalized`.
   std::vector<Symbol> symbols;
   for (size_t i = 0; i < normalized.size();) {
     const int at = static_cast<int>(symbols.size());
@@ -93,8 +86,11 @@ std::vector<int> Tokenizer::encode(std::string_view text, bool add_bos) const {
     i += n;
   }
   if (!symbols.empty()) symbols.back().next = -1;
-  // Merge the adjacent pair whose merged piece scores best (leftmost on ties), repeatedly:
-  // candidate pairs wait in a heap; a candidate whose symbols changed since is skipped.
+  return symbols;
+}
+
+void Tokenizer::mergePairs(const std::string& normalized, std::vector<Symbol>& symbols) const {
+  // Candidate pairs wait in a heap; a candidate whose symbols changed since is skipped.
   struct Candidate {
     float score;
     int left, right;
@@ -130,9 +126,16 @@ std::vector<int> Tokenizer::encode(std::string_view text, bool add_bos) const {
     consider(a.prev, c.left);
     consider(c.left, a.next);
   }
-  std::vector<int> ids;
-  for (int i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next) ids.push_back(symbols[i].id);
-  out.insert(out.end(), ids.begin(), ids.end());
+}
+
+std::vector<int> Tokenizer::encode(std::string_view text, bool add_bos) const {
+  std::vector<int> out;
+  if (add_bos) out.push_back(vocab_.bos);
+  if (text.empty()) return out;
+  const std::string normalized = normalize(text);
+  std::vector<Symbol> symbols = symbolsOf(normalized);
+  mergePairs(normalized, symbols);
+  for (int i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next) out.push_back(symbols[i].id);
   return out;
 }
 

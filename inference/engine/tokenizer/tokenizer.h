@@ -33,6 +33,21 @@ class Tokenizer {
   // The longest user-defined piece at text[at...] (its id and bytes), or {-1, 0}.
   std::pair<int, size_t> userDefinedAt(const std::string& text, size_t at) const;
 
+  // encode's steps. A symbol: a run of `normalized`'s bytes and its piece, linked to its
+  // neighbours (indices into the symbol list, -1 at the ends).
+  struct Symbol {
+    size_t begin, length;  // bytes of `normalized`; length 0: a byte piece (never merges)
+    int id, prev, next;
+    bool frozen = false;  // a user-defined piece (never merges)
+  };
+  // Spaces as the vocabulary writes them, with sentencepiece's dummy prefix when it asks.
+  std::string normalize(std::string_view text) const;
+  // One symbol per character or user-defined piece; characters the vocabulary lacks become
+  // byte pieces.
+  std::vector<Symbol> symbolsOf(const std::string& normalized) const;
+  // Merges the adjacent pair whose merged piece scores best (leftmost on ties), repeatedly.
+  void mergePairs(const std::string& normalized, std::vector<Symbol>& symbols) const;
+
   Vocabulary vocab_;
   std::unordered_map<std::string, int> index_;
   bool space_mark_ = false;  // the vocabulary writes spaces as U+2581

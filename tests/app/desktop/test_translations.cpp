@@ -94,6 +94,14 @@ class TestTranslations : public QObject {
     QCOMPARE(window.menuBar()->actions().first()->text(), QString("文件(&F)"));
     QVERIFY(ts::authFixHint({{}, ts::KeyState::EnvUnset, "TAOTOKEN_API_KEY", false})
                 .contains("环境变量 TAOTOKEN_API_KEY 未设置"));
+    // Installing again for English (a switch without a restart) takes the Chinese out:
+    // a window built afterwards speaks English.
+    qputenv("TOKENSCOPE_LANGUAGE", "en");
+    QCOMPARE(ts::installTranslations(*qApp), QString("en"));
+    ts::ui::MainWindow english;
+    QCOMPARE(english.menuBar()->actions().first()->text(), QString("&File"));
+    QCOMPARE(english.findChild<QPushButton*>("sendButton")->text(), QString("&Send"));
+    qunsetenv("TOKENSCOPE_LANGUAGE");
   }
 
   void theChoiceIsRememberedAndEnvironmentWins() {

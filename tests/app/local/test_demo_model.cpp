@@ -213,7 +213,7 @@ class TestDemoModel : public QObject {
     QVERIFY2(engine, qPrintable(error));
     std::atomic<bool> held{false}, release{false}, stop{false};
     std::thread holder([&] {
-      engine->scheduler->exclusive([&](engine::DecodeSession&) {
+      (void)engine->scheduler->exclusive([&](engine::DecodeSession&) {
         held = true;
         while (!release) std::this_thread::yield();
       });

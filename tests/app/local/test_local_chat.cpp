@@ -15,6 +15,7 @@
 #include "app/local/demo_model.h"
 #include "app/local/local_engine_worker.h"
 #include "inference/engine/formats/model_loader.h"
+#include "inference/engine/model/kv_cache.h"
 #include "inference/engine/tokenizer/tokenizer.h"
 
 using namespace ts;
@@ -206,6 +207,33 @@ class TestLocalChat : public QObject {
     QCOMPARE(finished.count(), 2);
     QVERIFY(!finished.at(1).at(0).value<RemoteResult>().cancelled);
     QVERIFY(whats.size() >= 2);
+  }
+
+  // Memory running out for the prompt's KV cache (every block allocation fails, through the
+  // pool's test hook) is the engine's error value: the chat shows "The engine failed: ..."
+  // with what to do, and the next message, with the memory there again, is answered.
+  void memoryOutShowsTheEngineFailedAndTheChatGoesOn() {
+    std::atomic<bool> stop{false};
+    LocalEngineWorker worker(&stop);
+    GenerationRequest r;
+    r.messages = {{"user", "Hello"}};
+    r.params.max_tokens = 4;
+    r.params.temperature = 0;
+    QSignalSpy finished(&worker, &LocalEngineWorker::runFinished);
+    engine::testing::failKvBlockAllocations(1 << 20);
+    worker.start(LocalEngineSpec{path_, {}}, r);
+    engine::testing::failKvBlockAllocations(0);
+    QCOMPARE(finished.count(), 1);
+    const StreamEvent failed = finished.at(0).at(0).value<RemoteResult>().run.events.back();
+    QCOMPARE(failed.kind, EventKind::Failed);
+    const QString message = QString::fromStdString(failed.text);
+    QVERIFY2(message.startsWith("The engine failed: no memory left for the KV cache") &&
+                 message.contains("run fewer sequences at once, a smaller context or a smaller "
+                                  "KV cache format"),
+             qPrintable(message));
+    const Turn next = run(worker, r);
+    QVERIFY(next.finished);
+    QVERIFY(next.usage.prompt_tokens > 0);  // a whole turn: its Usage before Finished
   }
 
  private:

@@ -258,6 +258,8 @@ class TestServerGuard : public QObject {
     auto failed = http.Post("/v1/chat/completions", chatBody(second, 6, false), "application/json");
     engine::testing::failKvBlockAllocations(0);
     expectError(failed, 500, "", "no memory left for the KV cache");
+    expectError(failed, 500, "",
+                "run fewer sequences at once, a smaller context or a smaller KV cache format");
     QCOMPARE(s.scheduler->metrics().kv_blocks_used, 0);
     auto again = http.Post("/v1/chat/completions", chatBody(second, 6, false), "application/json");
     RunningServer fresh(model_, session(256), serverOptions());
@@ -268,14 +270,29 @@ class TestServerGuard : public QObject {
     QCOMPARE(contentOf(again->body), contentOf(want->body));
   }
 
+  // The engine's error value (Scheduler::generate): 500 with "the engine failed: <the
+  // device's message>" once; streamed, the stream's last event is that error.
   void engineFailuresAreJsonWithoutInternalsInHeaders() {
     RunningServer s(model_, std::make_unique<FailingSession>(model_, 128), serverOptions());
     httplib::Client http("127.0.0.1", s.port);
     auto res =
         http.Post("/v1/chat/completions", chatBody("I dreamed", 4, false), "application/json");
     expectError(res, 500, "", "the engine failed: device lost");
+    QCOMPARE(errorOf(res->body).value("message").toString(),
+             QString("the engine failed: device lost"));
     for (const auto& [name, value] : res->headers)
       QVERIFY2(value.find("device lost") == std::string::npos, name.c_str());
+    auto streamed =
+        http.Post("/v1/chat/completions", chatBody("I dreamed", 4, true), "application/json");
+    QVERIFY(streamed);
+    QCOMPARE(streamed->status, 200);  // the stream began before the pass failed
+    const QStringList events =
+        QString::fromStdString(streamed->body).split("\n\n", Qt::SkipEmptyParts);
+    QVERIFY(!events.isEmpty());
+    QVERIFY2(events.last().startsWith("data: "), qPrintable(events.last()));
+    const QJsonObject last = errorOf(events.last().mid(6).toStdString());
+    QCOMPARE(last.value("message").toString(), QString("the engine failed: device lost"));
+    QCOMPARE(last.value("type").toString(), QString("server_error"));
   }
 
   // `serve` refuses at the start what the machine cannot hold and what is out of bounds, and

@@ -465,8 +465,10 @@ class TestServerSoak : public QObject {
       o.sampling = request.sampling;
       o.chat = chat_;
       o.user_token = model_->generation.roles().user;
-      const engine::GenerationOutcome out = engine::generate(
-          session, *tokenizer_, prompt, o, [](const engine::GeneratedToken&) { return true; });
+      const auto generated = engine::generate(session, *tokenizer_, prompt, o,
+                                              [](const engine::GeneratedToken&) { return true; });
+      QVERIFY2(generated, generated ? "" : generated.error().c_str());
+      const engine::GenerationOutcome& out = generated.value();
       p.text = QString::fromStdString(out.text);
       p.completion_tokens = static_cast<int>(out.ids.size());
       p.finish = out.finish;

@@ -7,9 +7,9 @@
 
 namespace ts::bench {
 
-std::vector<ConversationTurn> runConversation(std::shared_ptr<const engine::Model> model, int turns,
-                                              int turn_tokens, int gen_tokens, engine::KvFormat kv,
-                                              int threads) {
+engine::Result<std::vector<ConversationTurn>> runConversation(
+    std::shared_ptr<const engine::Model> model, int turns, int turn_tokens, int gen_tokens,
+    engine::KvFormat kv, int threads) {
   using namespace engine;
   Vocabulary vocab = model->vocab;
   if (vocab.pieces.empty())  // random files carry none: name the ids
@@ -28,10 +28,12 @@ std::vector<ConversationTurn> runConversation(std::shared_ptr<const engine::Mode
     o.held = &held;
     const double start = now();
     double first = 0;
-    const GenerationOutcome g = generate(session, tokenizer, prompt, o, [&](const GeneratedToken&) {
+    const auto generated = generate(session, tokenizer, prompt, o, [&](const GeneratedToken&) {
       if (first == 0) first = now();
       return true;
     });
+    if (!generated) return fail("turn " + std::to_string(t + 1) + ": " + generated.error());
+    const GenerationOutcome& g = generated.value();
     out.push_back({((first > 0 ? first : now()) - start) * 1e3, static_cast<int>(prompt.size()),
                    g.cached_tokens});
     prompt.insert(prompt.end(), g.ids.begin(), g.ids.end());

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "inference/engine/core/result.h"
 #include "inference/engine/model/kv_cache.h"
 #include "inference/engine/model/model.h"
 
@@ -16,8 +17,9 @@ struct ConversationTurn {
   int prompt_tokens = 0, cached_tokens = 0;
 };
 
-std::vector<ConversationTurn> runConversation(std::shared_ptr<const engine::Model> model, int turns,
-                                              int turn_tokens, int gen_tokens, engine::KvFormat kv,
-                                              int threads);
+// The turns, or why the engine failed (a device or memory failure).
+engine::Result<std::vector<ConversationTurn>> runConversation(
+    std::shared_ptr<const engine::Model> model, int turns, int turn_tokens, int gen_tokens,
+    engine::KvFormat kv, int threads);
 
 }  // namespace ts::bench

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -93,9 +94,9 @@ double passOps(const Model& m, int tokens) {
   return 2 * (weights * tokens + static_cast<double>(m.classifier.rows()) * m.classifier.cols());
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Everything main does; sessions (the decode, prefill and ceiling measurements drive them
+// directly, below the engine's edge) throw when their device or memory fails.
+int runBench(int argc, char** argv) {
   std::string model_path, shape, weights = "auto", kv = "f16", backend = "cpu", draft,
                                  draft_k = "4";
   int layers = 0, threads = ThreadPool::defaultThreads(), prompt_tokens = 128, gen_tokens = 32,
@@ -314,8 +315,14 @@ int main(int argc, char** argv) {
                    {"prefill_peak_share", number(peak_share, 4)}});
   std::string turns_line;
   if (turns > 0) {
-    const auto conversation = ts::bench::runConversation(model, turns, turn_tokens, gen_tokens,
-                                                         kv_format.value(), threads);
+    const auto turned = ts::bench::runConversation(model, turns, turn_tokens, gen_tokens,
+                                                   kv_format.value(), threads);
+    if (!turned) {
+      std::fprintf(stderr, "engine-bench: --turns: the engine failed: %s\n",
+                   turned.error().c_str());
+      return 1;
+    }
+    const std::vector<ts::bench::ConversationTurn>& conversation = turned.value();
     std::string ttft = "[", cached = "[";
     turns_line = "  conversation (" + std::to_string(turn_tokens) + " new tokens a turn):";
     for (size_t t = 0; t < conversation.size(); ++t) {
@@ -339,22 +346,22 @@ int main(int argc, char** argv) {
     const std::vector<int> prompt = ts::bench::repeatingPrompt(*model, prompt_tokens);
     std::vector<double> speedup, spec_rate, plain_rate, acceptance, accepted_length, per_forward,
         draft_ms, verify_ms;
-    try {
-      for (int r = 0; r < repeat; ++r) {
-        const ts::bench::SpeculativeRun run = ts::bench::runSpeculative(
-            model, draft, k, adaptive, prompt, gen_tokens, kv_format.value(), threads);
-        speedup.push_back(run.spec_tok_s / run.plain_tok_s);
-        spec_rate.push_back(run.spec_tok_s);
-        plain_rate.push_back(run.plain_tok_s);
-        draft_ms.push_back(run.draft_ms_per_step);
-        verify_ms.push_back(run.verify_ms_per_step);
-        acceptance.push_back(run.acceptance_rate);
-        accepted_length.push_back(run.mean_accepted_length);
-        per_forward.push_back(run.tokens_per_target_forward);
+    for (int r = 0; r < repeat; ++r) {
+      const auto ran = ts::bench::runSpeculative(model, draft, k, adaptive, prompt, gen_tokens,
+                                                 kv_format.value(), threads);
+      if (!ran) {
+        std::fprintf(stderr, "engine-bench: --draft: %s\n", ran.error().c_str());
+        return 2;
       }
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "engine-bench: --draft: %s\n", e.what());
-      return 2;
+      const ts::bench::SpeculativeRun& run = ran.value();
+      speedup.push_back(run.spec_tok_s / run.plain_tok_s);
+      spec_rate.push_back(run.spec_tok_s);
+      plain_rate.push_back(run.plain_tok_s);
+      draft_ms.push_back(run.draft_ms_per_step);
+      verify_ms.push_back(run.verify_ms_per_step);
+      acceptance.push_back(run.acceptance_rate);
+      accepted_length.push_back(run.mean_accepted_length);
+      per_forward.push_back(run.tokens_per_target_forward);
     }
     fields.insert(fields.end(), {{"draft", "\"" + draft + "\""},
                                  {"draft_k", "\"" + draft_k + "\""},
@@ -409,4 +416,15 @@ int main(int argc, char** argv) {
     std::printf("%s%s", turns_line.c_str(), spec_line.c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return runBench(argc, argv);
+  } catch (const std::exception& e) {  // a session the bench drives directly failed
+    std::fprintf(stderr, "engine-bench: the engine failed: %s\n", e.what());
+    return 1;
+  }
 }

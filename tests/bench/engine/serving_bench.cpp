@@ -89,16 +89,23 @@ struct Timed {
   }
 };
 
+// One request's token times. A request the engine fails ends the bench at once (exit 1,
+// from whichever client thread): the figures around it would not be the scheduler's.
 Timed run(Scheduler& s, const std::vector<int>& prompt, int gen) {
   ScheduledRequest r;
   r.prompt = prompt;
   r.max_tokens = gen;
   Timed t;
   t.start = now();
-  s.generate(r, [&](const GeneratedToken& g) {
+  const auto out = s.generate(r, [&](const GeneratedToken& g) {
     if (g.id >= 0) t.at.push_back(now());
     return true;
   });
+  if (!out) {
+    std::fprintf(stderr, "serving-bench: the engine failed: %s\n", out.error().c_str());
+    std::fflush(stderr);
+    std::_Exit(1);  // other client threads still run: no destructors
+  }
   return t;
 }
 

@@ -51,9 +51,10 @@ double breakEvenAcceptance(double cost_ratio, int k) {
   return (lo + hi) / 2;
 }
 
-SpeculativeRun runSpeculative(std::shared_ptr<const engine::Model> model, const std::string& spec,
-                              int k, bool adaptive, const std::vector<int>& prompt, int gen_tokens,
-                              engine::KvFormat kv, int threads) {
+engine::Result<SpeculativeRun> runSpeculative(std::shared_ptr<const engine::Model> model,
+                                              const std::string& spec, int k, bool adaptive,
+                                              const std::vector<int>& prompt, int gen_tokens,
+                                              engine::KvFormat kv, int threads) {
   const int capacity = static_cast<int>(prompt.size()) + gen_tokens;
   SpeculativeRun run;
   {  // plain greedy decoding
@@ -73,7 +74,7 @@ SpeculativeRun runSpeculative(std::shared_ptr<const engine::Model> model, const 
   load.weights = model->weight_format;
   load.cache = false;
   auto draft = engine::makeDraftSource(spec, model, load, capacity, kv, threads);
-  if (!draft) throw std::runtime_error(draft.error());
+  if (!draft) return engine::fail(draft.error());
   engine::CpuSession target(model, capacity, kv, threads);
   engine::Sampler sampler({});
   engine::SpeculativeConfig config;
@@ -81,7 +82,9 @@ SpeculativeRun runSpeculative(std::shared_ptr<const engine::Model> model, const 
   config.adaptive = adaptive;
   engine::SpeculativeDecoder decoder(target, *draft.value(), sampler, config);
   const double t0 = now();
-  const auto tokens = decoder.generate(prompt, gen_tokens, [](int) { return true; });
+  const auto generated = decoder.generate(prompt, gen_tokens, [](int) { return true; });
+  if (!generated) return engine::fail("the engine failed: " + generated.error());
+  const std::vector<int>& tokens = generated.value();
   const double seconds = now() - t0 - decoder.prefillMs() / 1e3;
   run.spec_tok_s = tokens.size() / seconds;
   const engine::SpeculativeStats& s = decoder.stats();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/engine/core/result.h"
 #include "inference/engine/model/kv_cache.h"
 #include "inference/engine/model/model.h"
 
@@ -25,10 +26,11 @@ struct SpeculativeRun {
   double draft_ms_per_step = 0, verify_ms_per_step = 0;  // where a step's time goes
 };
 // Greedy decoding of gen_tokens after `prompt`, plainly and with the draft `spec`
-// (engine::makeDraftSource names); throws std::runtime_error on a bad draft.
-SpeculativeRun runSpeculative(std::shared_ptr<const engine::Model> model, const std::string& spec,
-                              int k, bool adaptive, const std::vector<int>& prompt, int gen_tokens,
-                              engine::KvFormat kv, int threads);
+// (engine::makeDraftSource names); an error for a bad draft or a failed run.
+engine::Result<SpeculativeRun> runSpeculative(std::shared_ptr<const engine::Model> model,
+                                              const std::string& spec, int k, bool adaptive,
+                                              const std::vector<int>& prompt, int gen_tokens,
+                                              engine::KvFormat kv, int threads);
 
 // A prompt that repeats one sentence (the model's vocabulary when it has one, otherwise a
 // fixed run of ids) up to about `tokens` tokens: where prompt lookup has something to find.

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "tests/inference/engine/check.h"
+#include "tests/inference/engine/expect_error.h"
 
 #include "inference/engine/cpu/cpu_forward.h"
 #include "inference/engine/decode/generator.h"
@@ -25,7 +26,9 @@ GenerationOutcome run(CpuSession& session, const Tokenizer& tokenizer,
   o.max_tokens = max_tokens;
   o.sampling.temperature = 0;
   o.held = held;
-  return generate(session, tokenizer, prompt, o, [](const GeneratedToken&) { return true; });
+  return ts::testing::valueOf(
+      generate(session, tokenizer, prompt, o, [](const GeneratedToken&) { return true; }),
+      "a turn");
 }
 
 }  // namespace

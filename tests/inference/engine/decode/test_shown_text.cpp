@@ -14,6 +14,7 @@
 #include "inference/engine/tokenizer/pieces.h"
 #include "inference/engine/tokenizer/tokenizer.h"
 #include "tests/inference/engine/check.h"
+#include "tests/inference/engine/expect_error.h"
 
 using namespace ts::engine;
 using ts::testing::check;
@@ -86,10 +87,12 @@ int main() {
   options.sampling.temperature = 0;
   std::string streamed;
   const GenerationOutcome out =
-      generate(session, tokenizer, {vocab.bos, 100}, options, [&](const GeneratedToken& t) {
-        streamed += t.text;
-        return true;
-      });
+      ts::testing::valueOf(generate(session, tokenizer, {vocab.bos, 100}, options,
+                                    [&](const GeneratedToken& t) {
+                                      streamed += t.text;
+                                      return true;
+                                    }),
+                           "the scripted generation");
   const std::vector<int> without_eos(script.begin(), script.end() - 1);
   check(out.ids == without_eos, "the output keeps every id, the control piece's too");
   check(out.text.find("reserved") == std::string::npos && streamed == out.text,

@@ -16,6 +16,7 @@
 #include "inference/engine/model/model.h"
 #include "inference/engine/model/random_model.h"
 #include "tests/inference/engine/check.h"
+#include "tests/inference/engine/expect_error.h"
 
 using namespace ts::engine;
 using ts::testing::check;
@@ -54,7 +55,8 @@ SpecRun specGenerate(std::shared_ptr<const Model> model, DraftSource& draft,
   Sampler sampler(sampling);
   SpeculativeDecoder decoder(target, draft, sampler, config);
   SpecRun run;
-  run.tokens = decoder.generate(prompt, count, [](int) { return true; });
+  run.tokens = ts::testing::valueOf(decoder.generate(prompt, count, [](int) { return true; }),
+                                    "a speculative run");
   run.stats = decoder.stats();
   if (plain_cache) run.cache_matches_plain = target.cache() == *plain_cache;
   return run;
@@ -210,10 +212,11 @@ int main() {
     Sampler sampler(greedy);
     SpeculativeDecoder decoder(session, *draft, sampler, {4, false});
     std::vector<bool> flags;
-    decoder.generate(std::vector<int>{1, 5, 9, 3}, 40, [&](int, bool drafted) {
+    const auto done = decoder.generate(std::vector<int>{1, 5, 9, 3}, 40, [&](int, bool drafted) {
       flags.push_back(drafted);
       return true;
     });
+    check(done.ok(), "the flagged run completes: " + ts::testing::errorOf(done));
     std::vector<bool> expected;
     for (const SpeculativeStep& step : decoder.stats().steps)
       for (int i = 0; i <= step.accepted; ++i) expected.push_back(i < step.accepted);

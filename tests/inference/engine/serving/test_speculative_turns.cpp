@@ -14,10 +14,12 @@
 #include "inference/engine/model/random_model.h"
 #include "inference/engine/serving/scheduler.h"
 #include "tests/inference/engine/check.h"
+#include "tests/inference/engine/expect_error.h"
 
 using namespace ts::engine;
 using ts::testing::check;
 using ts::testing::join;
+using ts::testing::valueOf;
 
 namespace {
 
@@ -56,14 +58,15 @@ GenerateOptions speculative(DraftSource& draft) {
 
 // One speculative turn on the scheduler's session, keeping what it holds.
 GenerationOutcome turn(Scheduler& scheduler, const std::vector<int>& prompt, DraftSource& draft) {
-  GenerationOutcome out;
-  scheduler.exclusiveKeeping([&](DecodeSession& session, std::vector<int>& held) {
+  Result<GenerationOutcome> out = GenerationOutcome{};
+  const auto ran = scheduler.exclusiveKeeping([&](DecodeSession& session, std::vector<int>& held) {
     GenerateOptions o = speculative(draft);
     o.held = &held;
     out = generate(session, scheduler.tokenizer(), prompt, o,
                    [](const GeneratedToken&) { return true; });
   });
-  return out;
+  if (!ran || !ran.value()) check(false, "the turn ran: " + ts::testing::errorOf(ran));
+  return valueOf(std::move(out), "a speculative turn");
 }
 
 }  // namespace
@@ -102,14 +105,16 @@ int main() {
 
     CpuSession fresh(model, kContext, KvFormat::F32, 2);
     ModelDraft fresh_draft("self-layers:1", selfDraftModel(*model, 1), kContext, KvFormat::F32, 1);
-    const GenerationOutcome alone = generate(fresh, tokenizer, second, speculative(fresh_draft),
-                                             [](const GeneratedToken&) { return true; });
+    const GenerationOutcome alone =
+        valueOf(generate(fresh, tokenizer, second, speculative(fresh_draft),
+                         [](const GeneratedToken&) { return true; }),
+                "a fresh session's turn");
     check(alone.cached_tokens == 0 && two.ids == alone.ids,
           kind + "turn 2 answers what a fresh session answers: " + join(two.ids) + " vs " +
               join(alone.ids));
 
     // A plain exclusive caller: nothing is known of the cache after it.
-    scheduler.exclusive([](DecodeSession& s) {
+    (void)scheduler.exclusive([](DecodeSession& s) {
       s.forwardBatch(std::vector<int>{5, 6, 7}, 0, false);
     });
     std::vector<int> third = second;
