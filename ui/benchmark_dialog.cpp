@@ -226,11 +226,20 @@ QLayout* BenchmarkDialog::buildRunRow() {
     connect(action, &QAction::triggered, this, [this, w = QString(what)] { exportAs(w); });
   }
   save_->setMenu(formats);
-  for (QPushButton* b : {start_, cancel_, save_}) padButton(b);
+  // Close as in the app's other dialogs; a sweep still running is cancelled (its finished
+  // steps are in History)
+  auto* close = new QPushButton(tr("Close"), this);
+  close->setObjectName("benchClose");
+  connect(close, &QPushButton::clicked, this, [this] {
+    if (cancel_->isEnabled()) emit cancelRequested();
+    this->close();
+  });
+  for (QPushButton* b : {start_, cancel_, save_, close}) padButton(b);
   run_row->addWidget(bar_, 1);
   run_row->addWidget(start_);
   run_row->addWidget(cancel_);
   run_row->addWidget(save_);
+  run_row->addWidget(close);
   connect(start_, &QPushButton::clicked, this, &BenchmarkDialog::start);
   connect(cancel_, &QPushButton::clicked, this, [this] {
     emit cancelRequested();

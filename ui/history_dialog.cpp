@@ -138,6 +138,16 @@ QLayout* HistoryDialog::buildFilters() {
   search_->setObjectName("historySearch");
   search_->setPlaceholderText(tr("Search in prompts (Ctrl+F)"));
   search_->setClearButtonEnabled(true);
+  // Long provider and model names must not squeeze the search field: the combos show 16
+  // characters (the whole name on hover, and in the open list), the tag field a word or two,
+  // the search field at least its placeholder and the clear button.
+  for (QComboBox* combo : {provider_, model_}) {
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(16);
+    connect(combo, &QComboBox::currentTextChanged, combo, &QComboBox::setToolTip);
+  }
+  tag_->setMaximumWidth(fontMetrics().horizontalAdvance(QString(14, 'n')));
+  search_->setMinimumWidth(fontMetrics().horizontalAdvance(search_->placeholderText()) + 48);
   filters->addWidget(new QLabel(tr("Provider"), this));
   filters->addWidget(provider_);
   filters->addWidget(new QLabel(tr("Model"), this));
@@ -371,7 +381,10 @@ void HistoryDialog::setChoices(const QStringList& providers, const QStringList& 
     const QString current = combo->currentData().toString();
     combo->clear();
     combo->addItem(tr("Any"), QString());
-    for (const QString& v : values) combo->addItem(v, v);
+    for (const QString& v : values) {
+      combo->addItem(v, v);
+      combo->setItemData(combo->count() - 1, v, Qt::ToolTipRole);
+    }
     combo->setCurrentIndex(std::max(0, combo->findData(current)));
   }
   filling_ = false;

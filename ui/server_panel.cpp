@@ -106,6 +106,11 @@ void ServerPanel::setServing(const QString& url, const QString& model, const QSt
   showCounts();
 }
 
+void ServerPanel::setServedCount(int n) {
+  served_ = n;
+  showCounts();
+}
+
 void ServerPanel::setStopped() {
   url_->setText(tr("Not serving. Provider → Serve the local model starts the server."));
   url_->setToolTip({});

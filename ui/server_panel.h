@@ -40,6 +40,8 @@ class ServerPanel : public QWidget {
   void setLoad(int running, int waiting, double tokens_per_second);
   void addRequest(const ServedRow& row);
   int servedCount() const { return served_; }
+  // The count shown beside the rows: a rebuilt panel replays at most kMaxRows of them.
+  void setServedCount(int n);
   // "● Serving 127.0.0.1:8080 · 3 served": for the status bar's indicator.
   QString summary() const;
 

@@ -150,7 +150,8 @@ void SweepChart::rescale() {
     x_max = all.back().x();
   }
   if (x_max <= x_min) x_max = x_min + 1;
-  setNiceRange(x_, x_min, x_max);
+  // every axis but the request rate counts whole things: no 1.2, 1.4 … between 1 and 2
+  setNiceRange(x_, x_min, x_max, 6, kind_ != SweepKind::Rate);
   const QString up = QString::fromUtf8(" \u2191");
   for (auto [series, slo, data, axis, note, name] :
        {std::tuple{slo_ttft_, slo_ttft_ms_, ttft_, y_, note_ttft_, tr("TTFT SLO %1 ms")},

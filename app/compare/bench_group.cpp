@@ -1,5 +1,7 @@
 #include "app/compare/bench_group.h"
 
+#include <QCoreApplication>
+#include <QHash>
 #include <QStringList>
 
 namespace ts {
@@ -28,7 +30,15 @@ BenchGroup parseBenchGroup(const QString& group) {
 
 QString benchStepText(const BenchGroup& g) {
   QStringList parts;
-  for (const auto& [name, value] : g.values) parts << name + ' ' + value;
+  // the names a user reads in the Benchmark dialog, not the group's keys
+  const QHash<QString, QString> shown = {
+      {"concurrency", QCoreApplication::translate("ts::BenchGroup", "concurrency")},
+      {"request_rate", QCoreApplication::translate("ts::BenchGroup", "request rate")},
+      {"prompt_words", QCoreApplication::translate("ts::BenchGroup", "prompt words")},
+      {"prefill_chunk", QCoreApplication::translate("ts::BenchGroup", "prefill chunk")},
+      {"max_running", QCoreApplication::translate("ts::BenchGroup", "running sequences")},
+      {"tpot_target_ms", QCoreApplication::translate("ts::BenchGroup", "TPOT target ms")}};
+  for (const auto& [name, value] : g.values) parts << shown.value(name, name) + ' ' + value;
   return parts.join(", ");
 }
 

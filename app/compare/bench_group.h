@@ -18,7 +18,8 @@ struct BenchGroup {
 };
 
 BenchGroup parseBenchGroup(const QString& group);
-// "concurrency 2", "tpot_target_ms 50" (values joined with ", "); "" for no bench group.
+// "concurrency 2", "TPOT target ms 50", "prefill chunk 256" (values joined with ", "); "" for no
+// bench group.
 QString benchStepText(const BenchGroup& g);
 // The swept settings a group can carry, in the order comparisons list them.
 const QList<QString>& benchSettingNames();

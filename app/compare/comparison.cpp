@@ -155,7 +155,10 @@ void nameSeries(QList<ComparedSeries>& series) {
     QString setting;  // "temperature 0.2": the first telling setting that differs
     for (const auto& [name, values] : differing)
       if (telling.contains(name) && setting.isEmpty())
-        setting = name + ' ' + (values[i].isEmpty() ? QString("—") : values[i].left(24));
+        setting = name + ' ' +
+                  (values[i].isEmpty()      ? QString("—")
+                   : values[i].size() <= 24 ? values[i]
+                                            : values[i].left(23) + QString::fromUtf8("…"));
     // the legend's label: short enough to stay whole beside the chart
     QStringList parts{tag};
     if (!s.group.isEmpty())

@@ -58,6 +58,15 @@ void BenchmarkController::open(const ProviderSettings& provider) {
   });
 }
 
+BenchmarkController::~BenchmarkController() {
+  if (sweep_) {
+    sweep_->cancel();
+    delete sweep_.data();  // its runner and in-flight requests with it, before the server
+  }
+  step_server_.reset();
+  delete dialog_.data();
+}
+
 void BenchmarkController::show(const RemoteEndpoint& endpoint, const QString& model, bool local) {
   if (dialog_) dialog_->close();
   dialog_ = new ui::BenchmarkDialog(

@@ -26,6 +26,9 @@ class BenchmarkController : public QObject {
   // `store`: where the steps are recorded (may return null: not recorded).
   BenchmarkController(ui::MainWindow* window, ProviderKeys* keys, std::function<RunStore*()> store,
                       QObject* parent = nullptr);
+  // A sweep still running is cancelled and deleted first: its steps call back into this
+  // controller (serveStep) and must not outlive it (a language switch rebuilds the window).
+  ~BenchmarkController() override;
   ui::BenchmarkDialog* dialog() const { return dialog_; }
   // How each step of the last local sweep was served (FreePortServer::scheduling), in order.
   const QStringList& stepSchedulings() const { return step_schedulings_; }

@@ -5,6 +5,7 @@
 #include <QJsonObject>
 #include <QSaveFile>
 
+#include "app/desktop/serving_controller.h"
 #include "ui/chat_panel.h"
 #include "ui/parameter_panel.h"
 #include "ui/provider_bar.h"
@@ -93,6 +94,8 @@ void ConversationController::replay() {
 QString ConversationController::runAgain(const QString& provider,
                                          const GenerationRequest& request) {
   if (window_->isRunning()) return tr("A run is in progress: stop it first.");
+  if (provider == ServingController::kServedProvider)
+    return tr("A client of the app's server sent this request: send it again from that client.");
   const auto& providers = window_->providers();
   const bool known = std::any_of(providers.begin(), providers.end(), [&](const auto& p) {
     return QString::fromStdString(p.name) == provider;

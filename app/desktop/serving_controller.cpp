@@ -29,6 +29,7 @@ ServingController::~ServingController() {
 void ServingController::showRunningServer() {
   showState();
   for (const ui::ServedRow& row : state_->served) panel_->addRequest(row);
+  panel_->setServedCount(state_->served_total);
   if (!serving_.isServing() || state_->url.isEmpty()) return;
   const bool shown = state_->panel_shown;
   showServing(state_->url);
@@ -145,13 +146,14 @@ void ServingController::served(const ServedRun& r) {
   row.stream = r.request.params.stream;
   panel_->addRequest(row);
   state_->served.append(row);
+  ++state_->served_total;
   while (state_->served.size() > ui::ServerPanel::kMaxRows) state_->served.removeFirst();
   indicator_->setText(panel_->summary());
 
   RunStore* store = store_ ? store_() : nullptr;
   if (!store) return;
   RunContext context;
-  context.provider = tr("TokenScope server");
+  context.provider = kServedProvider;
   context.base_url = state_->url;
   context.model = QString::fromStdString(r.request.model);
   context.tags = {kServedTag};

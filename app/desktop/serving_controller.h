@@ -34,6 +34,7 @@ struct ServingState {
   LocalServing serving;
   QString url;                  // the base URL while serving, else ""
   QList<ui::ServedRow> served;  // the last requests, oldest first (ServerPanel::kMaxRows)
+  int served_total = 0;         // requests served (the panel shows the last kMaxRows)
   bool panel_shown = true;      // the panel's tool window was open
 };
 
@@ -53,6 +54,8 @@ class ServingController : public QObject {
   void setRunStore(std::function<RunStore*()> store) { store_ = std::move(store); }
   // The tag every served request's run carries.
   static constexpr const char* kServedTag = "served";
+  // The provider a served request is stored under: data, the same in every language.
+  static constexpr const char* kServedProvider = "TokenScope server";
   // The warning for serving on `host` with or without a key (server::exposureWarning's
   // rule, in the user's language); "" when only this computer can connect or a key is needed.
   static QString exposureWarning(const QString& host, bool has_key);

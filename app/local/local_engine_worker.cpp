@@ -1,5 +1,6 @@
 #include "app/local/local_engine_worker.h"
 
+#include <QRandomGenerator>
 #include <algorithm>
 
 #include "inference/engine/decode/generator.h"
@@ -18,7 +19,9 @@ engine::GenerateOptions generateOptions(const SamplingParams& params, int max_to
   options.sampling.top_p = static_cast<float>(params.top_p);
   options.sampling.top_k = params.top_k;
   options.sampling.repetition_penalty = static_cast<float>(params.repetition_penalty);
-  options.sampling.seed = params.seed ? static_cast<uint64_t>(*params.seed) : 0;
+  // no seed: a new one each run (Run again samples anew; a set seed repeats the answer)
+  options.sampling.seed =
+      params.seed ? static_cast<uint64_t>(*params.seed) : QRandomGenerator::global()->generate64();
   return options;
 }
 

@@ -3,6 +3,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QStringList>
 #include <cmath>
 
@@ -186,7 +187,9 @@ std::variant<ChatCompletionRequest, ApiError> parseChatCompletionRequest(
   if (max_completion) r.max_tokens = static_cast<int>(*max_completion);
   if (max_tokens) r.max_tokens = static_cast<int>(*max_tokens);
   if (top_k) r.sampling.top_k = static_cast<int>(*top_k);
-  if (seed) r.sampling.seed = static_cast<uint64_t>(*seed);
+  // No seed: each request samples anew, as an OpenAI endpoint does (a fixed default would
+  // give every unseeded request at a temperature the same answer).
+  r.sampling.seed = seed ? static_cast<uint64_t>(*seed) : QRandomGenerator::global()->generate64();
   r.seed_given = seed.has_value();
   return r;
 }

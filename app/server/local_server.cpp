@@ -320,7 +320,7 @@ engine::Result<engine::GenerationOutcome> LocalServer::run(
   r.cancel = &job.cancel;
   const bool observed = static_cast<bool>(options_.on_request);
   return scheduler_->generate(r, [&](const engine::GeneratedToken& t) {
-    if (observed) job.tokens.push_back({steadyNs(), t.text, t.batch});
+    if (observed) job.tokens.push_back({t.made_ns > 0 ? t.made_ns : steadyNs(), t.text, t.batch});
     return on_text(t.text);
   });
 }

@@ -264,6 +264,33 @@
     </message>
 </context>
 <context>
+    <name>ts::BenchGroup</name>
+    <message>
+        <source>concurrency</source>
+        <translation>并发</translation>
+    </message>
+    <message>
+        <source>request rate</source>
+        <translation>请求速率</translation>
+    </message>
+    <message>
+        <source>prompt words</source>
+        <translation>提示词字数</translation>
+    </message>
+    <message>
+        <source>prefill chunk</source>
+        <translation>预填充分块</translation>
+    </message>
+    <message>
+        <source>running sequences</source>
+        <translation>运行中的序列</translation>
+    </message>
+    <message>
+        <source>TPOT target ms</source>
+        <translation>TPOT 目标 ms</translation>
+    </message>
+</context>
+<context>
     <name>ts::BenchmarkController</name>
     <message>
         <source>Benchmark</source>
@@ -570,6 +597,10 @@
     <message>
         <source>cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>A client of the app&apos;s server sent this request: send it again from that client.</source>
+        <translation>此请求来自本应用服务器的客户端：请从该客户端再次发送。</translation>
     </message>
 </context>
 <context>
@@ -2062,6 +2093,10 @@ Serve did not start. Make the keychain available, or turn off &quot;Require an A
     <message>
         <source>TTFT against TPOT</source>
         <translation>TTFT 对 TPOT</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
     </message>
 </context>
 <context>

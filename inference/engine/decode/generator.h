@@ -7,6 +7,7 @@
 // back to the longest common prefix with the new prompt, so that the next turn of a
 // conversation prefills only its new tokens.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -39,6 +40,10 @@ struct GeneratedToken {
   std::string text;      // the UTF-8-complete bytes this token releases (may be empty)
   bool drafted = false;  // speculative runs: a draft token the target accepted
   int batch = 0;         // scheduler runs: sequences in the pass that produced it
+  // scheduler runs: steady_clock ns when the pass sampled it. The caller's thread may take
+  // several tokens at once (it wakes later than the pass), so timing the callback would
+  // squeeze their gaps to nothing; 0 elsewhere (the callback runs as the token is made).
+  int64_t made_ns = 0;
 };
 
 struct GenerationOutcome {

@@ -635,7 +635,10 @@ std::string Scheduler::advance(Sequence& s, std::span<const float> logits, int b
   if (endsGeneration(tokenizer_, id, s.chat, s.user_token)) return "stop";
   s.tokens.push_back(id);
   ++s.generated;
-  GeneratedToken token{id, s.utf8.push(tokenizer_.displayPiece(id)), false, batch};
+  GeneratedToken token{id, s.utf8.push(tokenizer_.displayPiece(id)), false, batch,
+                       std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now().time_since_epoch())
+                           .count()};
   std::lock_guard lock(mutex_);
   if (first) s.outcome.prefill_ms = msBetween(s.submitted, Clock::now());
   s.outcome.ids.push_back(id);

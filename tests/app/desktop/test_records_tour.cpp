@@ -281,6 +281,7 @@ class TestRecordsTour : public QObject {
              qPrintable(
                  QString("%1: minimum %2 × %3").arg(name).arg(least.width()).arg(least.height())));
     QTRY_COMPARE(ts::testing::clippedTexts(window).join("\n"), QString());
+    QTRY_COMPARE(ts::testing::clippedPlaceholders(window).join("\n"), QString());
     QTRY_COMPARE(chartProblems(window).join("\n"), QString());
   }
 

@@ -628,6 +628,43 @@ void manyStreamsGetTheirOwnTokens(const Fixture& f) {
         "the counters add up: " + std::to_string(m.generation_tokens) + " tokens generated");
 }
 
+// 5b. A caller that reads late (its thread busy with the first token while the passes go
+// on) gets each token stamped with when its pass made it: strictly increasing, all made
+// before the caller took the second. Timing the callback instead would give the queued
+// tokens one instant (a served request's TPOT of 0.00 ms on a fast model).
+void tokensCarryWhenTheyWereMade(const Fixture& f) {
+  SchedulerOptions o;
+  Scheduler scheduler(session(f.model, KvFormat::F16), f.tokenizer, o);
+  ScheduledRequest r;
+  r.prompt = promptOf(9, 77, f.vocab);
+  r.max_tokens = 12;
+  std::vector<int64_t> made;
+  int64_t first_returned = 0;
+  const auto now = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto out = scheduler.generate(r, [&](const GeneratedToken& t) {
+    if (t.id < 0) return true;
+    made.push_back(t.made_ns);
+    if (made.size() == 1) {  // hold the first until the request has ended
+      while (scheduler.metrics().requests_finished < 1 &&
+             std::chrono::steady_clock::now() < deadline)
+        std::this_thread::yield();
+      first_returned = now();
+    }
+    return true;
+  });
+  bool increasing =
+      out && made.size() == out.value().ids.size() && made.size() >= 3 && made.front() > 0;
+  for (size_t k = 1; k < made.size(); ++k) increasing = increasing && made[k] > made[k - 1];
+  check(out && increasing && made.back() <= first_returned,
+        "tokens read late carry their making times: " + std::to_string(made.size()) +
+            " tokens, strictly increasing and all before the second was read");
+}
+
 // 6. Pacing prompt chunks (tpot_target_ms). The pacer on modelled times (a 4-stream decode
 // step of 26 ms, a 64-token chunk 194 ms more, as on 2 threads): steps average the target,
 // a chunk every ~17 steps; decoders slower than the target still leave prompts a tenth.
@@ -719,6 +756,7 @@ int main() {
   memoryOutAtAdmissionIsAValue(f);
   memoryGoneInAStepPreempts(f);
   manyStreamsGetTheirOwnTokens(f);
+  tokensCarryWhenTheyWereMade(f);
   pacerSpreadsChunks();
   for (int target : {20, 0}) schedulerPacesPromptChunks(f, target);
   return ts::testing::finish();
