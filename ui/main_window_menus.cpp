@@ -152,7 +152,11 @@ void MainWindow::showShortcuts() {
   dialog->setObjectName("shortcutsDialog");
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   const auto plain = [](QString text) {
-    return text.remove(QRegularExpression("&(?!&)")).remove("…");
+    // "文件(&F)" reads "文件" (a CJK label's access key in brackets), "&File" reads "File"
+    return text.remove(QRegularExpression("\\(&[^&]\\)"))
+        .remove(QRegularExpression("&(?!&)"))
+        .remove("…")
+        .trimmed();
   };
   // Those without a menu entry first, then every menu item that has keys, read from the
   // menus themselves so the list is never out of date.

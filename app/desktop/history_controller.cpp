@@ -18,7 +18,15 @@ ui::HistoryRow rowOf(const StoredRun& r) {
   row.started = r.started;
   row.provider = r.context.provider;
   row.model = r.context.model;
-  row.status = r.status;
+  // the store's words ("finished", "failed", "cancelled"), shown in the app's language
+  if (r.status == "finished")
+    row.status = HistoryController::tr("finished");
+  else if (r.status == "failed")
+    row.status = HistoryController::tr("failed");
+  else if (r.status == "cancelled")
+    row.status = HistoryController::tr("cancelled");
+  else
+    row.status = r.status;
   row.group = r.context.group;
   row.benchmark = benchStepText(parseBenchGroup(r.context.group));
   if (row.benchmark.isEmpty()) row.benchmark = r.context.group;  // a group of another shape

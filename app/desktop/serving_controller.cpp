@@ -53,12 +53,12 @@ void ServingController::connectServing() {
     if (serving_.requiresKey())
       return window_->showStatus(
           (here ? tr("Serving the local model at %1 for this computer only; requests need the "
-                     "API key (Provider → Serve stops it).")
+                     "API key (Provider → Serve the local model stops it).")
                 : tr("Serving the local model at %1 and on every network of this computer; "
-                     "requests need the API key (Provider → Serve stops it)."))
+                     "requests need the API key (Provider → Serve the local model stops it)."))
               .arg(url));
     window_->showStatus(tr("Serving the local model at %1 for this computer only "
-                           "(OpenAI-compatible; Provider → Serve stops it).")
+                           "(OpenAI-compatible; Provider → Serve the local model stops it).")
                             .arg(url));
   });
   connect(&serving_, &LocalServing::stopped, this, [this] {

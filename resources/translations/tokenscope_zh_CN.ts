@@ -663,6 +663,18 @@
         <source>Compare needs two runs: send another message first.</source>
         <translation>比较需要两次运行：请先再发送一条消息。</translation>
     </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
 </context>
 <context>
     <name>ts::KeyStore</name>
@@ -1523,18 +1535,6 @@ Fix: </source>
         <translation>已停止本地模型服务。</translation>
     </message>
     <message>
-        <source>Serving the local model at %1 for this computer only; requests need the API key (Provider → Serve stops it).</source>
-        <translation>正在 %1 提供本地模型服务，仅限本机；请求需要 API 密钥（在“提供方 → 提供服务”中停止）。</translation>
-    </message>
-    <message>
-        <source>Serving the local model at %1 and on every network of this computer; requests need the API key (Provider → Serve stops it).</source>
-        <translation>正在 %1 及本机的所有网络上提供本地模型服务；请求需要 API 密钥（在“提供方 → 提供服务”中停止）。</translation>
-    </message>
-    <message>
-        <source>Serving the local model at %1 for this computer only (OpenAI-compatible; Provider → Serve stops it).</source>
-        <translation>正在 %1 提供本地模型服务，仅限本机（OpenAI 兼容；在“提供方 → 提供服务”中停止）。</translation>
-    </message>
-    <message>
         <source>Anyone who can reach this computer over the network can use the model. Require an API key, or listen on this computer only (Provider → Serve settings…).</source>
         <translation>任何能通过网络访问这台计算机的人都可以使用该模型。请要求 API 密钥，或仅在本机监听（提供方 → 服务设置…）。</translation>
     </message>
@@ -1593,6 +1593,18 @@ Serve did not start. Make the keychain available, or turn off &quot;Require an A
     <message>
         <source>A served request was not recorded: </source>
         <translation>一个已处理的服务请求未被记录：</translation>
+    </message>
+    <message>
+        <source>Serving the local model at %1 for this computer only; requests need the API key (Provider → Serve the local model stops it).</source>
+        <translation>正在 %1 提供本地模型服务，仅限本机；请求需要 API 密钥（在“提供方 → 以 OpenAI 兼容接口提供本地模型”中停止）。</translation>
+    </message>
+    <message>
+        <source>Serving the local model at %1 and on every network of this computer; requests need the API key (Provider → Serve the local model stops it).</source>
+        <translation>正在 %1 及本机的所有网络上提供本地模型服务；请求需要 API 密钥（在“提供方 → 以 OpenAI 兼容接口提供本地模型”中停止）。</translation>
+    </message>
+    <message>
+        <source>Serving the local model at %1 for this computer only (OpenAI-compatible; Provider → Serve the local model stops it).</source>
+        <translation>正在 %1 提供本地模型服务，仅限本机（OpenAI 兼容；在“提供方 → 以 OpenAI 兼容接口提供本地模型”中停止）。</translation>
     </message>
 </context>
 <context>

@@ -1,11 +1,13 @@
 // Simplified Chinese: every string the code marks for translation is in the .ts and
 // translated (placeholders and accelerators kept), and the window really shows it.
+#include <QDialog>
 #include <QDomDocument>
 #include <QMenuBar>
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSet>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -94,6 +96,16 @@ class TestTranslations : public QObject {
     QCOMPARE(window.menuBar()->actions().first()->text(), QString("文件(&F)"));
     QVERIFY(ts::authFixHint({{}, ts::KeyState::EnvUnset, "TAOTOKEN_API_KEY", false})
                 .contains("环境变量 TAOTOKEN_API_KEY 未设置"));
+    // The shortcuts list names menu items as read, without their access keys: "文件 → 新对话",
+    // not "文件(F) → 新对话(N)".
+    window.showShortcuts();
+    auto* table = window.findChild<QDialog*>("shortcutsDialog")->findChild<QTableWidget*>();
+    QStringList actions;
+    for (int r = 0; r < table->rowCount(); ++r) actions << table->item(r, 1)->text();
+    QVERIFY2(actions.join('\n').contains(QString::fromUtf8("文件 → ")),
+             qPrintable(actions.join('\n')));
+    QVERIFY2(!QRegularExpression("\\([A-Z]\\)").match(actions.join('\n')).hasMatch(),
+             qPrintable(actions.join('\n')));
     // Installing again for English (a switch without a restart) takes the Chinese out:
     // a window built afterwards speaks English.
     qputenv("TOKENSCOPE_LANGUAGE", "en");
