@@ -39,6 +39,7 @@
 #include "app/local/model_paths.h"
 #include "app/store/run_log.h"
 #include "tests/support/hub_mirror.h"
+#include "tests/support/long_metrics.h"
 #include "tests/support/openai_test_server.h"
 #include "ui/chat_panel.h"
 #include "ui/download_dialog.h"
@@ -52,30 +53,11 @@
 #include "ui/table_dialog.h"
 
 using namespace ts;
+using ts::testing::longMetrics;
 using ts::testing::OpenAiTestServer;
 using ts::testing::ServerScript;
 
 namespace {
-
-// What a long local speculative run shows: many digits, a cache, a prefill, a histogram.
-RunMetrics longMetrics() {
-  RunMetrics m;
-  m.ttft_ns = 123'456'789'012;
-  m.e2e_ns = 987'654'321'098;
-  m.output_tokens = 123'456'789;
-  m.prompt_tokens = 987'654'321;
-  m.cached_tokens = 123'456'789;
-  m.prefill_ns = 98'765'432'109;
-  m.acceptance_rate = 0.4321;
-  m.drafted_tokens = 99'999'999;
-  m.accepted_tokens = 43'210'000;
-  m.accepted_histogram = std::vector<int32_t>(17, 1'234'567);
-  m.tpot_ns = 123'456'789.0;
-  m.itl_ns = {123'456'789, 987'654'321};
-  m.decode_tok_s = 123456.789;
-  m.overall_tok_s = 98765.4321;
-  return m;
-}
 
 // Answers the next modal question box with `button` once it shows (looking for it every
 // 10 ms, for at most 5 s).

@@ -37,6 +37,7 @@
 #include "app/desktop/serve_settings.h"
 #include "app/local/demo_model.h"
 #include "app/local/model_paths.h"
+#include "tests/support/long_metrics.h"
 #include "tests/support/openai_test_server.h"
 #include "tests/support/text_fit.h"
 #include "ui/chat_panel.h"
@@ -46,33 +47,13 @@
 #include "ui/table_dialog.h"
 
 using namespace ts;
+using ts::testing::longMetrics;
 using ts::testing::OpenAiTestServer;
 using ts::testing::ServerScript;
 
 namespace {
 
 const QList<QSize> kScreens{{1024, 700}, {1600, 1000}};
-
-// What a long local speculative run shows: many digits, a cache, a prefill, a histogram
-// (as tests/app/desktop/test_window_fit.cpp).
-RunMetrics longMetrics() {
-  RunMetrics m;
-  m.ttft_ns = 123'456'789'012;
-  m.e2e_ns = 987'654'321'098;
-  m.output_tokens = 123'456'789;
-  m.prompt_tokens = 987'654'321;
-  m.cached_tokens = 123'456'789;
-  m.prefill_ns = 98'765'432'109;
-  m.acceptance_rate = 0.4321;
-  m.drafted_tokens = 99'999'999;
-  m.accepted_tokens = 43'210'000;
-  m.accepted_histogram = std::vector<int32_t>(17, 1'234'567);
-  m.tpot_ns = 123'456'789.0;
-  m.itl_ns = {123'456'789, 987'654'321};
-  m.decode_tok_s = 123456.789;
-  m.overall_tok_s = 98765.4321;
-  return m;
-}
 
 // The screen of `size` (offscreen: one of the two main() makes); on a real display, the
 // primary screen.
