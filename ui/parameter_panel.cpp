@@ -50,6 +50,33 @@ int sliderToTokens(int pos) {
 
 ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout(this);
+  addSamplingRows(form);
+  addLengthRows(form);
+  addSpeculativeRows(form);
+  system_prompt_ = new QPlainTextEdit(this);
+  system_prompt_->setObjectName("systemPrompt");
+  system_prompt_->setPlaceholderText(tr("Optional system message"));
+  system_prompt_->setMaximumHeight(80);
+  form->addRow(tr("S&ystem"), system_prompt_);
+
+  // The button is for when the values differ from the suggestions.
+  for (QDoubleSpinBox* spin : {temperature_, top_p_, repetition_penalty_})
+    connect(spin, &QDoubleSpinBox::valueChanged, this, &ParameterPanel::updateSuggestionButton);
+  for (QSpinBox* spin : {top_k_, max_tokens_})
+    connect(spin, &QSpinBox::valueChanged, this, &ParameterPanel::updateSuggestionButton);
+
+  setParams(SamplingParams{});
+  // Qt sizes "&Temperature" with its T-e kerning but draws the underlined T as a run of
+  // its own, without it: 1–2 px wider than the label, its last letter cut against the
+  // slider. Half a character of room after every row label covers what a mnemonic loses.
+  for (int r = 0; r < form->rowCount(); ++r)
+    if (QLayoutItem* item = form->itemAt(r, QFormLayout::LabelRole))
+      if (auto* label = qobject_cast<QLabel*>(item->widget()))
+        label->setContentsMargins(0, 0, label->fontMetrics().averageCharWidth() / 2, 0);
+}
+
+// Temperature, top p, top k and the repetition penalty.
+void ParameterPanel::addSamplingRows(QFormLayout* form) {
   temperature_ = new QDoubleSpinBox(this);
   temperature_->setObjectName("temperatureSpin");
   temperature_slider_ = new QSlider(Qt::Horizontal, this);
@@ -92,7 +119,10 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   mh->addWidget(repetition_penalty_);
   mh->addStretch(1);
   form->addRow(tr("Top &k"), more);
+}
 
+// Max tokens, the model's suggestions and streaming.
+void ParameterPanel::addLengthRows(QFormLayout* form) {
   auto* tokens_row = new QWidget(this);
   auto* h = new QHBoxLayout(tokens_row);
   h->setContentsMargins(0, 0, 0, 0);
@@ -133,7 +163,9 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   stream_->setObjectName("streamCheck");
   stream_->setToolTip(tr("Off: one complete response; TTFT then equals E2E."));
   form->addRow("", stream_);
+}
 
+void ParameterPanel::addSpeculativeRows(QFormLayout* form) {
   // Speculative sampling (the local engine; remote providers ignore it).
   auto* spec_row = new QWidget(this);
   auto* sh = new QHBoxLayout(spec_row);
@@ -172,27 +204,6 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   };
   connect(speculative_, &QComboBox::currentIndexChanged, this, update);
   connect(draft_auto_, &QCheckBox::toggled, this, update);
-
-  system_prompt_ = new QPlainTextEdit(this);
-  system_prompt_->setObjectName("systemPrompt");
-  system_prompt_->setPlaceholderText(tr("Optional system message"));
-  system_prompt_->setMaximumHeight(80);
-  form->addRow(tr("S&ystem"), system_prompt_);
-
-  // The button is for when the values differ from the suggestions.
-  for (QDoubleSpinBox* spin : {temperature_, top_p_, repetition_penalty_})
-    connect(spin, &QDoubleSpinBox::valueChanged, this, &ParameterPanel::updateSuggestionButton);
-  for (QSpinBox* spin : {top_k_, max_tokens_})
-    connect(spin, &QSpinBox::valueChanged, this, &ParameterPanel::updateSuggestionButton);
-
-  setParams(SamplingParams{});
-  // Qt sizes "&Temperature" with its T-e kerning but draws the underlined T as a run of
-  // its own, without it: 1–2 px wider than the label, its last letter cut against the
-  // slider. Half a character of room after every row label covers what a mnemonic loses.
-  for (int r = 0; r < form->rowCount(); ++r)
-    if (QLayoutItem* item = form->itemAt(r, QFormLayout::LabelRole))
-      if (auto* label = qobject_cast<QLabel*>(item->widget()))
-        label->setContentsMargins(0, 0, label->fontMetrics().averageCharWidth() / 2, 0);
 }
 
 void ParameterPanel::updateSuggestionButton() {

@@ -17,6 +17,8 @@ class QPushButton;
 class QSlider;
 class QSpinBox;
 
+class QFormLayout;
+
 namespace ts::ui {
 
 class ParameterPanel : public QWidget {
@@ -34,6 +36,9 @@ class ParameterPanel : public QWidget {
   void useSuggestions();
 
  private:
+  void addSamplingRows(QFormLayout* form);
+  void addLengthRows(QFormLayout* form);
+  void addSpeculativeRows(QFormLayout* form);
   void updateSuggestionButton();
 
   QDoubleSpinBox* temperature_;
