@@ -1,6 +1,7 @@
 // What the comparison view shows, as values the app computes: per series (one run, or a
 // group of repeated runs) its figures, the ITL curve of its first run, the settings that
-// differ between the series, and the CSV and JSON the view exports.
+// differ between the series, whether the difference can be attributed to one of them (the
+// banner and its single-lever commands), and the CSV and JSON the view exports.
 #pragma once
 #include <QByteArray>
 #include <QList>
@@ -32,6 +33,26 @@ struct SeriesFigures {
   QList<QPointF> batch_curve;
 };
 
+// The single-lever comparison the view offers to run for a pair of local runs that differ
+// in several levers: the lab command that measures one of those levers alone.
+struct SingleLeverOffer {
+  QString lever;    // the lab's lever name: weights | kv | draft | prefill
+  QString value;    // what to measure against the baseline: "q8_0", "self-int4", "chunk:256"
+  QString button;   // "Measure weights alone…"
+  QString command;  // "tokenscope-cli lab --model /m.gguf --vary weights=q8_0 --repeat 5"
+};
+
+// Whether the comparison can tell which change made the difference (issue 43: one change
+// at a time). Every text empty: nothing to say.
+struct AttributionNotice {
+  // "These runs differ in weights and speculative sampling: the difference cannot be
+  // attributed to either." ("#3 and #7 differ in …" for one pair of more than two series)
+  QString warning;
+  QString advice;    // with a warning that offers nothing to run: "Run them again changing …"
+  QString machines;  // the softer note that the runs were measured on different machines
+  QList<SingleLeverOffer> offers;
+};
+
 struct ComparisonContent {
   QList<SeriesFigures> series;
   // What the series' tags are values of, when every series is one benchmark step of the
@@ -40,8 +61,9 @@ struct ComparisonContent {
   // Setting name -> its value in each series, for the settings that are not all equal
   // ("" where a series has no value, e.g. no concurrency for a chat run).
   QList<QPair<QString, QStringList>> differing_settings;
-  QString csv;      // one row per series and figure
-  QByteArray json;  // vLLM's field names where they mean the same thing
+  AttributionNotice attribution;  // the banner above the tables
+  QString csv;                    // one row per series and figure
+  QByteArray json;                // vLLM's field names where they mean the same thing
 };
 
 // What a figure means (hover text): metric is ttft | tpot | itl | e2e | decode | overall |

@@ -5,9 +5,12 @@
 #include <QBoxSet>
 #include <QChart>
 #include <QChartView>
+#include <QClipboard>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGridLayout>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonDocument>
@@ -20,6 +23,7 @@
 #include <QSaveFile>
 #include <QScreen>
 #include <QScrollArea>
+#include <QStyle>
 #include <QSvgGenerator>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -28,6 +32,7 @@
 #include <algorithm>
 #include <functional>
 #include "ui/chart_palette.h"
+#include "ui/elided_label.h"
 #include "ui/nice_axis.h"
 #include "ui/save_file.h"
 
@@ -97,7 +102,10 @@ ComparisonView::ComparisonView(ComparisonContent content, QWidget* parent)
   content_ = new QWidget;
   content_->setObjectName("comparisonContent");
   content_->setAutoFillBackground(true);  // the exports' background
-  auto* columns = columns_ = new QHBoxLayout(content_);
+  auto* page = new QVBoxLayout(content_);
+  if (QWidget* banner = attributionBanner()) page->addWidget(banner);
+  auto* columns = columns_ = new QHBoxLayout;
+  page->addLayout(columns, 1);
   auto* charts = new QVBoxLayout;
   charts->addWidget(itlChart(), 3);
   if (QChartView* batches = batchChart()) charts->addWidget(batches, 2);
@@ -335,6 +343,61 @@ QTableWidget* ComparisonView::settingsTable() {
   table->setToolTip(differing.isEmpty() ? tr("Every setting is the same")
                                         : tr("Only the settings that differ"));
   return table;
+}
+
+QWidget* ComparisonView::attributionBanner() {
+  const AttributionNotice& notice = values_.attribution;
+  if (notice.warning.isEmpty() && notice.machines.isEmpty()) return nullptr;
+  auto* banner = new QFrame(content_);
+  banner->setObjectName("attributionBanner");
+  // a border in the warning's colour: the page's background stays the theme's
+  banner->setStyleSheet(notice.warning.isEmpty()
+                            ? "QFrame#attributionBanner { border: 1px solid palette(mid); }"
+                            : "QFrame#attributionBanner { border: 1px solid #d08c00; }");
+  auto* columns = new QHBoxLayout(banner);
+  auto* text = new QVBoxLayout;
+  const auto paragraph = [banner, text](const QString& words, const char* name) {
+    auto* label = new QLabel(words, banner);
+    label->setObjectName(name);
+    label->setTextFormat(Qt::PlainText);  // settings and paths are text
+    label->setWordWrap(true);
+    text->addWidget(label);
+  };
+  if (!notice.warning.isEmpty()) {
+    auto* icon = new QLabel(banner);
+    icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(24, 24));
+    columns->addWidget(icon, 0, Qt::AlignTop);
+    paragraph(notice.advice.isEmpty() ? notice.warning : notice.warning + ' ' + notice.advice,
+              "attributionWarning");
+  }
+  if (!notice.machines.isEmpty()) paragraph(notice.machines, "attributionMachines");
+  auto* buttons = new QGridLayout;  // two a row: four levers still fit a 1024 px window
+  for (int i = 0; i < notice.offers.size(); ++i) {
+    const SingleLeverOffer offer = notice.offers[i];
+    auto* button = new QPushButton(offer.button, banner);
+    button->setObjectName("measureAlone_" + offer.lever);
+    button->setAutoDefault(false);  // Enter in the dialog does not copy a command
+    button->setToolTip(tr("Copies the command that measures this lever alone against the "
+                          "model's baseline, interleaved, 5 repeats each:\n%1")
+                           .arg(offer.command));
+    connect(button, &QPushButton::clicked, this, [this, offer] { offerClicked(offer); });
+    buttons->addWidget(button, i / 2, i % 2);
+  }
+  buttons->setColumnStretch(2, 1);
+  text->addLayout(buttons);
+  copied_ = new ElidedLabel(banner);
+  copied_->setObjectName("attributionCopied");
+  copied_->hide();
+  text->addWidget(copied_);
+  columns->addLayout(text, 1);
+  return banner;
+}
+
+void ComparisonView::offerClicked(const SingleLeverOffer& offer) {
+  QGuiApplication::clipboard()->setText(offer.command);
+  copied_->setFullText(tr("Copied: %1").arg(offer.command));
+  copied_->show();
+  emit singleLeverRequested(offer.lever, offer.value);
 }
 
 QString ComparisonView::exportPng(const QString& path) {

@@ -4,7 +4,10 @@
 // p99); a table of every figure (hover a row for its definition); the settings that
 // differ. Charts on the left, the tables on the right sized to their rows and headers
 // (never a scrollbar of their own); the whole page scrolls when the window is smaller than
-// it. Exports the page at its own size as PNG or SVG and the numbers as CSV or JSON.
+// it. Above them, when a pair of series differs in two or more levers, a banner says that
+// the difference cannot be attributed to either and, for local runs, offers per lever the
+// lab command that measures it alone (copied to the clipboard). Exports the page at its
+// own size as PNG or SVG and the numbers as CSV or JSON.
 #pragma once
 #include <QDialog>
 #include <QList>
@@ -18,6 +21,8 @@ class QTableWidget;
 
 namespace ts::ui {
 
+class ElidedLabel;
+
 class ComparisonView : public QDialog {
   Q_OBJECT
  public:
@@ -27,6 +32,11 @@ class ComparisonView : public QDialog {
   QString exportSvg(const QString& path);
   QString exportCsv(const QString& path) const;
   QString exportJson(const QString& path) const;
+
+ signals:
+  // "Measure weights alone…" was clicked (its command is on the clipboard): measure `lever`
+  // (the lab's name: weights | kv | draft | prefill) at `value` alone.
+  void singleLeverRequested(const QString& lever, const QString& value);
 
  protected:
   void showEvent(QShowEvent* event) override;
@@ -38,6 +48,8 @@ class ComparisonView : public QDialog {
   QChartView* boxChart(const QString& title, const QString& metric, Summary SeriesFigures::*figure);
   QTableWidget* figuresTable();
   QTableWidget* settingsTable();
+  QWidget* attributionBanner();  // null when there is nothing to say
+  void offerClicked(const SingleLeverOffer& offer);
   void exportWithDialog();
   // Tables beside the charts when the window is wide enough for both, else below them.
   void arrange();
@@ -48,6 +60,7 @@ class ComparisonView : public QDialog {
   QBoxLayout* columns_ = nullptr;  // the charts, then the tables
   QTableWidget* figures_ = nullptr;
   QTableWidget* settings_ = nullptr;
+  ElidedLabel* copied_ = nullptr;  // "Copied: tokenscope-cli lab …" after an offer's click
 };
 
 }  // namespace ts::ui

@@ -127,6 +127,7 @@ class MainWindow : public QMainWindow {
   void serveRequested(const ts::ProviderSettings& provider);
   void stopServingRequested();
   void serveSettingsRequested();  // Provider → Serve settings…
+  void leverLabRequested();       // Tools → Lever lab…, Provider → Try a lever…
   void languageChosen(const QString& code);
   void themeChosen(const QString& code);  // View → Theme
 
@@ -136,6 +137,7 @@ class MainWindow : public QMainWindow {
   void buildFileMenu();
   void buildProviderMenu();
   void buildViewMenu();  // with its Theme and Language submenus
+  void buildToolsMenu();
   void buildHelpMenu();
   // A submenu of exclusive choices (code, label); actions named `name_prefix` + code.
   QActionGroup* addChoiceMenu(QMenu* menu, const QString& name_prefix,

@@ -17,6 +17,7 @@ void MainWindow::buildMenus() {
   buildFileMenu();
   buildProviderMenu();
   buildViewMenu();
+  buildToolsMenu();
   buildHelpMenu();
 }
 
@@ -82,6 +83,26 @@ void MainWindow::buildProviderMenu() {
   });
   provider->addAction(tr("Serve se&ttings…"), this, &MainWindow::serveSettingsRequested)
       ->setObjectName("serveSettingsAction");
+  provider->addSeparator();
+  // The lab's levers are the local engine's: offered here only while it is the provider.
+  QAction* lever = provider->addAction(tr("Tr&y a lever…"), this, &MainWindow::leverLabRequested);
+  lever->setObjectName("tryLeverAction");
+  const auto local = [this, lever] {
+    const auto p = currentProviderSettings();
+    lever->setEnabled(p && p->kind == ProviderKind::LocalEngine);
+  };
+  connect(this, &MainWindow::currentProviderChanged, lever, local);
+  local();
+}
+
+void MainWindow::buildToolsMenu() {
+  QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+  QAction* lab = tools->addAction(tr("&Lever lab…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L),
+                                  this, &MainWindow::leverLabRequested);
+  lab->setObjectName("leverLabAction");
+  lab->setToolTip(
+      tr("Pull one lever of the local engine (weights, KV cache, speculative sampling, "
+         "threads, prefill policy) against its baseline, measured with confidence intervals"));
 }
 
 void MainWindow::buildViewMenu() {

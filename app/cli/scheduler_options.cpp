@@ -30,6 +30,16 @@ void addSchedulerOptions(QCommandLineParser& p) {
                "trading the prompts' time to first token for the others' pace "
                "(default 0: a chunk in every step)."),
        "MS", "0"},
+      {"separate-prefill",
+       QString("Prompts with more than this many tokens to compute (after the prefix "
+               "cache) are computed by a prefill worker of their own thread and CPU "
+               "threads while the others decode, then join them (default 0: every prompt "
+               "in chunks of the steps). CPU only."),
+       "TOKENS", "0"},
+      {"separate-prefill-threads",
+       QString("CPU threads of the --separate-prefill worker, beside --threads' (default "
+               "0: half the machine's, at least 1)."),
+       "N", "0"},
       {"kv-positions",
        QString("KV cache positions all requests share, in blocks of %1 (default: two "
                "contexts, or --parallel x 1,024 if more); full blocks of prompts stay "
@@ -61,7 +71,11 @@ std::optional<engine::SchedulerOptions> schedulerOptions(const QCommandLineParse
   const auto memory = p.isSet("kv-memory-mb") ? bounded("kv-memory-mb", engine::kKvMemoryMbBound)
                                               : std::optional<int>(0);
   const auto tpot = bounded("tpot-target", engine::kTpotTargetBound);
-  if (!parallel || !tokens || !chunk || !positions || !memory || !tpot) return std::nullopt;
+  const auto separate = bounded("separate-prefill", engine::kSeparatePrefillBound);
+  const auto separate_threads = bounded("separate-prefill-threads", engine::kSeparateThreadsBound);
+  if (!parallel || !tokens || !chunk || !positions || !memory || !tpot || !separate ||
+      !separate_threads)
+    return std::nullopt;
   if (p.isSet("kv-positions") && p.isSet("kv-memory-mb")) {
     error.message = "--kv-positions and --kv-memory-mb both size the KV pool: give one of them";
     return std::nullopt;
@@ -71,6 +85,8 @@ std::optional<engine::SchedulerOptions> schedulerOptions(const QCommandLineParse
   o.max_running = *parallel;
   o.batch_tokens = *tokens;
   o.prefill_chunk = *chunk;
+  o.separate_prefill_tokens = *separate;
+  o.separate_prefill_threads = *separate_threads;
   o.kv_blocks = (*positions + engine::kKvBlock - 1) / engine::kKvBlock;
   return o;
 }

@@ -1,7 +1,7 @@
 // The serving scheduler's part of the runtime options (runtime_options.h), which `serve` and
 // `bench --model-path` share: --parallel, --batch-tokens, --prefill-chunk, --tpot-target,
-// --kv-positions and --kv-memory-mb (engine/serving/scheduler.h; bounds in
-// serving_limits.h).
+// --separate-prefill, --separate-prefill-threads, --kv-positions and --kv-memory-mb
+// (engine/serving/scheduler.h; bounds in serving_limits.h).
 #pragma once
 #include <QCommandLineParser>
 #include <optional>

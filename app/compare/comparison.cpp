@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "app/compare/bench_group.h"
+#include "app/compare/lever_attribution.h"
 #include "app/store/run_json.h"
 
 namespace ts {
@@ -16,16 +17,24 @@ std::optional<double> meanOf(const std::vector<double>& v) {
   return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
-QString tr(const char* text) {
-  return QCoreApplication::translate("ts::Comparison", text);
-}
-
 QString localTime(const QDateTime& t, const QString& format) {
   return t.isValid() ? t.toLocalTime().toString(format) : QString();
 }
 
 QJsonValue orNull(const std::optional<double>& v) {
   return v ? QJsonValue(*v) : QJsonValue();
+}
+
+// The levers that differ (the lab's names), and where two or more do, the warning and
+// the commands that measure each alone; the note on different machines.
+void insertAttribution(QJsonObject& json, const LeverAttribution& a) {
+  json.insert("levers_differing", QJsonArray::fromStringList(a.levers));
+  if (!a.notice.warning.isEmpty()) json.insert("attribution_warning", a.notice.warning);
+  if (!a.notice.machines.isEmpty()) json.insert("environment_note", a.notice.machines);
+  QJsonArray commands;
+  for (const ui::SingleLeverOffer& o : a.notice.offers)
+    commands.append(QJsonObject{{"lever", o.lever}, {"value", o.value}, {"command", o.command}});
+  if (!commands.isEmpty()) json.insert("single_lever_commands", commands);
 }
 
 }  // namespace
@@ -162,7 +171,7 @@ void nameSeries(QList<ComparedSeries>& series) {
     // the legend's label: short enough to stay whole beside the chart
     QStringList parts{tag};
     if (!s.group.isEmpty())
-      parts << tr("%1 runs").arg(s.run_ids.size());
+      parts << QCoreApplication::translate("ts::Comparison", "%1 runs").arg(s.run_ids.size());
     else if (!setting.isEmpty())
       parts << setting;
     else
@@ -170,9 +179,12 @@ void nameSeries(QList<ComparedSeries>& series) {
     parts.removeAll(QString());
     s.tag = tag;
     s.label = parts.join(" · ");
-    const QString detail = !s.group.isEmpty()   ? tr("(%1 runs)").arg(s.run_ids.size())
-                           : !setting.isEmpty() ? setting
-                                                : localTime(s.first.started, "HH:mm:ss");
+    // spelled out (not a local tr()), so that lupdate files them under the context looked up
+    const QString detail =
+        !s.group.isEmpty()
+            ? QCoreApplication::translate("ts::Comparison", "(%1 runs)").arg(s.run_ids.size())
+        : !setting.isEmpty() ? setting
+                             : localTime(s.first.started, "HH:mm:ss");
     s.header = detail.isEmpty() ? tag : tag + '\n' + detail;
   }
 }
@@ -186,11 +198,15 @@ QString comparisonCsv(const QList<ComparedSeries>& series) {
   QString csv = "series,metric,mean,p50,p90,p99,count,run_ids";
   if (!series.isEmpty())
     for (const auto& [name, value] : seriesSettings(series.front())) csv += ',' + name;
-  csv += '\n';
+  csv += ",levers_differing,attribution_warning\n";
+  const LeverAttribution attribution = attributeLevers(series);
+  const QString attributed =
+      ',' + attribution.levers.join(' ') + ',' + field(attribution.notice.warning);
   for (const ComparedSeries& s : series) {
-    QString tail(",");  // the run ids and every setting, on each of the series' rows
+    QString tail(",");  // the run ids, every setting and the levers, on each of its rows
     for (qint64 id : s.run_ids) tail += (tail.size() > 1 ? " " : "") + QString::number(id);
     for (const auto& [name, value] : seriesSettings(s)) tail += ',' + field(value);
+    tail += attributed;
     for (auto [name, m] : {std::pair{"ttft_ms", s.ttft_ms}, std::pair{"tpot_ms", s.tpot_ms},
                            std::pair{"itl_ms", s.itl_ms}, std::pair{"e2e_ms", s.e2e_ms}})
       csv += QString("%1,%2,%3,%4,%5,%6,%7")
@@ -248,7 +264,9 @@ QJsonObject comparisonJson(const QList<ComparedSeries>& series) {
     o.insert("run_details", details);
     out.append(o);
   }
-  return {{"series", out}};
+  QJsonObject json{{"series", out}};
+  insertAttribution(json, attributeLevers(series));
+  return json;
 }
 
 ui::ComparisonContent comparisonContent(const QList<ComparedSeries>& series) {
@@ -271,6 +289,7 @@ ui::ComparisonContent comparisonContent(const QList<ComparedSeries>& series) {
     for (qsizetype i = 0; i < values.size(); ++i) content.series[i].tag = values[i];
   }
   content.differing_settings = differingSettings(series);
+  content.attribution = attributeLevers(series).notice;
   content.csv = comparisonCsv(series);
   content.json = QJsonDocument(comparisonJson(series)).toJson(QJsonDocument::Indented);
   return content;

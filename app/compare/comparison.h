@@ -54,11 +54,15 @@ QList<QPair<QString, QStringList>> differingSettings(const QList<ComparedSeries>
 void nameSeries(QList<ComparedSeries>& series);
 
 // One row per series and figure: series,metric,mean,p50,p90,p99,count, then the series'
-// run ids (space-separated) and every setting (seriesSettings' names) as further columns.
+// run ids (space-separated), every setting (seriesSettings' names), and the comparison's
+// levers_differing (space-separated) and attribution_warning as further columns.
 QString comparisonCsv(const QList<ComparedSeries>& series);
 // {"series": [{label, runs, completed, mean_ttft_ms, median_ttft_ms, p90_ttft_ms, p99_ttft_ms,
 //   ... tpot, itl, e2el ..., decode_tok_s, settings {every setting}, environment,
-//   run_details [{id, started, status, prompt_tokens, output_tokens}]}]}
+//   run_details [{id, started, status, prompt_tokens, output_tokens}]}],
+//  levers_differing ["weights", "draft", ...: lever_attribution.h's names],
+//  attribution_warning (when a pair differs in two or more levers), environment_note (when
+//  the CPU or GPU differ), single_lever_commands [{lever, value, command}] (local runs)}
 QJsonObject comparisonJson(const QList<ComparedSeries>& series);
 // Everything the comparison view shows and exports.
 ui::ComparisonContent comparisonContent(const QList<ComparedSeries>& series);

@@ -31,7 +31,9 @@ AppController::AppController(ui::MainWindow* window, std::unique_ptr<AppState> o
       downloads_(window, &providers_),
       history_(window),
       benchmark_(window, &state_->keys, [this] { return chat_.runStore(); }),
-      preferences_(window, [this] { return unfinishedWork(); }) {
+      preferences_(window, [this] { return unfinishedWork(); }),
+      lab_(
+          window, [this] { return chat_.runStore(); }, [this] { return labBlocker(); }) {
   state_->models.setWindow(window);
   if (!state_->download_hub.isEmpty()) downloads_.setHub(state_->download_hub);
   if (chat_.runStore()) history_.setStore(chat_.runStore());
@@ -47,6 +49,7 @@ AppController::AppController(ui::MainWindow* window, std::unique_ptr<AppState> o
   connect(window, &ui::MainWindow::modelManagerRequested, this, &AppController::openModelManager);
   connect(&state_->models, &ModelManager::loaded, this, &AppController::useLoadedModel);
   connect(window, &ui::MainWindow::historyRequested, &history_, &HistoryController::open);
+  connect(&history_, &HistoryController::singleLeverRequested, &lab_, &LabController::openWith);
   connect(window, &ui::MainWindow::compareLatestRequested, &history_,
           &HistoryController::compareLatest);
   connect(window, &ui::MainWindow::aboutRequested, this, [this] { AboutBox::show(window_); });
@@ -64,7 +67,21 @@ QStringList AppController::unfinishedWork() const {
   if (downloads_.isDownloading()) work << tr("the model download");
   if (benchmark_.isRunning()) work << tr("the benchmark");
   if (state_->models.isLoading()) work << tr("loading the model in the model manager");
+  if (lab_.isRunning()) work << tr("the lever lab's run");
   return work;
+}
+
+QString AppController::labBlocker() const {
+  const auto current = window_->currentProviderSettings();
+  if (chat_.isBusy() && current && current->kind == ProviderKind::LocalEngine)
+    return tr(
+        "The chat is answering on the local engine: the lab's timings would be "
+        "disturbed. Stop the answer or wait for it to end, then run the lab.");
+  if (benchmark_.isRunning())
+    return tr(
+        "A benchmark is running: the lab's timings would be disturbed. Let it end or "
+        "cancel it, then run the lab.");
+  return {};
 }
 
 void AppController::setDownloadHub(const QString& base_url) {

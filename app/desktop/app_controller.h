@@ -14,6 +14,7 @@
 #include "app/desktop/config_controller.h"
 #include "app/desktop/download_controller.h"
 #include "app/desktop/history_controller.h"
+#include "app/desktop/lab_controller.h"
 #include "app/desktop/model_manager.h"
 #include "app/desktop/preferences_controller.h"
 #include "app/desktop/provider_controller.h"
@@ -48,6 +49,7 @@ class AppController : public QObject {
   PreferencesController& preferences() { return preferences_; }
   ui::BenchmarkDialog* benchmark() const { return benchmark_.dialog(); }
   const BenchmarkController& benchmarks() const { return benchmark_; }
+  LabController& lab() { return lab_; }
   // Where every run is recorded (ChatController::setRunStore); the history reads it.
   void setRunStore(std::unique_ptr<RunStore> store);
   RunStore* runStore() const { return chat_.runStore(); }
@@ -71,6 +73,8 @@ class AppController : public QObject {
   // The parameter panel's line of the current local model's suggested settings.
   void showModelSuggestions();
   void useLoadedModel(const QString& path, const LocalEngineSettings& settings);
+  // "" or why the lever lab must not start now (its timings would be disturbed).
+  QString labBlocker() const;
 
   AppController(ui::MainWindow* window, std::unique_ptr<AppState> owned, AppState* state,
                 QObject* parent);
@@ -86,6 +90,7 @@ class AppController : public QObject {
   HistoryController history_;
   BenchmarkController benchmark_;
   PreferencesController preferences_;
+  LabController lab_;
 };
 
 }  // namespace ts

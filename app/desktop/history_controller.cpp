@@ -129,6 +129,8 @@ ui::ComparisonView* HistoryController::compare(const QList<qint64>& ids, bool gr
   comparison_ = new ui::ComparisonView(comparisonContent(series), window_);
   comparison_->setObjectName("comparisonView");
   comparison_->setAttribute(Qt::WA_DeleteOnClose);
+  connect(comparison_, &ui::ComparisonView::singleLeverRequested, this,
+          &HistoryController::singleLeverRequested);
   comparison_->show();
   return comparison_;
 }

@@ -27,6 +27,10 @@ class HistoryController : public QObject {
   // reason in the status bar, when the store has fewer than two.
   ui::ComparisonView* compareLatest();
 
+ signals:
+  // The comparison's "Measure … alone…": the Lever lab with that lever and value.
+  void singleLeverRequested(const QString& lever, const QString& value);
+
  private:
   ui::MainWindow* window_;
   RunStore* store_ = nullptr;

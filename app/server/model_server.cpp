@@ -49,6 +49,11 @@ std::string describeScheduling(const engine::Scheduler& scheduler) {
          (o.tpot_target_ms > 0
               ? " paced to " + std::to_string(o.tpot_target_ms) + " ms per output token"
               : std::string()) +
+         (o.separate_prefill_tokens > 0
+              ? ", prompts over " + std::to_string(o.separate_prefill_tokens) +
+                    " tokens prefilled separately on " +
+                    std::to_string(o.separate_prefill_threads) + " thread(s)"
+              : std::string()) +
          ", " + std::to_string(o.batch_tokens) + " tokens per step, " +
          std::to_string(o.kv_blocks) + " KV blocks of " + std::to_string(engine::kKvBlock);
 }

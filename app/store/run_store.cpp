@@ -49,6 +49,12 @@ const char* const kSchemaV2[] = {
     "CREATE UNIQUE INDEX runs_import_key ON runs(import_key) WHERE import_key IS NOT NULL",
     "CREATE INDEX runs_started ON runs(started_at)"};
 
+// Version 3: lever-lab reports (their JSON, with the model and lever to filter on).
+const char* const kSchemaV3[] = {
+    "CREATE TABLE lab_reports (id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT NOT NULL, "
+    "model TEXT NOT NULL DEFAULT '', lever TEXT NOT NULL DEFAULT '', report_json TEXT NOT NULL)",
+    "CREATE INDEX lab_reports_lever ON lab_reports(lever, started_at)"};
+
 // A bound QString() is SQL NULL: text columns here are never NULL.
 QVariant nonNull(const QString& s) {
   return s.isNull() ? QVariant(QString("")) : QVariant(s);
@@ -166,6 +172,8 @@ bool RunStore::migrate() {
         ok = set.exec();
       }
     }
+    if (version == 3)
+      for (const char* sql : kSchemaV3) ok = ok && exec(sql);
     ok = ok && exec(QString("PRAGMA user_version = %1").arg(version));
     if (!ok || !db.commit()) {
       db.rollback();
@@ -449,6 +457,42 @@ void RunStoreWriter::update(const RecordedRun& run) {
 
 void RunStoreWriter::finish(const RecordedRun& run) {
   if (id_ >= 0 && store_.finishRun(id_, run, written_)) written_ = run.events.size();
+}
+
+qint64 RunStore::addLabReport(const QJsonObject& report) {
+  const QJsonObject baseline = report.value("baseline").toObject();
+  const QJsonArray variants = report.value("variants").toArray();
+  QSqlQuery q(QSqlDatabase::database(connection_, false));
+  q.prepare("INSERT INTO lab_reports (started_at, model, lever, report_json) VALUES (?, ?, ?, ?)");
+  q.addBindValue(QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
+  q.addBindValue(nonNull(baseline.value("model").toString()));
+  q.addBindValue(nonNull(variants.isEmpty() ? QString()
+                                            : variants.at(0).toObject().value("lever").toString()));
+  q.addBindValue(jsonText(report));
+  if (!q.exec()) {
+    error_ = q.lastError().text();
+    return -1;
+  }
+  return q.lastInsertId().toLongLong();
+}
+
+QList<StoredLabReport> RunStore::labReports(const QString& lever, int limit) {
+  QSqlQuery q(QSqlDatabase::database(connection_, false));
+  q.prepare(QString("SELECT id, started_at, model, lever, report_json FROM lab_reports %1 "
+                    "ORDER BY started_at DESC, id DESC LIMIT ?")
+                .arg(lever.isEmpty() ? "" : "WHERE lever = ?"));
+  if (!lever.isEmpty()) q.addBindValue(lever);
+  q.addBindValue(limit);
+  QList<StoredLabReport> out;
+  if (!q.exec()) {
+    error_ = q.lastError().text();
+    return out;
+  }
+  while (q.next())
+    out.append({q.value(0).toLongLong(),
+                QDateTime::fromString(q.value(1).toString(), Qt::ISODateWithMs),
+                q.value(2).toString(), q.value(3).toString(), jsonObject(q.value(4).toString())});
+  return out;
 }
 
 }  // namespace ts

@@ -54,6 +54,14 @@ struct RunFilter {
   int limit = 5000;
 };
 
+// One lever-lab report (inference/engine/lab/lab_json.h's JSON), as stored.
+struct StoredLabReport {
+  qint64 id = 0;
+  QDateTime started;  // UTC, when it was stored
+  QString model, lever;
+  QJsonObject report;
+};
+
 struct ImportSummary {
   int imported = 0;
   int duplicates = 0;   // lines already in the store
@@ -62,7 +70,7 @@ struct ImportSummary {
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   static QString defaultPath();  // <app data>/runs.sqlite
 
   explicit RunStore(const QString& path);  // opens, creating or migrating the schema
@@ -93,6 +101,12 @@ class RunStore {
   bool setImportKey(qint64 id, const QByteArray& log_line);
   // A run log (runs-*.jsonl) into the store; each line once, however often imported.
   ImportSummary importLog(const QString& jsonl_path);
+
+  // Lever-lab reports: every lab run keeps its predictions beside its measurements, so the
+  // lab can chart its prediction error over past runs. -1 on failure.
+  qint64 addLabReport(const QJsonObject& report);
+  // Newest first; `lever` "" for every lever.
+  QList<StoredLabReport> labReports(const QString& lever = {}, int limit = 500);
 
  private:
   bool exec(const QString& sql);

@@ -149,17 +149,6 @@
     </message>
 </context>
 <context>
-    <name>ts</name>
-    <message>
-        <source>%1 runs</source>
-        <translation>%1 次运行</translation>
-    </message>
-    <message>
-        <source>(%1 runs)</source>
-        <translation>（%1 次运行）</translation>
-    </message>
-</context>
-<context>
     <name>ts::AboutBox</name>
     <message>
         <source>CUDA driver %1, runtime %2: %3</source>
@@ -230,6 +219,18 @@
     <message>
         <source>loading the model in the model manager</source>
         <translation>模型管理器中的模型加载</translation>
+    </message>
+    <message>
+        <source>the lever lab&apos;s run</source>
+        <translation>杠杆实验的运行</translation>
+    </message>
+    <message>
+        <source>The chat is answering on the local engine: the lab&apos;s timings would be disturbed. Stop the answer or wait for it to end, then run the lab.</source>
+        <translation>聊天正在本地引擎上回答：实验的计时会受到干扰。请停止回答或等待其结束，然后再运行实验。</translation>
+    </message>
+    <message>
+        <source>A benchmark is running: the lab&apos;s timings would be disturbed. Let it end or cancel it, then run the lab.</source>
+        <translation>基准测试正在运行：实验的计时会受到干扰。请等待其结束或取消它，然后再运行实验。</translation>
     </message>
 </context>
 <context>
@@ -340,6 +341,17 @@
     <message>
         <source>The local model runs on the CPU: %1</source>
         <translation>本地模型在 CPU 上运行：%1</translation>
+    </message>
+</context>
+<context>
+    <name>ts::Comparison</name>
+    <message>
+        <source>%1 runs</source>
+        <translation>%1 次运行</translation>
+    </message>
+    <message>
+        <source>(%1 runs)</source>
+        <translation>（%1 次运行）</translation>
     </message>
 </context>
 <context>
@@ -729,6 +741,180 @@
     <message>
         <source>cannot read the key file %1: %2</source>
         <translation>无法读取密钥文件 %1:%2</translation>
+    </message>
+</context>
+<context>
+    <name>ts::LabController</name>
+    <message>
+        <source>weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>speculative sampling</source>
+        <translation>推测采样</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>run %1 of %2 (interleaved)</source>
+        <translation>第 %1 / %2 次运行（交替）</translation>
+    </message>
+    <message>
+        <source>loading the baseline</source>
+        <translation>正在加载基线</translation>
+    </message>
+    <message>
+        <source>preparing %1</source>
+        <translation>正在准备 %1</translation>
+    </message>
+    <message>
+        <source>measuring this machine: %1</source>
+        <translation>正在测量本机：%1</translation>
+    </message>
+    <message>
+        <source>accuracy of %1</source>
+        <translation>%1 的准确度</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>as stored</source>
+        <translation>按文件存储</translation>
+    </message>
+    <message>
+        <source>The lever lab pulls the local engine&apos;s levers: choose the local engine as provider.</source>
+        <translation>杠杆实验调节的是本地引擎的杠杆：请选择本地引擎作为提供方。</translation>
+    </message>
+    <message>
+        <source>The lab cannot run: %1</source>
+        <translation>实验无法运行：%1</translation>
+    </message>
+    <message>
+        <source>The lab run failed: %1</source>
+        <translation>实验运行失败：%1</translation>
+    </message>
+    <message>
+        <source>Done; kept in the run store.</source>
+        <translation>完成；已保存到运行记录库。</translation>
+    </message>
+    <message>
+        <source>Done; not kept: no run store is open.</source>
+        <translation>完成；未保存：没有打开的运行记录库。</translation>
+    </message>
+    <message>
+        <source>Done; not kept in the run store: %1</source>
+        <translation>完成；未保存到运行记录库：%1</translation>
+    </message>
+    <message>
+        <source>The ladder kept: %1. Report: %2/ladder.md</source>
+        <translation>阶梯保留了：%1。报告：%2/ladder.md</translation>
+    </message>
+    <message>
+        <source>The ladder kept: %1. The report was not written: %2</source>
+        <translation>阶梯保留了：%1。报告未写入：%2</translation>
+    </message>
+</context>
+<context>
+    <name>ts::LeverAttribution</name>
+    <message>
+        <source>These runs differ in %1: the difference cannot be attributed to either.</source>
+        <translation>这些运行在%1上不同：差异无法归因于其中任何一项。</translation>
+    </message>
+    <message>
+        <source>These runs differ in %1: the difference cannot be attributed to any one of them.</source>
+        <translation>这些运行在%1上不同：差异无法归因于其中任何单独一项。</translation>
+    </message>
+    <message>
+        <source>%1 and %2 differ in %3: the difference between them cannot be attributed to either.</source>
+        <translation>%1 与 %2 在%3上不同：二者的差异无法归因于其中任何一项。</translation>
+    </message>
+    <message>
+        <source>%1 and %2 differ in %3: the difference between them cannot be attributed to any one of them.</source>
+        <translation>%1 与 %2 在%3上不同：二者的差异无法归因于其中任何单独一项。</translation>
+    </message>
+    <message>
+        <source>Measure %1 alone…</source>
+        <translation>单独测量%1…</translation>
+    </message>
+    <message>
+        <source>model or endpoint</source>
+        <translation>模型或端点</translation>
+    </message>
+    <message>
+        <source>backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>speculative sampling</source>
+        <translation>推测采样</translation>
+    </message>
+    <message>
+        <source>prefill policy</source>
+        <translation>预填充策略</translation>
+    </message>
+    <message>
+        <source>sampling parameters</source>
+        <translation>采样参数</translation>
+    </message>
+    <message>
+        <source>maximum output length</source>
+        <translation>最大输出长度</translation>
+    </message>
+    <message>
+        <source>streaming</source>
+        <translation>流式输出</translation>
+    </message>
+    <message>
+        <source>prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <source>concurrency</source>
+        <translation>并发</translation>
+    </message>
+    <message>
+        <source>request rate</source>
+        <translation>请求速率</translation>
+    </message>
+    <message>
+        <source>running sequences</source>
+        <translation>运行中的序列</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1、%2</translation>
+    </message>
+    <message>
+        <source>%1 and %2</source>
+        <translation>%1和%2</translation>
+    </message>
+    <message>
+        <source>Measure %1 %2 alone…</source>
+        <translation>单独测量%1 %2…</translation>
+    </message>
+    <message>
+        <source>Run them again changing one setting at a time.</source>
+        <translation>请重新运行，每次只改变一项设置。</translation>
+    </message>
+    <message>
+        <source>These runs were measured on different machines (another CPU or GPU): part of the difference may be the machine.</source>
+        <translation>这些运行在不同的机器上测得（CPU 或 GPU 不同）：部分差异可能来自机器。</translation>
     </message>
 </context>
 <context>
@@ -1737,6 +1923,117 @@ Serve did not start. Make the keychain available, or turn off &quot;Require an A
     </message>
 </context>
 <context>
+    <name>ts::ui</name>
+    <message>
+        <source>decode tok/s</source>
+        <translation>解码 tok/s</translation>
+    </message>
+    <message>
+        <source>prefill tok/s</source>
+        <translation>预填充 tok/s</translation>
+    </message>
+    <message>
+        <source>TTFT ms</source>
+        <translation>TTFT 毫秒</translation>
+    </message>
+    <message>
+        <source>TPOT ms</source>
+        <translation>TPOT 毫秒</translation>
+    </message>
+    <message>
+        <source>ITL p50 ms</source>
+        <translation>ITL p50 毫秒</translation>
+    </message>
+    <message>
+        <source>ITL p99 ms</source>
+        <translation>ITL p99 毫秒</translation>
+    </message>
+    <message>
+        <source>peak memory MB</source>
+        <translation>峰值内存 MB</translation>
+    </message>
+    <message>
+        <source>long prompts&apos; TTFT p50 ms</source>
+        <translation>长提示词 TTFT p50 毫秒</translation>
+    </message>
+    <message>
+        <source>long prompts&apos; TTFT p99 ms</source>
+        <translation>长提示词 TTFT p99 毫秒</translation>
+    </message>
+    <message>
+        <source>streams&apos; TPOT p50 ms</source>
+        <translation>流 TPOT p50 毫秒</translation>
+    </message>
+    <message>
+        <source>streams&apos; TPOT p99 ms</source>
+        <translation>流 TPOT p99 毫秒</translation>
+    </message>
+    <message>
+        <source>no measurable difference</source>
+        <translation>无可测差异</translation>
+    </message>
+    <message>
+        <source>%1: top-1 agreement %2 %, mean KL %3 over %4 positions</source>
+        <translation>%1：top-1 一致率 %2 %，平均 KL %3（%4 个位置）</translation>
+    </message>
+    <message>
+        <source>%1: greedy output identical; acceptance %2 %</source>
+        <translation>%1：贪心输出一致；接受率 %2 %</translation>
+    </message>
+    <message>
+        <source>%1: greedy output DIFFERS from the baseline&apos;s; acceptance %2 %</source>
+        <translation>%1：贪心输出与基线不同；接受率 %2 %</translation>
+    </message>
+    <message>
+        <source>%1 · weights %2 · KV %3 · %4</source>
+        <translation>%1 · 权重 %2 · KV %3 · %4</translation>
+    </message>
+    <message>
+        <source>1 thread</source>
+        <translation>1 个线程</translation>
+    </message>
+    <message>
+        <source>%1 threads</source>
+        <translation>%1 个线程</translation>
+    </message>
+    <message>
+        <source>Lever lab: %1</source>
+        <translation>杠杆实验：%1</translation>
+    </message>
+    <message>
+        <source>Baseline: %1</source>
+        <translation>基线：%1</translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>Variant median</source>
+        <translation>变体中位数</translation>
+    </message>
+    <message>
+        <source>Change [95 % interval]</source>
+        <translation>变化 [95 % 区间]</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>Prediction error</source>
+        <translation>预测误差</translation>
+    </message>
+</context>
+<context>
     <name>ts::ui::AcceptanceChart</name>
     <message>
         <source>Accepted drafts per step</source>
@@ -2282,6 +2579,16 @@ Box: p50 to p90; whiskers: the minimum and p99.</source>
         <source>&lt;b&gt;Settings that differ&lt;/b&gt;</source>
         <translation>&lt;b&gt;不同的设置&lt;/b&gt;</translation>
     </message>
+    <message>
+        <source>Copies the command that measures this lever alone against the model&apos;s baseline, interleaved, 5 repeats each:
+%1</source>
+        <translation>复制单独测量此杠杆（相对模型基线，交替运行，各重复 5 次）的命令：
+%1</translation>
+    </message>
+    <message>
+        <source>Copied: %1</source>
+        <translation>已复制：%1</translation>
+    </message>
 </context>
 <context>
     <name>ts::ui::ConfigExport</name>
@@ -2597,6 +2904,33 @@ Export there anyway?</source>
     </message>
 </context>
 <context>
+    <name>ts::ui::LabErrorChart</name>
+    <message>
+        <source>lab run</source>
+        <translation>实验运行</translation>
+    </message>
+    <message>
+        <source>error %</source>
+        <translation>误差 %</translation>
+    </message>
+    <message>
+        <source>How far the cost model&apos;s prediction of decode tok/s was from the measurement in each past lab run of this lever: (1 + predicted) / (1 + measured) − 1. Near 0: the model of this machine is calibrated.</source>
+        <translation>在此杠杆以往每次实验中，成本模型对解码 tok/s 的预测与测量值的偏差：(1 + 预测) / (1 + 测量) − 1。接近 0 表示本机的模型已校准。</translation>
+    </message>
+    <message>
+        <source>Prediction error of decode tok/s over past runs</source>
+        <translation>以往运行中解码 tok/s 的预测误差</translation>
+    </message>
+    <message>
+        <source>Prediction error of decode tok/s over past runs of %1</source>
+        <translation>%1 以往运行中解码 tok/s 的预测误差</translation>
+    </message>
+    <message>
+        <source>%1: none yet</source>
+        <translation>%1：暂无</translation>
+    </message>
+</context>
+<context>
     <name>ts::ui::LatencyChart</name>
     <message>
         <source>Gap before each chunk</source>
@@ -2617,6 +2951,185 @@ Export there anyway?</source>
     <message>
         <source>TTFT %1 ms</source>
         <translation>TTFT %1 毫秒</translation>
+    </message>
+</context>
+<context>
+    <name>ts::ui::LeverLabDialog</name>
+    <message>
+        <source>Whole prompts in one step</source>
+        <translation>整个提示词在一步中计算</translation>
+    </message>
+    <message>
+        <source>%1 prompt tokens per step (the default is 256)</source>
+        <translation>每步 %1 个提示词 token（默认 256）</translation>
+    </message>
+    <message>
+        <source>Prompts over %1 tokens computed by a prefill worker with its own threads, then handed to the decoding batch</source>
+        <translation>超过 %1 个 token 的提示词由拥有独立线程的预填充工作线程计算，然后交给解码批次</translation>
+    </message>
+    <message>
+        <source>Prompt chunks paced to keep decoding near %1 ms per token</source>
+        <translation>调节提示词分块节奏，使解码保持在每 token 约 %1 毫秒</translation>
+    </message>
+    <message>
+        <source>Lever lab</source>
+        <translation>杠杆实验</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>Speculative sampling</source>
+        <translation>推测采样</translation>
+    </message>
+    <message>
+        <source>Threads</source>
+        <translation>线程</translation>
+    </message>
+    <message>
+        <source>Prefill policy (mixed load)</source>
+        <translation>预填充策略（混合负载）</translation>
+    </message>
+    <message>
+        <source>&amp;Lever:</source>
+        <translation>杠杆(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>K:</source>
+        <translation>K：</translation>
+    </message>
+    <message>
+        <source>&amp;Repeat:</source>
+        <translation>重复(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>Measured runs of the baseline and of each variant, interleaved A B A B …</source>
+        <translation>基线和每个变体的测量运行次数，交替进行 A B A B …</translation>
+    </message>
+    <message>
+        <source>&amp;Prompt tokens:</source>
+        <translation>提示词 token(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>The prompt every run sends (the same tokens for every arm)</source>
+        <translation>每次运行发送的提示词（每个分组使用相同的 token）</translation>
+    </message>
+    <message>
+        <source>&amp;Generated tokens:</source>
+        <translation>生成 token(&amp;G)：</translation>
+    </message>
+    <message>
+        <source>Tokens each run generates (end of sequence ignored)</source>
+        <translation>每次运行生成的 token 数（忽略序列结束符）</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Run the baseline and the variants interleaved (Ctrl+Return)</source>
+        <translation>交替运行基线和各变体（Ctrl+Return）</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>取值</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <source>Change [95 % interval]</source>
+        <translation>变化 [95 % 区间]</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>Prediction error</source>
+        <translation>预测误差</translation>
+    </message>
+    <message>
+        <source>Run the la&amp;dder</source>
+        <translation>运行阶梯(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Baseline → weights (q8_0, q4_k, q4_0) → + KV int8 → + speculative (self-int4), each step keeping its best value only when it improved measurably within the accuracy limit; writes a Markdown report with charts and its JSON</source>
+        <translation>基线 → 权重（q8_0、q4_k、q4_0）→ + KV int8 → + 推测采样（self-int4），每一步仅在可测地改进且不超出准确度限制时保留最佳取值；写出带图表的 Markdown 报告及其 JSON</translation>
+    </message>
+    <message>
+        <source>The ladder&apos;s accuracy limit: the top-1 agreement a step must keep</source>
+        <translation>阶梯的准确度限制：每一步必须保持的 top-1 一致率</translation>
+    </message>
+    <message>
+        <source>top-1 ≥</source>
+        <translation>top-1 ≥</translation>
+    </message>
+    <message>
+        <source>&amp;Copy report</source>
+        <translation>复制报告(&amp;C)</translation>
+    </message>
+    <message>
+        <source>The report as Markdown, to the clipboard</source>
+        <translation>将报告以 Markdown 复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>&amp;Export JSON…</source>
+        <translation>导出 JSON(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>The baseline&apos;s own setting</source>
+        <translation>基线自身的设置</translation>
+    </message>
+    <message>
+        <source>Baseline: %1 · weights %2 · KV %3 · %4</source>
+        <translation>基线：%1 · 权重 %2 · KV %3 · %4</translation>
+    </message>
+    <message>
+        <source>Check at least one value to try (and a K for speculative sampling)</source>
+        <translation>请至少勾选一个要尝试的取值（推测采样还需勾选一个 K）</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <source>Cancelled: nothing was stored.</source>
+        <translation>已取消：未保存任何内容。</translation>
+    </message>
+    <message>
+        <source>Export the lab report</source>
+        <translation>导出实验报告</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
     </message>
 </context>
 <context>
@@ -2840,6 +3353,22 @@ Export there anyway?</source>
     <message>
         <source>Nothing here can send a run again.</source>
         <translation>此处无法再次发送运行。</translation>
+    </message>
+    <message>
+        <source>Tr&amp;y a lever…</source>
+        <translation>尝试一个杠杆(&amp;Y)…</translation>
+    </message>
+    <message>
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Lever lab…</source>
+        <translation>杠杆实验(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Pull one lever of the local engine (weights, KV cache, speculative sampling, threads, prefill policy) against its baseline, measured with confidence intervals</source>
+        <translation>相对基线调节本地引擎的一个杠杆（权重、KV 缓存、推测采样、线程、预填充策略），并以置信区间测量</translation>
     </message>
 </context>
 <context>

@@ -1,14 +1,19 @@
 // The comparison window as a user meets it (issue 42): at its default size the figures
 // and differing-settings tables show every row and whole headers with no scrollbar, the
 // legend and the box plot tell the series apart, the box plot's ticks are all labelled,
-// and the exports render the whole page at its own size, whatever the window shows.
+// the exports render the whole page at its own size, whatever the window shows, and a
+// warning that the series differ in several levers wraps above the tables (issue 43).
 #include <QBarCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QFile>
 #include <QHeaderView>
 #include <QImage>
+#include <QLabel>
 #include <QLegendMarker>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSet>
 #include <QTableWidget>
@@ -189,6 +194,45 @@ class TestComparisonView : public QObject {
             bytes.contains(
                 QString("viewBox=\"0 0 %1 %2\"").arg(page->width()).arg(page->height()).toUtf8()),
         bytes.left(600).constData());
+  }
+
+  // Remote series that differ in two levers: the warning with the advice, no button; it
+  // wraps within a small window and the tables keep every row without a scrollbar.
+  void warningWrapsAboveTheTables() {
+    ComparisonContent content = fourSteps();
+    content.attribution.warning =
+        "concurrency 2 and concurrency 16 differ in speculative sampling and model or "
+        "endpoint: the difference between them cannot be attributed to either.";
+    content.attribution.advice = "Run them again changing one setting at a time.";
+    content.attribution.machines =
+        "These runs were measured on different machines (another CPU or GPU): part of the "
+        "difference may be the machine.";
+    ComparisonView view(content);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.resize(700, 450);
+    auto* warning = view.findChild<QLabel*>("attributionWarning");
+    QVERIFY(warning);
+    QCOMPARE(warning->text(), content.attribution.warning + ' ' + content.attribution.advice);
+    QVERIFY(view.findChild<QLabel*>("attributionMachines")->isVisible());
+    QVERIFY(view.findChildren<QPushButton*>(QRegularExpression("^measureAlone_")).isEmpty());
+    // wrapped, all of it shown, and the page no wider than without it
+    auto* page = view.findChild<QScrollArea*>("comparisonPage");
+    QTRY_VERIFY2(warning->height() >= warning->heightForWidth(warning->width()),
+                 qPrintable(QString("%1 px tall, needs %2")
+                                .arg(warning->height())
+                                .arg(warning->heightForWidth(warning->width()))));
+    ComparisonView plain(fourSteps());
+    plain.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plain));
+    plain.resize(700, 450);
+    QTRY_COMPARE(page->widget()->width(),
+                 plain.findChild<QScrollArea*>("comparisonPage")->widget()->width());
+    QCOMPARE(tableProblem(view.findChild<QTableWidget*>("comparisonTable")), QString());
+    QCOMPARE(tableProblem(view.findChild<QTableWidget*>("settingsDiffTable")), QString());
+    // the banner sits above the tables
+    QVERIFY(warning->mapTo(page->widget(), QPoint(0, warning->height())).y() <=
+            view.findChild<QTableWidget*>("comparisonTable")->mapTo(page->widget(), QPoint()).y());
   }
 };
 

@@ -4,6 +4,7 @@
 // once, each in its own blocks of a shared pool.
 #pragma once
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <stdexcept>
 
@@ -53,6 +54,26 @@ class DecodeSession {
   // block.
   virtual size_t kvCacheBytes() const { return 0; }
   virtual size_t kvBlockBytes() const { return 0; }
+
+  // Separate prefill (the serving scheduler's prefill worker, scheduler.h), where the
+  // backend has it (the CPU session); the defaults say it has not, and the scheduler then
+  // keeps every prompt in its steps.
+  // A second session of the same model and KV format with a KV cache of its own of
+  // `max_positions` and `threads` threads of its own, to run beside this one on another
+  // thread; null when the backend cannot (the default: CUDA would need a stream of its own
+  // per session, out of scope for now).
+  virtual std::unique_ptr<DecodeSession> spawn(int /*max_positions*/, int /*threads*/) const {
+    return nullptr;
+  }
+  // Copies the KV rows of positions [from, to) of this session's own cache into the pool
+  // blocks `table` of `paged` (a sequence's block table, kKvBlock positions per block,
+  // covering `to`; `paged` a session of the same model and KV format with usePagedKv), as
+  // stored: bit for bit, so that the sequence goes on exactly as if its steps had computed
+  // them. std::logic_error by default.
+  virtual void copyKvToBlocks(DecodeSession& paged, std::span<const int> table, int from, int to);
+  // The other way: the rows of positions [from, to) held by `paged`'s pool blocks `table`
+  // into this session's own cache (a cached prompt prefix for the worker to go on from).
+  virtual void copyKvFromBlocks(DecodeSession& paged, std::span<const int> table, int from, int to);
 };
 
 inline std::span<const float> DecodeSession::forwardSequences(std::span<const SequencePass>) {
@@ -61,6 +82,14 @@ inline std::span<const float> DecodeSession::forwardSequences(std::span<const Se
 
 inline void DecodeSession::copyKvBlock(int, int) {
   throw std::logic_error("copyKvBlock: this backend has no paged KV cache");
+}
+
+inline void DecodeSession::copyKvToBlocks(DecodeSession&, std::span<const int>, int, int) {
+  throw std::logic_error("copyKvToBlocks: this backend cannot copy its KV cache");
+}
+
+inline void DecodeSession::copyKvFromBlocks(DecodeSession&, std::span<const int>, int, int) {
+  throw std::logic_error("copyKvFromBlocks: this backend cannot copy its KV cache");
 }
 
 }  // namespace ts::engine

@@ -191,6 +191,46 @@ void CpuSession::copyKvBlock(int from, int to) {
   paged_->copy(from, to);
 }
 
+std::unique_ptr<DecodeSession> CpuSession::spawn(int max_positions, int threads) const {
+  return std::make_unique<CpuSession>(model_, max_positions, cache_.format(), threads);
+}
+
+KvCache CpuSession::pooledView(DecodeSession& paged, std::span<const int> table, int from, int to,
+                               const char* what) const {
+  auto* other = dynamic_cast<CpuSession*>(&paged);
+  if (!other || !other->paged_)
+    throw std::invalid_argument(std::string(what) + ": the other session has no CPU KV pool");
+  if (other->model_->config.n_layers != model_->config.n_layers ||
+      other->paged_->kvHeads() != model_->config.n_kv_heads ||
+      other->paged_->headDim() != model_->config.head_dim ||
+      other->paged_->format() != cache_.format())
+    throw std::invalid_argument(std::string(what) +
+                                ": the sessions' KV caches differ in shape or format");
+  if (from < 0 || from > to || to > static_cast<int>(table.size()) * kKvBlock ||
+      to > max_positions_)
+    throw std::out_of_range(std::string(what) + ": positions " + std::to_string(from) + ".." +
+                            std::to_string(to - 1) + " outside " + std::to_string(table.size()) +
+                            " KV blocks or the cache of " + std::to_string(max_positions_));
+  for (int b : table)
+    if (b < 0 || b >= other->paged_->size())
+      throw std::out_of_range(std::string(what) + ": KV block " + std::to_string(b) +
+                              " outside the pool of " + std::to_string(other->paged_->size()));
+  return KvCache(*other->paged_, table);
+}
+
+void CpuSession::copyKvToBlocks(DecodeSession& paged, std::span<const int> table, int from,
+                                int to) {
+  KvCache view = pooledView(paged, table, from, to, "copyKvToBlocks");
+  view.copyRows(cache_, from, to);
+}
+
+void CpuSession::copyKvFromBlocks(DecodeSession& paged, std::span<const int> table, int from,
+                                  int to) {
+  const KvCache view = pooledView(paged, table, from, to, "copyKvFromBlocks");
+  cache_.copyRows(view, from, to);
+  written_ = std::max(written_, to);
+}
+
 std::span<const float> CpuSession::forwardSequences(std::span<const SequencePass> passes) {
   if (!paged_) throw std::logic_error("forwardSequences: usePagedKv was not called");
   std::vector<KvCache> views;  // each pass's blocks as a cache

@@ -41,6 +41,14 @@ class CpuSession : public DecodeSession {
   // block outside the pool.
   std::span<const float> forwardSequences(std::span<const SequencePass> passes) override;
   void copyKvBlock(int from, int to) override;
+  // A CpuSession of the same model and KV format (its own cache and thread pool).
+  std::unique_ptr<DecodeSession> spawn(int max_positions, int threads) const override;
+  // `paged` must be a CpuSession with usePagedKv, of the same KV format and shape
+  // (std::invalid_argument otherwise); std::out_of_range when the positions are outside
+  // the table or this session's cache.
+  void copyKvToBlocks(DecodeSession& paged, std::span<const int> table, int from, int to) override;
+  void copyKvFromBlocks(DecodeSession& paged, std::span<const int> table, int from,
+                        int to) override;
   const KvBlockPool* pagedPool() const { return paged_.get(); }
   int vocab() const override { return model_->config.vocab; }
   int maxPositions() const override { return max_positions_; }
@@ -67,6 +75,9 @@ class CpuSession : public DecodeSession {
   };
   void multiply(std::initializer_list<Product> products, const Activations& act);
   void parallel(int n, size_t work, const std::function<void(int, int)>& fn);
+  // `paged`'s pool blocks `table` as a cache, checked for copyKvToBlocks / FromBlocks.
+  KvCache pooledView(DecodeSession& paged, std::span<const int> table, int from, int to,
+                     const char* what) const;
 
   std::shared_ptr<const Model> model_;
   int max_positions_;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "inference/engine/core/tensor_types.h"
 #include "inference/engine/model/kv_int8.h"
@@ -182,6 +184,43 @@ void KvCache::clear(int from, int to) {
         for (auto* v : {&b->kq, &b->vq}) zero(*v, head_dim_);
         for (auto* v : {&b->k_scale, &b->v_scale}) zero(*v, 1);
       }
+  }
+}
+
+void KvCache::copyRows(const KvCache& o, int from, int to) {
+  if (format_ != o.format_ || layers_ != o.layers_ || kv_heads_ != o.kv_heads_ ||
+      head_dim_ != o.head_dim_)
+    throw std::invalid_argument("KvCache::copyRows: caches of different formats or shapes");
+  if (from < 0 || to > positions_ || to > o.positions_)
+    throw std::out_of_range("KvCache::copyRows: positions " + std::to_string(from) + ".." +
+                            std::to_string(to - 1) + " outside a cache of " +
+                            std::to_string(std::min(positions_, o.positions_)));
+  for (int pos = from; pos < to;) {  // block by block
+    const int end = std::min(to, (pos / kKvBlock + 1) * kKvBlock), n = end - pos;
+    const Block* source = o.table_[pos / kKvBlock];
+    Block& target = allocate(pos);
+    // A (layer, head)'s rows of one block are one run: n rows from pos's row.
+    const auto copy = [&](auto member, size_t per_row) {
+      auto& into = target.*member;
+      if (into.empty()) return;  // not this format's buffer
+      for (int layer = 0; layer < layers_; ++layer)
+        for (int head = 0; head < kv_heads_; ++head) {
+          const size_t at = row(layer, pos, head) * per_row, count = n * per_row;
+          if (source)
+            std::copy_n((source->*member).begin() + at, count, into.begin() + at);
+          else
+            std::fill_n(into.begin() + at, count, 0);
+        }
+    };
+    copy(&Block::kf, head_dim_);
+    copy(&Block::vf, head_dim_);
+    copy(&Block::kh, head_dim_);
+    copy(&Block::vh, head_dim_);
+    copy(&Block::kq, head_dim_);
+    copy(&Block::vq, head_dim_);
+    copy(&Block::k_scale, 1);
+    copy(&Block::v_scale, 1);
+    pos = end;
   }
 }
 

@@ -108,6 +108,15 @@ class KvCache {
   };
   Rows rows(int layer, int from, int head, bool values) const;
 
+  // Copies the rows of positions [from, to) of every layer and KV head from `source` as
+  // stored (f32, f16 or int8 values with their scales: bit for bit), allocating this
+  // cache's blocks where new; positions of `source` never written copy as zeros. Both
+  // caches have one format and shape (std::invalid_argument otherwise) and hold the
+  // positions (std::out_of_range otherwise). The serving scheduler's separate prefill: a
+  // worker's own cache into a sequence's pool blocks (a view), a cached prefix the other
+  // way.
+  void copyRows(const KvCache& source, int from, int to);
+
   // Forgets positions [from, to) in every layer (zeros, as never written): speculative
   // decoding's rollback of rejected draft positions. Whole owned blocks are given back.
   void clear(int from, int to);

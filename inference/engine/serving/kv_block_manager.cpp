@@ -70,9 +70,8 @@ int KvBlockManager::take() {
   return b;
 }
 
-int KvBlockManager::share(std::span<const int> tokens, int limit, std::vector<int>& table,
-                          int& copy_from) {
-  copy_from = -1;
+int KvBlockManager::lookup(std::span<const int> tokens, int limit, std::vector<int>& blocks) const {
+  blocks.clear();
   limit = std::min<int>(limit, static_cast<int>(tokens.size()));
   uint64_t parent = 0;
   int positions = 0;
@@ -85,8 +84,7 @@ int KvBlockManager::share(std::span<const int> tokens, int limit, std::vector<in
     if (parent_[b] != parent ||
         !std::equal(block_tokens.begin(), block_tokens.end(), tokens_[b].begin(), tokens_[b].end()))
       break;  // a collision of keys: not the same prefix
-    hold(b);
-    table.push_back(b);
+    blocks.push_back(b);
     parent = k;
     positions += kKvBlock;
   }
@@ -103,15 +101,31 @@ int KvBlockManager::share(std::span<const int> tokens, int limit, std::vector<in
     if (length > best_length) best = c, best_length = length;
   }
   if (best < 0) return positions;
+  blocks.push_back(best);
+  return positions + best_length;
+}
+
+int KvBlockManager::share(std::span<const int> tokens, int limit, std::vector<int>& table,
+                          int& copy_from, bool whole_only) {
+  copy_from = -1;
+  std::vector<int> found;
+  const int positions = lookup(tokens, limit, found);
+  const int whole = positions / kKvBlock;
+  for (int i = 0; i < whole; ++i) {
+    hold(found[i]);
+    table.push_back(found[i]);
+  }
+  if (whole_only || static_cast<int>(found.size()) == whole) return whole * kKvBlock;
+  const int best = found.back();
   hold(best);  // so that taking a block for the copy cannot evict it
   const int own = take();
   if (own < 0) {
     unhold(best);
-    return positions;
+    return whole * kKvBlock;
   }
   table.push_back(own);
   copy_from = best;
-  return positions + best_length;
+  return positions;
 }
 
 void KvBlockManager::unpublish(int b) {

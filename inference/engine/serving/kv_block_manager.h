@@ -28,7 +28,13 @@ class KvBlockManager {
   // the tokens after them, a fresh block is appended too and `copy_from` names the block
   // to copy its rows from (held until unhold(copy_from)), else copy_from is -1. Returns the
   // positions the table then holds computed.
-  int share(std::span<const int> tokens, int limit, std::vector<int>& table, int& copy_from);
+  // whole_only: whole blocks only (no copy; copy_from is -1).
+  int share(std::span<const int> tokens, int limit, std::vector<int>& table, int& copy_from,
+            bool whole_only = false);
+  // What share would find, holding nothing: the positions of `tokens` (up to `limit`) the
+  // cache holds, and in `blocks` the blocks holding them in order (the last one part-way
+  // when the positions end inside a block). Valid until the pool changes.
+  int lookup(std::span<const int> tokens, int limit, std::vector<int>& blocks) const;
   void unhold(int block);  // after copying from it
   // Grows `table` to cover `positions` positions: free blocks first, then the least
   // recently used cached ones. False, and `table` unchanged, when the pool has too few.

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "inference/engine/core/edge.h"
+#include "inference/engine/core/thread_pool.h"
 #include "inference/engine/decode/sampler.h"
 #include "inference/engine/model/kv_cache.h"
 
@@ -63,6 +64,7 @@ struct Scheduler::Sequence {
 
   // Under the mutex:
   bool queued = false;             // in shared_.waiting
+  bool parked = false;             // waiting for the busy prefill worker (admit passed it)
   std::deque<GeneratedToken> out;  // not yet handed to the caller
   GenerationOutcome outcome;       // ids, text, finish, cached_tokens, prefill_ms
   std::string error;
@@ -98,6 +100,25 @@ Scheduler::Scheduler(std::unique_ptr<DecodeSession> session, Tokenizer tokenizer
     options_.tpot_target_ms = 0;
   }
   pacer_ = PromptPacer(options_.tpot_target_ms);
+  if (paged_ && options_.separate_prefill_tokens > 0) {
+    const int threads = options_.separate_prefill_threads > 0
+                            ? options_.separate_prefill_threads
+                            : std::max(1, ThreadPool::defaultThreads() / 2);
+    if (auto spawned = session_->spawn(context_, threads)) {
+      worker_ = std::make_unique<PrefillWorker>(std::move(spawned), kSeparatePrefillChunk, [this] {
+        {
+          std::lock_guard lock(mutex_);
+          shared_.separate_ended = true;
+        }
+        work_.notify_all();
+      });
+      options_.separate_prefill_threads = threads;
+    }
+  }
+  if (!worker_) {  // off, or a backend without the means (the steps take every prompt)
+    options_.separate_prefill_tokens = 0;
+    options_.separate_prefill_threads = 0;
+  }
   shared_.metrics.kv_blocks_total = options_.kv_blocks;
   shared_.metrics.kv_bytes_total =
       static_cast<uint64_t>(options_.kv_blocks) * session_->kvBlockBytes();
@@ -288,11 +309,16 @@ void Scheduler::loop() {
   while (true) {
     {
       std::unique_lock lock(mutex_);
-      // Idle while nothing runs, or while an exclusive caller waits for or has the session.
+      // Idle while nothing runs, or while an exclusive caller waits for or has the session,
+      // or while what waits can only wait (for the busy prefill worker, for a place).
       work_.wait(lock, [&] {
-        return shared_.stop || !running_.empty() ||
-               (!shared_.waiting.empty() && shared_.exclusive_waiting == 0 &&
-                !shared_.exclusive_held);
+        const bool admissible =
+            shared_.exclusive_waiting == 0 && !shared_.exclusive_held &&
+            static_cast<int>(running_.size()) + (separate_ ? 1 : 0) < options_.max_running &&
+            std::any_of(shared_.waiting.begin(), shared_.waiting.end(),
+                        [](const auto& s) { return !s->parked; });
+        return shared_.stop || !running_.empty() || shared_.separate_ended || separate_computed_ ||
+               admissible;
       });
       if (shared_.stop) break;
       shared_.stepping = true;
@@ -318,12 +344,24 @@ void Scheduler::loop() {
       failRunning(e.what());
     }
   }
-  // Stopping: nothing more runs; every request ends as cancelled.
+  // Stopping: nothing more runs; every request ends as cancelled. The prefill worker stops
+  // within its chunk under way.
+  if (worker_) worker_->requestStop();
   for (const auto& s : std::vector(running_)) finish(s, "cancelled");
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& s : std::vector(shared_.waiting.begin(), shared_.waiting.end()))
+      dropWaiting(s, "cancelled");
+  }
+  worker_.reset();  // joins it (its end calls back under mutex_: not held here)
+  if (separate_) {
+    const std::shared_ptr<Sequence> s = std::move(separate_);
+    separate_.reset();
+    separate_computed_ = false;
+    finish(s, "cancelled");
+  }
   std::lock_guard lock(mutex_);
   shared_.stepping = false;
-  for (const auto& s : std::vector(shared_.waiting.begin(), shared_.waiting.end()))
-    dropWaiting(s, "cancelled");
   progress_.notify_all();
 }
 
@@ -338,6 +376,7 @@ void Scheduler::failRunning(const std::string& message) {
 }
 
 void Scheduler::step() {
+  collectSeparate();
   admit();
   dropCancelled();
   if (running_.empty()) return;
@@ -395,16 +434,35 @@ void Scheduler::admit() {
     std::lock_guard lock(mutex_);
     for (const auto& s : std::vector(shared_.waiting.begin(), shared_.waiting.end()))
       if (s->cancelled()) dropWaiting(s, "cancelled");
+    for (const auto& s : shared_.waiting) s->parked = false;
   }
-  // In arrival order while there is room.
+  // In arrival order while there is room; a long prompt for the prefill worker while it is
+  // busy keeps its place, and the ones behind it go on. None while the worker's last
+  // sequence waits for its blocks (it has them first).
+  size_t passed = 0;  // long prompts passed over
   while (true) {
     std::shared_ptr<Sequence> s;
     {
       std::lock_guard lock(mutex_);
-      if (static_cast<int>(running_.size()) >= options_.max_running || shared_.waiting.empty() ||
-          shared_.exclusive_waiting > 0 || shared_.exclusive_held)
+      const int running = static_cast<int>(running_.size()) + (separate_ ? 1 : 0);
+      if (running >= options_.max_running || shared_.waiting.size() <= passed ||
+          shared_.exclusive_waiting > 0 || shared_.exclusive_held || separate_computed_)
         break;
-      s = shared_.waiting.front();
+      s = shared_.waiting[passed];
+    }
+    if (worker_) {
+      int cached = 0;
+      std::vector<int> prefix;
+      if (separately(*s, cached, prefix)) {
+        if (!separate_) {
+          handOff(s, cached, prefix);
+        } else {
+          std::lock_guard lock(mutex_);
+          s->parked = true;
+          ++passed;
+        }
+        continue;
+      }
     }
     std::optional<int> computed;
     try {
@@ -440,6 +498,154 @@ void Scheduler::admit() {
   }
   std::lock_guard lock(mutex_);
   countQueues();
+}
+
+bool Scheduler::separately(const Sequence& s, int& cached, std::vector<int>& prefix) const {
+  cached = blocks_.lookup(s.tokens, static_cast<int>(s.tokens.size()) - 1, prefix);
+  return static_cast<int>(s.tokens.size()) - cached > options_.separate_prefill_tokens;
+}
+
+void Scheduler::handOff(const std::shared_ptr<Sequence>& s, int cached,
+                        std::span<const int> prefix) {
+  // The worker's session: empty, then the cached prefix's rows (bit for bit), so that it
+  // computes only the rest. The pool's blocks are not held meanwhile.
+  DecodeSession& session = worker_->session();
+  try {
+    session.truncate(0);
+    if (cached > 0) session.copyKvFromBlocks(*session_, prefix, 0, cached);
+  } catch (const std::bad_alloc&) {
+    session.truncate(0);
+    failWaiting(s, outOfMemory("for the prefill worker's KV cache of the prompt").message);
+    return;
+  } catch (const std::exception& e) {
+    session.truncate(0);
+    failWaiting(s, e.what());
+    return;
+  }
+  PrefillWorker::Job job;
+  job.tokens.assign(s->tokens.begin(), s->tokens.end() - 1);  // the last: in a step
+  job.from = cached;
+  job.cancelled = [s] { return s->cancelled(); };
+  {
+    std::lock_guard lock(mutex_);
+    if (!s->queued) return;  // its caller cancelled it meanwhile
+    std::erase(shared_.waiting, s);
+    s->queued = false;
+    s->computed = 0;  // no blocks until it is handed back
+    if (!s->admitted_before) {
+      s->admitted_before = true;
+      s->outcome.cached_tokens = cached;
+      shared_.metrics.prompt_tokens += s->prompt_size;
+      shared_.metrics.prefix_query_tokens += s->prompt_size;
+      shared_.metrics.prefix_hit_tokens += cached;
+    }
+    separate_ = s;
+    separate_computed_ = false;
+    countQueues();
+  }
+  worker_->start(std::move(job));
+}
+
+void Scheduler::collectSeparate() {
+  {  // before take(): a later end wakes the loop again; also when nothing is there to take
+     // (a job's end seen before its call-back came)
+    std::lock_guard lock(mutex_);
+    shared_.separate_ended = false;
+  }
+  if (!separate_) return;
+  const auto end = [&](const std::string& reason, const std::string& error) {
+    const std::shared_ptr<Sequence> s = std::move(separate_);
+    separate_.reset();
+    separate_computed_ = false;
+    if (!error.empty()) {
+      std::lock_guard lock(mutex_);
+      s->error = error;
+    }
+    finish(s, reason);
+  };
+  if (!separate_computed_) {
+    const std::optional<PrefillWorker::Outcome> outcome = worker_->take();
+    if (!outcome) return;  // still computing
+    {
+      std::lock_guard lock(mutex_);
+      shared_.metrics.separate_prefill_seconds += outcome->seconds;
+    }
+    if (!outcome->error.empty()) return end("error", outcome->error);
+    if (outcome->cancelled) return end("cancelled", "");
+    separate_computed_ = true;
+  }
+  if (separate_->cancelled()) return end("cancelled", "");
+  handBack();
+}
+
+bool Scheduler::handBack() {
+  Sequence& s = *separate_;
+  const int limit = static_cast<int>(s.tokens.size()) - 1;  // computed by the worker
+  // Whole cached blocks shared (they may be more, or fewer, than at the hand-off), then
+  // blocks for the whole prompt, with one spare per running sequence as at admission.
+  // Short of them: a newer running sequence is preempted, else the sequence waits.
+  int shared = 0;
+  while (true) {
+    int no_copy = -1;
+    shared = blocks_.share(s.tokens, limit, s.table, no_copy, /*whole_only=*/true);
+    const int needed = blocksFor(limit + 1) - static_cast<int>(s.table.size());
+    const int room = blocks_.free() + blocks_.cached() - static_cast<int>(running_.size());
+    if (needed <= room) break;
+    blocks_.release(s.table);
+    const bool newer = std::any_of(running_.begin(), running_.end(),
+                                   [&](const auto& r) { return r->order > s.order; });
+    if (newer) {
+      preemptNewest();
+      continue;
+    }
+    if (!running_.empty()) return false;  // they give blocks back as they end
+    // Alone and still too long for the pool (a preempted sequence's answer so far): it
+    // ends as a step would end it.
+    const std::shared_ptr<Sequence> seq = std::move(separate_);
+    separate_.reset();
+    separate_computed_ = false;
+    const bool ends = s.generated == 0;
+    if (ends) {
+      std::lock_guard lock(mutex_);
+      s.error =
+          "the prompt needs more KV blocks than the pool's " + std::to_string(blocks_.total());
+    }
+    finish(seq, ends ? "error" : "length");
+    return false;
+  }
+  const size_t had = s.table.size();
+  blocks_.cover(s.table, limit + 1);  // there is room
+  std::string error;
+  if (!allocated(s.table, had)) {  // memory ran out for them: given back
+    blocks_.release(s.table);
+    if (shortOfMemory() || !running_.empty()) return false;  // again from used blocks, later
+    error = "no memory left for the KV cache (" + std::to_string(session_->kvCacheBytes() >> 20) +
+            " MiB allocated): " + kOutOfMemoryAdvice;
+  } else {
+    try {
+      worker_->session().copyKvToBlocks(*session_, s.table, shared, limit);
+    } catch (const std::exception& e) {
+      error = std::string("the separate prefill's KV copy failed: ") + e.what();
+    }
+  }
+  const std::shared_ptr<Sequence> seq = std::move(separate_);
+  separate_.reset();
+  separate_computed_ = false;
+  if (!error.empty()) {
+    {
+      std::lock_guard lock(mutex_);
+      s.error = error;
+    }
+    finish(seq, "error");  // gives its blocks back
+    return false;
+  }
+  s.computed = limit;
+  blocks_.publish(s.tokens, limit, s.table);
+  running_.push_back(seq);
+  std::lock_guard lock(mutex_);
+  ++shared_.metrics.separate_prefills;
+  countQueues();
+  return true;
 }
 
 void Scheduler::dropCancelled() {
@@ -585,7 +791,8 @@ void Scheduler::publish(const std::vector<Item>& items, std::span<const float> l
 
 void Scheduler::countQueues() {
   SchedulerMetrics& m = shared_.metrics;
-  m.running = static_cast<int>(running_.size());
+  m.running = static_cast<int>(running_.size()) + (separate_ ? 1 : 0);
+  m.separate_prefilling = separate_ ? 1 : 0;
   m.waiting = static_cast<int>(shared_.waiting.size());
   m.kv_blocks_used = blocks_.held();
   m.kv_blocks_cached = blocks_.cached();

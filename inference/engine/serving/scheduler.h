@@ -17,6 +17,45 @@
 //
 // A backend without paged KV (the CUDA session for now) runs one sequence at a time, its
 // prompt whole, reusing what its one cache holds of the new prompt.
+//
+// Separate prefill (separate_prefill_tokens > 0): a prompt with more tokens than that still
+// to compute (after the prefix cache) is not chunked into the steps but computed by a
+// prefill worker (prefill_worker.h): a thread and a session of its own (its own KV cache
+// and separate_prefill_threads CPU threads), one prompt at a time, while the steps go on
+// decoding the others. When it is done, its KV rows are copied bit for bit into the
+// sequence's pool blocks and the sequence joins the running ones with its last prompt token
+// still to compute: the next step computes that token and samples the first one from it,
+// as a decoding sequence. So a request's tokens are the same under either policy (greedy:
+// identical; the CPU's rows do not depend on their neighbours in a pass). Short prompts
+// stay chunked in the steps as before.
+//
+//                 long (> threshold)   ┌─ prefill worker (own thread, session, threads) ─┐
+//   submit ─▶ waiting ─────────────────┤ cached prefix copied in; chunks of 256; cancel  │
+//                 │                    │ and stop looked at between chunks               │
+//                 │ short              └───────────────┬─────────────────────────────────┘
+//                 ▼                                    ▼ KV rows copied into its blocks
+//              running (steps: decode + prompt chunks) ◀── joins with 1 token to compute
+//
+// - Prefix cache: the worker gets the cached prefix's KV rows copied into its session and
+//   computes only the rest; at the hand-back the sequence shares whatever whole blocks the
+//   cache then holds and gets the other rows from the worker's session.
+// - Blocks: none are held while the worker computes (its KV lives in the worker's own
+//   cache, memory beyond the pool's); they are reserved at the hand-back, for the whole
+//   prompt plus one spare block per running sequence, as at admission. Short of them, a
+//   running sequence newer than the long one is preempted, else the hand-back waits (and
+//   admission with it) until running sequences give blocks back. The worker holds no
+//   blocks, so the pool cannot deadlock on it, and a running sequence older than the long
+//   prompt never loses blocks to it.
+// - Order: the worker takes one prompt at a time, in arrival order; a long prompt that
+//   finds it busy keeps its place in line while shorter prompts behind it are admitted.
+//   The sequence in the worker counts as running (metrics, max_running, exclusive()).
+// - Cancellation and stop: the worker looks at the request's cancel flag and at the
+//   scheduler's stop between chunks, so a cancelled request ends, and the destructor
+//   returns, within one chunk's forward pass; a failing worker pass (memory, the device)
+//   fails that request with its message, not the scheduler.
+// - Backends: needs paged KV and DecodeSession::spawn / copyKvToBlocks (the CPU session).
+//   Without paged KV (CUDA for now) the option does nothing, as prefill_chunk is ignored
+//   there; a CUDA worker on a stream of its own is out of scope for now.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -26,6 +65,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,25 +74,36 @@
 #include "inference/engine/core/result.h"
 #include "inference/engine/decode/generator.h"
 #include "inference/engine/serving/kv_block_manager.h"
+#include "inference/engine/serving/prefill_worker.h"
 #include "inference/engine/serving/prompt_pacer.h"
 #include "inference/engine/tokenizer/tokenizer.h"
 
 namespace ts::engine {
 
 struct SchedulerOptions {
-  int max_running = 8;      // sequences in one step
-  int batch_tokens = 512;   // tokens per step: decoding sequences first, then prompt chunks
-  int prefill_chunk = 256;  // prompt tokens per step (the oldest prompt's first, then the
-                            // next's), within batch_tokens; 0: whole prompts (they run
-                            // whole whatever the budget)
-  int kv_blocks = 0;        // paged pool size; 0: defaultKvBlocks (planKvPool sizes it
-                            // by memory: kv_budget.h)
-  int kv_memory_mb = 0;     // > 0: the pool in MiB, for planKvPool (the scheduler reads
-                            // kv_blocks only)
-  int tpot_target_ms = 0;   // > 0: while sequences decode, prompt chunks are spread over
-                            // the steps so that their TPOT stays near this (PromptPacer);
-                            // 0: a chunk in every step
+  int max_running = 8;              // sequences in one step
+  int batch_tokens = 512;           // tokens per step: decoding sequences first, then prompt chunks
+  int prefill_chunk = 256;          // prompt tokens per step (the oldest prompt's first, then the
+                                    // next's), within batch_tokens; 0: whole prompts (they run
+                                    // whole whatever the budget)
+  int kv_blocks = 0;                // paged pool size; 0: defaultKvBlocks (planKvPool sizes it
+                                    // by memory: kv_budget.h)
+  int kv_memory_mb = 0;             // > 0: the pool in MiB, for planKvPool (the scheduler reads
+                                    // kv_blocks only)
+  int tpot_target_ms = 0;           // > 0: while sequences decode, prompt chunks are spread over
+                                    // the steps so that their TPOT stays near this (PromptPacer);
+                                    // 0: a chunk in every step
+  int separate_prefill_tokens = 0;  // > 0: prompts with more tokens than this to compute
+                                    // go to the prefill worker (above); 0: none
+  int separate_prefill_threads = 0;  // the worker's CPU threads; 0: half the machine's
+                                     // (ThreadPool::defaultThreads() / 2, at least 1): the
+                                     // steps keep their session's threads, so the two
+                                     // share the cores the way a split machine would
 };
+
+// Positions per forward pass of the prefill worker: the longest a cancel or the
+// scheduler's stop waits for it.
+inline constexpr int kSeparatePrefillChunk = 256;
 
 // Blocks of kKvBlock positions for a pool when none is named: two whole contexts, or
 // max_running sequences of up to 1,024 positions, whichever is more.
@@ -82,6 +133,9 @@ struct SchedulerMetrics {
   uint64_t requests_finished = 0;  // stop, length, cancelled or failed; each request once
   uint64_t preemptions = 0;
   uint64_t steps = 0;
+  int separate_prefilling = 0;          // in the prefill worker now (counted in running too)
+  uint64_t separate_prefills = 0;       // prompts the prefill worker computed (handed back)
+  double separate_prefill_seconds = 0;  // the worker's time computing them
   Histogram step_seconds{{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}};
   Histogram step_tokens{{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048}};
   Histogram step_sequences{{1, 2, 4, 8, 16, 32, 64}};
@@ -148,8 +202,9 @@ class Scheduler {
   // Whether a prompt of `prompt` tokens can ever run: shorter than the context, and (paged)
   // its positions within the pool.
   bool fits(int prompt) const;
-  // As given, with max_running, prefill_chunk, kv_blocks and tpot_target_ms as they apply
-  // (unpaged: 1, 0, 0, 0).
+  // As given, with max_running, prefill_chunk, kv_blocks, tpot_target_ms and the separate
+  // prefill's as they apply (unpaged: 1, 0, 0, 0, 0, 0; separate_prefill_threads the
+  // worker's, 0 without one).
   const SchedulerOptions& options() const { return options_; }
   const Tokenizer& tokenizer() const { return tokenizer_; }
 
@@ -171,6 +226,16 @@ class Scheduler {
                const StepRecord& record);  // tokens out, blocks to the prefix cache
 
   void loop();
+  // The separate prefill (the loop's thread): whether the sequence goes to the worker (it
+  // is idle and the sequence has more than the threshold to compute; `cached`: positions
+  // the prefix cache holds, in `prefix`'s blocks), and the hand-off to it.
+  bool separately(const Sequence& s, int& cached, std::vector<int>& prefix) const;
+  void handOff(const std::shared_ptr<Sequence>& s, int cached, std::span<const int> prefix);
+  // The worker's outcome: the sequence ends (cancelled, failed) or joins running_ once its
+  // blocks are there (handBack); nothing while the worker computes.
+  void collectSeparate();
+  // False while the pool is too short for the sequence's blocks (it waits).
+  bool handBack();
   // Places a waiting sequence's KV: its cached prefix shared, blocks for its prompt
   // available. The positions already computed, or nullopt when there is no room yet (its
   // table empty again). Throws std::bad_alloc (its table empty again) when memory ran out.
@@ -205,10 +270,14 @@ class Scheduler {
   KvBlockManager blocks_;
   PromptPacer pacer_;
   std::vector<std::shared_ptr<Sequence>> running_;  // arrival order
-  std::vector<int> held_;            // unpaged: the tokens the session's one cache holds
-  std::vector<int> exclusive_held_;  // paged: what exclusive callers left in the session's
-                                     // own cache (the steps use the pool)
-  bool short_of_memory_ = false;     // shortOfMemory
+  std::vector<int> held_;                  // unpaged: the tokens the session's one cache holds
+  std::vector<int> exclusive_held_;        // paged: what exclusive callers left in the session's
+                                           // own cache (the steps use the pool)
+  bool short_of_memory_ = false;           // shortOfMemory
+  std::unique_ptr<PrefillWorker> worker_;  // separate prefill; null without
+  std::shared_ptr<Sequence> separate_;     // the sequence the worker computes or computed,
+                                           // until it joins running_ or ends
+  bool separate_computed_ = false;         // its KV is ready: it waits for blocks
 
   // What the loop shares with callers, under mutex_.
   struct Shared {
@@ -221,6 +290,7 @@ class Scheduler {
     int exclusive_waiting = 0;    // exclusive() callers waiting: admission pauses
     bool exclusive_held = false;  // one of them has the session
     int callers = 0;              // in generate or exclusive (the destructor waits for 0)
+    bool separate_ended = false;  // the prefill worker ended a job (wakes the loop)
   };
   mutable std::mutex mutex_;
   Shared shared_;

@@ -16,17 +16,19 @@ struct Bound {
   }
 };
 
-inline constexpr Bound kRunningBound{1, 256};           // sequences in one step (--parallel)
-inline constexpr Bound kBatchTokensBound{1, 65536};     // tokens per step
-inline constexpr Bound kPrefillChunkBound{0, 65536};    // prompt tokens per step; 0: whole
-inline constexpr Bound kTpotTargetBound{0, 60000};      // ms per output token; 0: unpaced
-inline constexpr Bound kQueueBound{0, 4096};            // requests waiting beyond the running
-inline constexpr Bound kKvPositionsBound{32, 1 << 24};  // KV pool positions (--kv-positions)
-inline constexpr Bound kKvMemoryMbBound{1, 1 << 22};    // KV pool MiB (--kv-memory-mb)
-inline constexpr Bound kContextBound{2, 1 << 20};       // positions per sequence
-inline constexpr Bound kMaxBodyMbBound{1, 1024};        // request body MiB (--max-body-mb)
-inline constexpr Bound kConcurrencyBound{1, 4096};      // benchmark clients at once
-inline constexpr Bound kPromptWordsBound{1, 100000};    // a prompt-length sweep's words
+inline constexpr Bound kRunningBound{1, 256};              // sequences in one step (--parallel)
+inline constexpr Bound kBatchTokensBound{1, 65536};        // tokens per step
+inline constexpr Bound kPrefillChunkBound{0, 65536};       // prompt tokens per step; 0: whole
+inline constexpr Bound kTpotTargetBound{0, 60000};         // ms per output token; 0: unpaced
+inline constexpr Bound kSeparatePrefillBound{0, 1 << 20};  // prompt tokens; 0: no worker
+inline constexpr Bound kSeparateThreadsBound{0, 1024};     // the worker's; 0: half the CPUs
+inline constexpr Bound kQueueBound{0, 4096};               // requests waiting beyond the running
+inline constexpr Bound kKvPositionsBound{32, 1 << 24};     // KV pool positions (--kv-positions)
+inline constexpr Bound kKvMemoryMbBound{1, 1 << 22};       // KV pool MiB (--kv-memory-mb)
+inline constexpr Bound kContextBound{2, 1 << 20};          // positions per sequence
+inline constexpr Bound kMaxBodyMbBound{1, 1024};           // request body MiB (--max-body-mb)
+inline constexpr Bound kConcurrencyBound{1, 4096};         // benchmark clients at once
+inline constexpr Bound kPromptWordsBound{1, 100000};       // a prompt-length sweep's words
 
 // Threads the HTTP server keeps for requests, whatever the running and queued counts ask
 // (each admitted request holds one while it waits for its tokens): connections beyond it

@@ -49,8 +49,15 @@ class TestCliOptions : public QObject {
   void everyRuntimeOptionReadsTheSameEverywhere() {
     const QStringList weights = {"weights", "int4-group", "no-cache"};
     const QStringList engine = {"backend", "device", "kv", "threads"};
-    const QStringList serving = {"context",     "parallel",     "batch-tokens", "prefill-chunk",
-                                 "tpot-target", "kv-positions", "kv-memory-mb"};
+    const QStringList serving = {"context",
+                                 "parallel",
+                                 "batch-tokens",
+                                 "prefill-chunk",
+                                 "tpot-target",
+                                 "separate-prefill",
+                                 "separate-prefill-threads",
+                                 "kv-positions",
+                                 "kv-memory-mb"};
     // Which commands offer which part of the group.
     const QMap<QString, QStringList> offered = {
         {"generate", weights + engine},
@@ -104,6 +111,33 @@ class TestCliOptions : public QObject {
     QCOMPARE(bad.exit_code, 2);
     QVERIFY2(bad.err.contains("--threads: expected a whole number from 1 to 1024, found '0'"),
              qPrintable(bad.err));
+  }
+
+  // --separate-prefill and its threads: bounded like the other scheduler values (exit 2 and
+  // the bounds named, before anything loads), and a value in range serves the requests.
+  void separatePrefillIsBounded() {
+    const QString model = qEnvironmentVariable("TOKENSCOPE_SHARED_DIR", "../shared") +
+                          "/models/aidreams260K/aidreams260K.gguf";
+    if (!QFile::exists(model)) QSKIP("the shared fixtures are absent");
+    const QStringList local = {"--model-path", model, "--prompt",   "I dreamed", "--requests", "2",
+                               "--max-tokens", "4",   "--no-store", "--threads", "1"};
+    const Run negative =
+        cli(QStringList{"bench"} + local + QStringList{"--separate-prefill", "-1"});
+    QCOMPARE(negative.exit_code, 2);
+    QVERIFY2(negative.err.contains(
+                 "--separate-prefill: expected a whole number from 0 to 1048576, found '-1'"),
+             qPrintable(negative.err));
+    const Run threads =
+        cli(QStringList{"bench"} + local + QStringList{"--separate-prefill-threads", "5000"});
+    QCOMPARE(threads.exit_code, 2);
+    QVERIFY2(threads.err.contains("--separate-prefill-threads: expected a whole number from 0 "
+                                  "to 1024, found '5000'"),
+             qPrintable(threads.err));
+    const Run serves =
+        cli(QStringList{"bench"} + local +
+            QStringList{"--separate-prefill", "2", "--separate-prefill-threads", "1"});
+    QVERIFY2(serves.exit_code == 0, qPrintable(serves.err));
+    QVERIFY2(serves.out.contains("2 completed, 0 failed"), qPrintable(serves.out));
   }
 };
 

@@ -1,12 +1,14 @@
 // The comparison's figures are the metric functions' results for hand-built runs (a
 // single run and a group), the settings table lists exactly what differs (a benchmark
-// step's concurrency or TPOT target too), the series' labels tell them apart, and the CSV
-// and JSON exports carry those numbers under the documented names with every setting.
+// step's concurrency or TPOT target too), the series' labels tell them apart, the CSV
+// and JSON exports carry those numbers under the documented names with every setting, and
+// runs that differ in two levers are flagged with the lab commands that measure each alone.
 #include <QJsonArray>
 #include <QTest>
 
 #include "app/compare/bench_group.h"
 #include "app/compare/comparison.h"
+#include "app/compare/lever_attribution.h"
 
 using namespace ts;
 
@@ -145,7 +147,11 @@ class TestComparison : public QObject {
                              "started", "app_version", "concurrency", "speculative"})
       QVERIFY2(header.split(',').contains(name), qPrintable(header));
     QVERIFY2(csv.contains(",Why is the sky blue?,"), qPrintable(csv));
-    QVERIFY(csv.contains(",0.1.0\n"));
+    // app_version, then the levers that differ (the chat is no benchmark step, has another
+    // length and prompt) and the warning that says so
+    QVERIFY2(csv.contains(",0.1.0,concurrency max_tokens prompt,\"These runs differ in "
+                          "concurrency, maximum output length and prompt: "),
+             qPrintable(csv));
     QVERIFY(csv.contains(",10 11 12,"));  // the group's run ids
     const QJsonArray series = comparisonJson({one, group}).value("series").toArray();
     const QJsonObject s0 = series[0].toObject().value("settings").toObject();
@@ -237,6 +243,171 @@ class TestComparison : public QObject {
     QCOMPARE(content.tag_title, QString("concurrency"));
     QCOMPARE(content.series[0].tag, QString("2"));
     QCOMPARE(content.series[1].tag, QString("8"));
+  }
+
+  // Issue 43, item 5: weights and speculative sampling both changed -> both named, the
+  // warning in the issue's words, and per lever the lab command that measures it alone.
+  void twoLeversCannotBeAttributed() {
+    StoredRun other = handRun(2, 100, 10, 5, 0.7);
+    other.context.weights = "int8";
+    other.context.speculative = "self-int4, K 4";
+    const QList<ComparedSeries> pair = {compareRuns("a", {handRun(1, 100, 10, 5, 0.7)}),
+                                        compareRuns("b", {other})};
+    const QStringList levers = differingLevers(differingSettings(pair));
+    QCOMPARE(levers, (QStringList{"weights", "draft"}));
+    QCOMPARE(leverName(levers[0]), QString("weights"));
+    QCOMPARE(leverName(levers[1]), QString("speculative sampling"));
+    const LeverAttribution a = attributeLevers(pair);
+    QCOMPARE(a.levers, levers);
+    QCOMPARE(a.notice.warning, QString("These runs differ in weights and speculative sampling: "
+                                       "the difference cannot be attributed to either."));
+    QCOMPARE(a.notice.advice, QString());  // local runs: the buttons say what to do
+    QCOMPARE(a.notice.offers.size(), 2);
+    QCOMPARE(a.notice.offers[0].button, QString("Measure weights alone…"));
+    QCOMPARE(a.notice.offers[0].command,
+             QString("tokenscope-cli lab --model /m.gguf --vary weights=int8 --repeat 5"));
+    QCOMPARE(a.notice.offers[1].lever, QString("draft"));
+    QCOMPARE(a.notice.offers[1].value, QString("self-int4"));
+    QCOMPARE(a.notice.offers[1].command,
+             QString("tokenscope-cli lab --model /m.gguf --vary draft=self-int4 --draft-k 4 "
+                     "--repeat 5"));
+    // the exports: the lab's names, machine-readable, and the same text
+    const QJsonObject json = comparisonJson(pair);
+    QCOMPARE(json.value("levers_differing").toArray(), (QJsonArray{"weights", "draft"}));
+    QCOMPARE(json.value("attribution_warning").toString(), a.notice.warning);
+    QCOMPARE(json.value("single_lever_commands").toArray()[1].toObject().value("command"),
+             QJsonValue(a.notice.offers[1].command));
+    QCOMPARE(json.value("series").toArray().size(), 2);  // every earlier field stays
+    const QStringList csv = comparisonCsv(pair).split('\n', Qt::SkipEmptyParts);
+    QVERIFY(csv[0].endsWith(",app_version,levers_differing,attribution_warning"));
+    QVERIFY2(csv[1].endsWith(",weights draft,These runs differ in weights and speculative "
+                             "sampling: the difference cannot be attributed to either."),
+             qPrintable(csv[1]));
+    // three levers: "to any one of them"
+    other.request.params.temperature = 0.2;
+    QCOMPARE(
+        attributeLevers({pair[0], compareRuns("b", {other})}).notice.warning,
+        QString("These runs differ in weights, speculative sampling and sampling parameters: the "
+                "difference cannot be attributed to any one of them."));
+  }
+
+  void oneLeverIsAttributed() {
+    StoredRun other = handRun(2, 100, 10, 5, 0.7);
+    other.context.weights = "int8";
+    const QList<ComparedSeries> pair = {compareRuns("a", {handRun(1, 100, 10, 5, 0.7)}),
+                                        compareRuns("b", {other})};
+    const LeverAttribution a = attributeLevers(pair);
+    QCOMPARE(a.levers, QStringList{"weights"});
+    QCOMPARE(a.notice.warning, QString());
+    QVERIFY(a.notice.offers.isEmpty());
+    const QJsonObject json = comparisonJson(pair);
+    QCOMPARE(json.value("levers_differing").toArray(), QJsonArray{"weights"});
+    QVERIFY(!json.contains("attribution_warning"));
+    QVERIFY(comparisonCsv(pair).section('\n', 1, 1).endsWith(",weights,"));
+  }
+
+  // The start time and the app's version are bookkeeping; another CPU is the machine, a
+  // softer note of its own.
+  void bookkeepingIsNoLever() {
+    StoredRun later = handRun(2, 100, 10, 5, 0.7);
+    later.started = QDateTime(QDate(2026, 12, 7), QTime(8, 0), Qt::UTC);
+    later.environment.insert("app_version", "0.2.0");
+    const QList<ComparedSeries> pair = {compareRuns("a", {handRun(1, 100, 10, 5, 0.7)}),
+                                        compareRuns("b", {later})};
+    QCOMPARE(differingSettings(pair).size(), 2);
+    const LeverAttribution a = attributeLevers(pair);
+    QVERIFY(a.levers.isEmpty());
+    QCOMPARE(a.notice.warning, QString());
+    QCOMPARE(a.notice.machines, QString());
+    QCOMPARE(comparisonJson(pair).value("levers_differing").toArray(), QJsonArray());
+    later.environment.insert("cpu", "another cpu");
+    const LeverAttribution machines = attributeLevers({pair[0], compareRuns("b", {later})});
+    QVERIFY(machines.levers.isEmpty());
+    QCOMPARE(machines.notice.warning, QString());
+    QVERIFY(machines.notice.machines.startsWith("These runs were measured on different machines"));
+  }
+
+  // Remote runs: nothing the lab can run, so the banner says how to do it by hand.
+  void remoteRunsAreAskedToChangeOneSetting() {
+    StoredRun a = handRun(1, 100, 10, 5, 0.7), b = handRun(2, 100, 10, 5, 0.2);
+    a.context = {"TaoToken", "https://api.example/v1", "baichuan2-13b"};
+    b.context = {"TaoToken", "https://api.example/v1", "baichuan2-53b"};
+    const LeverAttribution attributed =
+        attributeLevers({compareRuns("a", {a}), compareRuns("b", {b})});
+    QCOMPARE(attributed.levers, (QStringList{"model", "sampling"}));
+    QCOMPARE(
+        attributed.notice.warning,
+        QString("These runs differ in model or endpoint and sampling parameters: the difference "
+                "cannot be attributed to either."));
+    QCOMPARE(attributed.notice.advice, QString("Run them again changing one setting at a time."));
+    QVERIFY(attributed.notice.offers.isEmpty());
+  }
+
+  // More than two series: the pair that differs in two levers is named, the others not.
+  void theConfoundedPairIsNamed() {
+    StoredRun quantized = handRun(2, 100, 10, 5, 0.7), drafted = handRun(3, 100, 10, 5, 0.7);
+    quantized.context.weights = "int8";
+    drafted.context.speculative = "lookup, K auto";
+    QList<ComparedSeries> three = {compareRuns("", {handRun(1, 100, 10, 5, 0.7)}),
+                                   compareRuns("", {quantized}), compareRuns("", {drafted})};
+    nameSeries(three);
+    const LeverAttribution a = attributeLevers(three);
+    QCOMPARE(a.levers, (QStringList{"weights", "draft"}));
+    QCOMPARE(a.notice.warning,
+             QString("#2 and #3 differ in weights and speculative sampling: the difference "
+                     "between them cannot be attributed to either."));
+    QCOMPARE(a.notice.offers.size(), 2);
+    QCOMPARE(a.notice.offers[0].command,  // #3's weights, as the handRun stores them
+             QString("tokenscope-cli lab --model /m.gguf --vary weights=int4 --repeat 5"));
+    // an adaptive K: the lab's fixed default instead (its --draft-k takes numbers)
+    QCOMPARE(a.notice.offers[1].command,
+             QString("tokenscope-cli lab --model /m.gguf --vary draft=lookup --repeat 5"));
+  }
+
+  // Which settings are levers, from the differing settings alone.
+  void leversFromTheDifferingSettings() {
+    // another tokenizer counts the same prompt differently: that is the model, not the prompt
+    QCOMPARE(differingLevers({{"model", {"a", "b"}}, {"prompt_tokens", {"12", "15"}}}),
+             QStringList{"model"});
+    QCOMPARE(differingLevers({{"prompt_tokens", {"12", "15"}}}), QStringList{"prompt"});
+    QCOMPARE(differingLevers({{"prompt_tokens", {"", "15"}}}), QStringList());  // unknown
+    // a desktop benchmark's "local: <path>" is the chat's path
+    QCOMPARE(differingLevers({{"base_url", {"local: /m.gguf", "/m.gguf"}}}), QStringList());
+    // a desktop benchmark records no runtime: unknown, not another backend or weights
+    QCOMPARE(differingLevers({{"backend", {"", "cpu"}}, {"weights", {"", "auto"}}}), QStringList());
+    QCOMPARE(differingLevers({{"backend", {"", "cpu", "cuda"}}}), QStringList{"backend"});
+    // a prefill chunk against a TPOT target is one lever, the prefill policy
+    QCOMPARE(differingLevers({{"prefill_chunk", {"16", ""}}, {"tpot_target_ms", {"", "50"}}}),
+             QStringList{"prefill"});
+    QCOMPARE(differingLevers({{"started", {"1", "2"}},
+                              {"benchmark", {"x", "y"}},
+                              {"app_version", {"0.1", "0.2"}},
+                              {"cpu", {"a", "b"}}}),
+             QStringList());
+    QCOMPARE(listOfNames({"weights", "KV cache", "speculative sampling"}),
+             QString("weights, KV cache and speculative sampling"));
+    QCOMPARE(singleLeverCommand("/home/me/my models/b.gguf", "weights", "q8_0"),
+             QString("tokenscope-cli lab --model '/home/me/my models/b.gguf' --vary "
+                     "weights=q8_0 --repeat 5"));
+  }
+
+  // Two benchmark steps of a local model (desktop sweeps record "local: <path>") that differ
+  // in the prefill policy and the weights: the prefill value is the lab's "tpot:MS".
+  void benchmarkStepsOfALocalModel() {
+    std::vector<StoredRun> chunked = benchStep(1, "prefill_chunk=16", 2);
+    std::vector<StoredRun> tpot = benchStep(3, "tpot_target_ms=50", 2);
+    for (StoredRun& r : chunked) r.context.base_url = "local: /m.gguf";
+    for (StoredRun& r : tpot) {
+      r.context.base_url = "local: /m.gguf";
+      r.context.weights = "q8_0";
+    }
+    const LeverAttribution a = attributeLevers({compareRuns("", chunked, chunked[0].context.group),
+                                                compareRuns("", tpot, tpot[0].context.group)});
+    QCOMPARE(a.levers, (QStringList{"weights", "prefill"}));
+    QCOMPARE(a.notice.offers.size(), 2);
+    QCOMPARE(a.notice.offers[1].button, QString("Measure prefill policy alone…"));
+    QCOMPARE(a.notice.offers[1].command,
+             QString("tokenscope-cli lab --model /m.gguf --vary prefill=tpot:50 --repeat 5"));
   }
 };
 

@@ -1,8 +1,14 @@
 // History and Compare driven through HistoryController on a real run store (issue 42): a
 // benchmark run shows its step in History, "Compare the last two" selects both runs there,
 // and two benchmark steps compared as groups list their concurrency as the difference,
-// with labels that tell them apart.
+// with labels that tell them apart; two local runs that differ in weights and speculative
+// sampling are flagged, and the banner's button copies the lab command that measures the
+// weights alone.
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTableWidget>
@@ -19,11 +25,12 @@ using namespace ts;
 
 namespace {
 
-// Stores one finished run of `chunks` chunks in `group` ("" for a chat run).
-void storeRun(RunStore& store, const QString& group, int chunks) {
+// Stores one finished run of `chunks` chunks in `group` ("" for a chat run); `context` is
+// where it ran.
+qint64 storeRun(RunStore& store, const QString& group, int chunks,
+                RunContext context = {"TaoToken", "https://api.example/v1", "bench-7b"}) {
   GenerationRequest request;
   request.messages = {{"user", "Why is the first token slow?"}};
-  RunContext context{"TaoToken", "https://api.example/v1", "bench-7b"};
   context.group = group;
   RecordedRun run;
   run.start_ns = 0;
@@ -31,7 +38,15 @@ void storeRun(RunStore& store, const QString& group, int chunks) {
   for (int i = 0; i < chunks; ++i)
     run.events.push_back(StreamEvent::chunk((100 + 10 * i) * 1000000LL, "t", 1));
   run.events.push_back(StreamEvent::finished((100 + 10 * chunks) * 1000000LL, "stop"));
-  RunStoreWriter(store, request, context).finish(run);
+  RunStoreWriter writer(store, request, context);
+  writer.finish(run);
+  return writer.id();
+}
+
+// A chat on a local model as ChatController records it: the model's path as base URL.
+RunContext localRun(const QString& weights, const QString& speculative) {
+  return {"Local model", "/home/user/models/bench-7b.gguf", "bench-7b", "cpu", weights, "f16",
+          speculative};
 }
 
 }  // namespace
@@ -87,6 +102,59 @@ class TestHistoryCompare : public QObject {
     QCOMPARE(figures->horizontalHeaderItem(1)->text(), QString("concurrency 8\n(2 runs)"));
     view->close();
     dialog->close();
+  }
+
+  // Issue 43, item 5: weights and speculative sampling changed together cannot be told
+  // apart; one click copies the command that measures the weights alone.
+  void twoLeversAreFlaggedWithTheMissingComparison() {
+    RunStore store(dir_.filePath("levers.sqlite"));
+    QVERIFY(store.isOpen());
+    const qint64 plain = storeRun(store, "", 4, localRun("auto", ""));
+    const qint64 both = storeRun(store, "", 4, localRun("q8_0", "self-int4, K 4"));
+    ui::MainWindow window;
+    HistoryController history(&window);
+    history.setStore(&store);
+    ui::ComparisonView* view = history.compare({plain, both}, false);
+    QVERIFY(view);
+    QVERIFY(QTest::qWaitForWindowExposed(view));
+    auto* warning = view->findChild<QLabel*>("attributionWarning");
+    QVERIFY(warning);
+    QVERIFY(warning->isVisible());
+    QCOMPARE(warning->text(), QString("These runs differ in weights and speculative sampling: the "
+                                      "difference cannot be attributed to either."));
+    auto* weights = view->findChild<QPushButton*>("measureAlone_weights");
+    auto* draft = view->findChild<QPushButton*>("measureAlone_draft");
+    QVERIFY(weights && draft);
+    QCOMPARE(weights->text(), QString("Measure weights alone…"));
+    QCOMPARE(draft->text(), QString("Measure speculative sampling alone…"));
+    QSignalSpy requested(view, &ui::ComparisonView::singleLeverRequested);
+    QGuiApplication::clipboard()->clear();
+    weights->click();
+    const QString command =
+        "tokenscope-cli lab --model /home/user/models/bench-7b.gguf --vary weights=q8_0 "
+        "--repeat 5";
+    QTRY_COMPARE(QGuiApplication::clipboard()->text(), command);
+    QCOMPARE(requested.size(), 1);
+    QCOMPARE(requested[0], (QVariantList{"weights", "q8_0"}));
+    auto* copied = view->findChild<QLabel*>("attributionCopied");
+    QVERIFY(copied->isVisible());
+    QCOMPARE(copied->text(), "Copied: " + command);
+    draft->click();
+    QTRY_COMPARE(QGuiApplication::clipboard()->text(),
+                 QString("tokenscope-cli lab --model /home/user/models/bench-7b.gguf --vary "
+                         "draft=self-int4 --draft-k 4 --repeat 5"));
+    QCOMPARE(requested.size(), 2);
+    QCOMPARE(requested[1], (QVariantList{"draft", "self-int4"}));
+    view->close();
+
+    // the weights alone: nothing to flag
+    const qint64 quantized = storeRun(store, "", 4, localRun("q8_0", ""));
+    view = history.compare({plain, quantized}, false);
+    QVERIFY(view);
+    QVERIFY(QTest::qWaitForWindowExposed(view));
+    QVERIFY(!view->findChild<QLabel*>("attributionWarning"));
+    QVERIFY(!view->findChild<QWidget*>("attributionBanner"));
+    view->close();
   }
 };
 

@@ -1,11 +1,13 @@
 // Issue 42, item 5: the window tour of the records — History (many runs: chats, benchmark
 // steps, long provider and model names), the comparison (two runs; two benchmark groups; a
-// speculative run against a plain one) and the benchmark dialog (a finished concurrency
-// sweep 1, 2, 4, 8 and a prefill-chunk sweep) — on a 1024 × 700 and a 1600 × 1000 screen, in
-// English and in Chinese. Each window opens at its default size, which must lie on the
-// screen, and shows no text cut (tests/support/text_fit.h), no scrollbar on the comparison's
-// tables, a History without a horizontal scrollbar that still shows usual names and dates
-// whole, chart and axis titles that fit, and trade-off labels that neither overlap nor leave
+// speculative run against a plain one; a plain run against one with other weights and
+// speculative sampling, whose banner offers the single-lever commands) and the benchmark
+// dialog (a finished concurrency sweep 1, 2, 4, 8 and a prefill-chunk sweep) — on a
+// 1024 × 700 and a 1600 × 1000 screen, in English and in Chinese. Each window opens at its
+// default size, which must lie on the screen, and shows no text cut
+// (tests/support/text_fit.h), no scrollbar on the comparison's tables, a History without a
+// horizontal scrollbar that still shows usual names and dates whole, chart and axis titles
+// that fit, and trade-off labels that neither overlap nor leave
 // the plot.
 //
 // The screen is the offscreen platform's, sized by a config file, so main() runs this test
@@ -107,9 +109,10 @@ qint64 storeRun(RunStore& store, RunContext context, const QString& prompt, doub
 }
 
 struct Runs {
-  QList<qint64> chats;  // two chats on two providers
-  QList<qint64> steps;  // one run of concurrency 2 and one of concurrency 8
-  QList<qint64> local;  // a plain and a speculative local run
+  QList<qint64> chats;   // two chats on two providers
+  QList<qint64> steps;   // one run of concurrency 2 and one of concurrency 8
+  QList<qint64> local;   // a plain and a speculative local run
+  QList<qint64> levers;  // the plain one and one with other weights and speculative sampling
 };
 
 // A store as a month of use leaves it: chats on a gateway and on a local model, benchmark
@@ -149,6 +152,9 @@ Runs fillStore(RunStore& store) {
   }
   runs.local << storeRun(store, local, question, 0.7, 1300, 45, 48)
              << storeRun(store, speculative, question, 0.7, 1350, 28, 48);
+  RunContext two_levers = speculative;
+  two_levers.weights = "q8_0";
+  runs.levers << runs.local.front() << storeRun(store, two_levers, question, 0.7, 1400, 30, 48);
   RunContext served = local;
   served.tags = {"served"};
   storeRun(store, served, "What is the capital of France?", 0.7, 300, 40, 8);
@@ -320,11 +326,12 @@ class TestRecordsTour : public QObject {
   }
 
   // The comparison of `ids` as History opens it: the checks of every window, and its tables
-  // whole without scrollbars.
+  // whole without scrollbars; the banner that the runs differ in two levers where `banner`.
   void checkComparison(HistoryController& history, const QList<qint64>& ids, bool groups,
-                       const QString& name) {
+                       const QString& name, bool banner = false) {
     ui::ComparisonView* view = history.compare(ids, groups);
     QVERIFY(view);
+    QCOMPARE(view->findChild<QWidget*>("attributionBanner") != nullptr, banner);
     checkWindow(view, name);
     // the tables (and the charts) on the page: none with a scrollbar of its own
     QWidget* page = view->findChild<QWidget*>("comparisonContent");
@@ -364,7 +371,7 @@ class TestRecordsTour : public QObject {
     history.setStore(store_.get());
     ui::HistoryDialog* dialog = history.open();
     QVERIFY(dialog);
-    QCOMPARE(dialog->rowCount(), 24);
+    QCOMPARE(dialog->rowCount(), 25);
     checkWindow(dialog, "history");
     auto* table = dialog->findChild<QTableView*>("historyTable");
     QVERIFY(!table->horizontalScrollBar()->isVisible());
@@ -394,7 +401,8 @@ class TestRecordsTour : public QObject {
   }
 
   void comparison_data() { languages_data(); }
-  // Two chats; two benchmark steps as groups; a speculative run against a plain one.
+  // Two chats; two benchmark steps as groups; a speculative run against a plain one; two
+  // levers at once (the warning banner with its buttons above the tables).
   void comparison() {
     QFETCH(QString, language);
     Language speaking(language);
@@ -405,6 +413,7 @@ class TestRecordsTour : public QObject {
     checkComparison(history, runs_.chats, false, "comparison-runs");
     checkComparison(history, runs_.steps, true, "comparison-groups");
     checkComparison(history, runs_.local, false, "comparison-speculative");
+    checkComparison(history, runs_.levers, false, "comparison-two-levers", true);
   }
 
   void benchmark_data() { languages_data(); }

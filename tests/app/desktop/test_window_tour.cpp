@@ -17,6 +17,7 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QFile>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLibraryInfo>
 #include <QLineEdit>
@@ -25,6 +26,7 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -41,6 +43,7 @@
 #include "tests/support/openai_test_server.h"
 #include "tests/support/text_fit.h"
 #include "ui/chat_panel.h"
+#include "ui/lever_lab_dialog.h"
 #include "ui/metrics_strip.h"
 #include "ui/model_manager_dialog.h"
 #include "ui/provider_bar.h"
@@ -468,6 +471,44 @@ class TestWindowTour : public QObject {
       if (placeWindow(size)) look(window_.get(), "main-serving", size);
     window_->findChild<QAction*>("serveAction")->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(controller_->serving().state(), LocalServing::State::Off, 15000);
+    report();
+  }
+
+  // Tools → Lever lab… (issue 43): idle with a remote provider (why there is nothing to run)
+  // and on the demo model; then with a filled table after a small KV lever run, on both
+  // screens, its table without scrollbars.
+  void theLeverLab_data() { languages(); }
+  void theLeverLab() {
+    QAction* lab = actionFor(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    QVERIFY(lab);
+    tour("lever-lab-remote", "leverLabDialog", [&] { lab->trigger(); });
+    window_->setProviders({remoteProvider(), localProvider()}, 1);
+    tour("lever-lab", "leverLabDialog", [&] { lab->trigger(); });
+    QJsonObject measured;
+    for (QSize size : kScreens) {
+      if (!placeWindow(size)) continue;
+      lab->trigger();
+      auto* d = window_->findChild<ui::LeverLabDialog*>("leverLabDialog");
+      QVERIFY(d && QTest::qWaitForWindowExposed(d));
+      if (measured.isEmpty()) {  // measured once, shown on both screens
+        d->setLever("kv");
+        d->findChild<QSpinBox*>("labRepeat")->setValue(2);
+        d->findChild<QSpinBox*>("labPromptTokens")->setValue(16);
+        d->findChild<QSpinBox*>("labGenTokens")->setValue(8);
+        d->run();
+        QTRY_VERIFY_WITH_TIMEOUT(!controller_->lab().isRunning(), 180000);
+        measured = d->report();
+        QVERIFY2(!measured.isEmpty(), qPrintable(d->findChild<QLabel*>("labStage")->text()));
+      } else {
+        d->setLever("kv");
+        d->onReport(measured, {});
+      }
+      look(d, "lever-lab-report", size);
+      for (const QString& bar : ts::testing::visibleScrollBars(d))
+        problems_ << "lever-lab-report at " + sizeName(size) + ": " + bar;
+      d->close();
+      QApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    }
     report();
   }
 };

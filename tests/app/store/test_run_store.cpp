@@ -151,6 +151,32 @@ class TestRunStore : public QObject {
     QCOMPARE(again.list().size(), 1);
   }
 
+  void labReportsAreKeptNewestFirstPerLever() {
+    RunStore store(dir_.filePath("lab.sqlite"));
+    QVERIFY2(store.isOpen(), qPrintable(store.error()));
+    const auto report = [](const QString& lever, double predicted, double measured) {
+      const QJsonObject metric{{"predicted_change_pct", predicted}, {"change_pct", measured}};
+      return QJsonObject{
+          {"baseline", QJsonObject{{"model", "/models/m.gguf"}}},
+          {"variants", QJsonArray{QJsonObject{
+                           {"lever", lever}, {"metrics", QJsonObject{{"decode_tok_s", metric}}}}}}};
+    };
+    QVERIFY(store.addLabReport(report("weights", 55, 62)) > 0);
+    QVERIFY(store.addLabReport(report("kv", 1, 2)) > 0);
+    QVERIFY(store.addLabReport(report("weights", 80, 70)) > 0);
+    const QList<StoredLabReport> weights = store.labReports("weights");
+    QCOMPARE(weights.size(), 2);
+    QCOMPARE(weights[0].model, QString("/models/m.gguf"));
+    const auto decode = [](const StoredLabReport& r) {
+      return r.report["variants"][0]["metrics"]["decode_tok_s"]["change_pct"].toDouble();
+    };
+    QCOMPARE(decode(weights[0]), 70.0);  // newest first
+    QCOMPARE(decode(weights[1]), 62.0);
+    QCOMPARE(store.labReports().size(), 3);
+    RunStore again(dir_.filePath("lab.sqlite"));  // kept on disk
+    QCOMPARE(again.labReports("kv").size(), 1);
+  }
+
   void schemaOneIsMigratedAndANewerSchemaRefused() {
     const QString path = dir_.filePath("old.sqlite");
     {
@@ -180,7 +206,7 @@ class TestRunStore : public QObject {
     {
       RunStore store(path);
       QVERIFY2(store.isOpen(), qPrintable(store.error()));
-      QCOMPARE(store.schemaVersion(), 2);
+      QCOMPARE(store.schemaVersion(), 3);
       const QList<StoredRun> runs = store.list({"", "", "", "old prompt"});
       QCOMPARE(runs.size(), 1);
       QCOMPARE(runs[0].text, QString("hello"));

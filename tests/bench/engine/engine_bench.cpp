@@ -28,8 +28,8 @@
 
 #include "inference/engine/cpu/cpu_forward.h"
 #include "inference/engine/formats/model_loader.h"
+#include "inference/engine/lab/machine_probe.h"
 #include "inference/engine/model/random_model.h"
-#include "inference/engine/model/weight_buffer.h"
 #include "tests/bench/engine/bench_clock.h"
 #include "tests/bench/engine/conversation_bench.h"
 #include "tests/bench/engine/cuda_bench.h"
@@ -47,41 +47,6 @@ using ts::bench::printJson;
 using ts::testing::statusMiB;
 
 namespace {
-
-// GB/s of summing a 1 GiB f32 buffer with `threads` threads, with the same vector
-// kernels as the engine, so the figure is the memory's limit, not the adder's. Measured
-// right after each decode run: this machine's bandwidth drifts by tens of percent within
-// a minute, so decode is compared with the bandwidth of the same moment.
-class BandwidthProbe {
- public:
-  explicit BandwidthProbe(int threads) : buf_((1ull << 30) / sizeof(float), 1.0f), pool_(threads) {}
-
-  double measure() {  // median of 3 passes
-    const int threads = pool_.threads();
-    const size_t n = buf_.size();
-    std::vector<double> rates;
-    for (int r = 0; r < 3; ++r) {
-      std::vector<double> partial(threads, 0);
-      const double t0 = now();
-      pool_.parallelFor(threads, [&](int b, int e) {
-        for (int t = b; t < e; ++t) {
-          const size_t begin = n / threads * t, end = t + 1 == threads ? n : n / threads * (t + 1);
-          partial[t] = activeKernels().sum_f32(buf_.data() + begin, end - begin);
-        }
-      });
-      const double dt = now() - t0;
-      double total = 0;
-      for (double p : partial) total += p;
-      if (total < 0) std::printf("impossible\n");  // keeps the sums alive
-      rates.push_back(n * sizeof(float) / dt / 1e9);
-    }
-    return median(rates);
-  }
-
- private:
-  WeightBuffer<float> buf_;  // allocated as the weights are (huge pages where granted)
-  ThreadPool pool_;
-};
 
 // int8 / f32 operations of one pass over `tokens` positions: 2 per weight of every layer
 // matrix per position, and the classifier's for the last position only (what a prefill
@@ -222,7 +187,9 @@ int runBench(int argc, char** argv) {
   const int capacity =
       std::min(prompt_tokens + gen_tokens, std::max(c.context, prompt_tokens + gen_tokens));
   const double bytes_per_token = static_cast<double>(model->weight_bytes());
-  BandwidthProbe probe(threads);
+  // GB/s of summing 1 GiB, right after each decode run: this machine's bandwidth drifts by
+  // tens of percent within a minute, so decode is compared with that of the same moment.
+  ts::engine::lab::ReadBandwidthProbe probe(threads, 1ull << 30);
   std::vector<double> pp, tg, bandwidth, share;
   for (int r = 0; r < repeat; ++r) {
     CpuSession session(model, capacity, kv_format.value(), threads);

@@ -13,7 +13,11 @@
 //                              64 each) while a --long-tokens (1,024) prompt arrives every
 //                              --every seconds (2), --arrivals times (5), per prefill chunk
 //                              (0: whole prompts): TTFT p50/p99 of the long prompts, TPOT
-//                              p50/p99 and ITL p99 of the streams, and one stream alone's TPOT
+//                              p50/p99 and ITL p99 of the streams, and one stream alone's TPOT;
+//                              --separate THRESHOLD: one more row under the same load with
+//                              prompts of more than THRESHOLD tokens computed by the separate
+//                              prefill worker (--separate-threads N of its own, default 0: half
+//                              the machine's), the streams' prompts chunked by --prefill-chunk
 //   --prefix                   a --system-tokens (512) system prompt: TTFT of the first
 //                              request, then of one with the same system prompt and another
 //                              question (cached), median of --repeat (3) pairs
@@ -183,7 +187,7 @@ void throughput(const Settings& s, const std::vector<int>& levels, int requests,
 }
 
 void mixed(const Settings& s, const std::vector<int>& chunks, int streams, int gen, int long_tokens,
-           double every, int arrivals, bool tpot_auto) {
+           double every, int arrivals, bool tpot_auto, int separate, int separate_threads) {
   const int vocab = s.model->config.vocab;
   double alone_tpot = 0;
   {
@@ -197,9 +201,8 @@ void mixed(const Settings& s, const std::vector<int>& chunks, int streams, int g
   if (tpot_auto) paced.tpot_target_ms = static_cast<int>(2 * alone_tpot);
   if (paced.tpot_target_ms > 0)
     std::printf("  prompt chunks paced to a TPOT of %d ms\n", paced.tpot_target_ms);
-  for (int chunk : chunks) {
-    SchedulerOptions o = paced;
-    o.prefill_chunk = chunk;
+  // One row: the load on a scheduler with `o`.
+  const auto row = [&](const SchedulerOptions& o, const std::string& label) {
     auto sched = scheduler(s, o);
     std::atomic<bool> over{false};
     std::mutex m;
@@ -234,13 +237,29 @@ void mixed(const Settings& s, const std::vector<int>& chunks, int streams, int g
       for (size_t i = 1; i < t.at.size(); ++i) itl.push_back((t.at[i] - t.at[i - 1]) * 1e3);
     }
     std::printf(
-        "  chunk %-5s TTFT p50 %7s p99 %7s ms | streams' TPOT p50 %6s p99 %6s ms (%s x alone), "
+        "  %-13s TTFT p50 %7s p99 %7s ms | streams' TPOT p50 %6s p99 %6s ms (%s x alone), "
         "ITL p99 %7s max %7s ms\n",
-        chunk == 0 ? "whole" : std::to_string(chunk).c_str(),
-        number(percentile(ttft, 50), 0).c_str(), number(percentile(ttft, 99), 0).c_str(),
-        number(percentile(tpot, 50), 1).c_str(), number(percentile(tpot, 99), 1).c_str(),
+        label.c_str(), number(percentile(ttft, 50), 0).c_str(),
+        number(percentile(ttft, 99), 0).c_str(), number(percentile(tpot, 50), 1).c_str(),
+        number(percentile(tpot, 99), 1).c_str(),
         number(percentile(tpot, 99) / alone_tpot, 2).c_str(),
         number(percentile(itl, 99), 0).c_str(), number(percentile(itl, 100), 0).c_str());
+    return sched->options();
+  };
+  for (int chunk : chunks) {
+    SchedulerOptions o = paced;
+    o.prefill_chunk = chunk;
+    row(o, "chunk " + (chunk == 0 ? std::string("whole") : std::to_string(chunk)));
+  }
+  if (separate > 0) {
+    SchedulerOptions o = paced;
+    o.separate_prefill_tokens = separate;
+    o.separate_prefill_threads = separate_threads;
+    const SchedulerOptions applied = row(o, "separate >" + std::to_string(separate));
+    std::printf(
+        "  (separate: a prefill worker of %d threads beside the steps' %d; the streams' "
+        "prompts in chunks of %d)\n",
+        applied.separate_prefill_threads, s.threads, applied.prefill_chunk);
   }
 }
 
@@ -274,7 +293,8 @@ int main(int argc, char** argv) {
   std::string steps_list, throughput_list, mixed_list;
   bool prefix_run = false, same_prompt = false, tpot_auto = false;
   int requests = 0, prompt_tokens = 16, gen = -1, context_tokens = 64, streams = 4,
-      long_tokens = 1024, arrivals = 5, system_tokens = 512, repeat = 3;
+      long_tokens = 1024, arrivals = 5, system_tokens = 512, repeat = 3, separate = 0,
+      separate_threads = 0;
   double every = 2;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -307,6 +327,10 @@ int main(int argc, char** argv) {
       throughput_list = value();
     else if (a == "--mixed")
       mixed_list = value();
+    else if (a == "--separate")
+      separate = std::atoi(value().c_str());
+    else if (a == "--separate-threads")
+      separate_threads = std::atoi(value().c_str());
     else if (a == "--prefix")
       prefix_run = true;
     else if (a == "--same-prompt")
@@ -342,6 +366,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "serving-bench: expected --model PATH and --kv f16|f32|int8\n");
     return 2;
   }
+  if (separate > 0 && mixed_list.empty()) {
+    std::fprintf(stderr, "serving-bench: --separate adds a row to --mixed: give --mixed too\n");
+    return 2;
+  }
   s.kv = format.value();
   auto loaded = loadModel(model_path);
   if (!loaded) {
@@ -356,8 +384,8 @@ int main(int argc, char** argv) {
   if (!throughput_list.empty())
     throughput(s, list(throughput_list), requests, prompt_tokens, gen > 0 ? gen : 32, same_prompt);
   if (!mixed_list.empty())
-    mixed(s, list(mixed_list), streams, gen > 0 ? gen : 64, long_tokens, every, arrivals,
-          tpot_auto);
+    mixed(s, list(mixed_list), streams, gen > 0 ? gen : 64, long_tokens, every, arrivals, tpot_auto,
+          separate, separate_threads);
   if (prefix_run) prefix(s, system_tokens, repeat);
   return 0;
 }

@@ -1,0 +1,100 @@
+#include "inference/engine/lab/predictions.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "inference/engine/lab/bootstrap.h"
+
+namespace ts::engine::lab {
+
+Predicted predictFromCost(const ModelCost& base, const ModelCost& variant,
+                          const MachineRates& base_rates, const MachineRates& variant_rates,
+                          int context, int prompt_tokens, const BaselineMeasured& measured) {
+  Predicted out;
+  // Each time as the model predicts it plus the baseline's measured remainder (never
+  // negative: a model that over-predicts the baseline keeps its own figures).
+  const auto calibrated = [](std::optional<double> base_s, std::optional<double> var_s,
+                             double measured_s) -> std::optional<std::pair<double, double>> {
+    if (!base_s || !var_s) return std::nullopt;
+    const double rest = std::max(0.0, measured_s - *base_s);
+    return std::pair{*base_s + rest, *var_s + rest};
+  };
+  if (const auto d =
+          calibrated(decodeStepSeconds(base, base_rates, context),
+                     decodeStepSeconds(variant, variant_rates, context), measured.step_s)) {
+    out["decode_tok_s"] = changePct(1 / d->first, 1 / d->second);
+    out["tpot_ms"] = changePct(d->first, d->second);
+  }
+  if (const auto p =
+          calibrated(prefillSeconds(base, base_rates, prompt_tokens),
+                     prefillSeconds(variant, variant_rates, prompt_tokens), measured.prefill_s)) {
+    out["prefill_tok_s"] = changePct(1 / p->first, 1 / p->second);
+    out["ttft_ms"] = changePct(p->first, p->second);
+  }
+  const double base_resident_mb = measured.resident_mb;
+  // Memory: the baseline's resident figure with the weights' and KV cache's bytes swapped.
+  const double positions = prompt_tokens + 2.0 * (context - prompt_tokens);
+  const double delta_mb =
+      (variant.weightBytes() - base.weightBytes() +
+       (variant.kv_bytes_per_position - base.kv_bytes_per_position) * positions) /
+      1048576.0;
+  if (base_resident_mb > 0)
+    out["peak_rss_mb"] = changePct(base_resident_mb, base_resident_mb + delta_mb);
+  return out;
+}
+
+std::vector<double> acceptanceByPosition(const SpeculativeStats& stats, int k) {
+  std::vector<double> out;
+  for (int i = 1; i <= k; ++i) {
+    int reached = 0, accepted = 0;  // steps that drafted position i with all before accepted
+    for (const SpeculativeStep& step : stats.steps)
+      if (step.drafted >= i && step.accepted >= i - 1) {
+        ++reached;
+        accepted += step.accepted >= i;
+      }
+    if (reached == 0) break;
+    out.push_back(static_cast<double>(accepted) / reached);
+  }
+  return out;
+}
+
+double timePass(DecodeSession& session, int positions, int at) {
+  std::vector<int> tokens(positions);
+  for (int i = 0; i < positions; ++i) tokens[i] = 3 + i % 16;
+  std::vector<double> seconds;
+  for (int r = 0; r < 5; ++r) {
+    session.truncate(at);
+    const auto t0 = std::chrono::steady_clock::now();
+    session.forwardBatch(tokens, at, positions > 1);
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return medianOf(seconds);
+}
+
+Predicted predictSpeculative(Arm& arm, const std::vector<SpeculativeStats>& runs,
+                             double base_step_s, int prompt_tokens) {
+  Predicted out;
+  SpeculativeStats all;
+  for (const auto& r : runs) all.steps.insert(all.steps.end(), r.steps.begin(), r.steps.end());
+  if (all.steps.empty()) return out;
+  const std::vector<double> acceptance = acceptanceByPosition(all, arm.draft_k);
+  if (base_step_s <= 0 || acceptance.empty()) return out;
+  // The verify cost measured on this arm's session: K + 1 positions against one, at the
+  // prompt's end (the session holds positions [0, prompt) of a prefill first).
+  std::vector<int> prefix(prompt_tokens);
+  for (int i = 0; i < prompt_tokens; ++i)
+    prefix[i] = 3 + (i * 7919 + 1) % std::max(1, arm.model->config.vocab - 3);
+  arm.session->truncate(0);
+  arm.session->forwardBatch(prefix, 0, false);
+  const double one = timePass(*arm.session, 1, prompt_tokens);
+  const double verify = timePass(*arm.session, arm.draft_k + 1, prompt_tokens);
+  arm.session->truncate(0);
+  const double draft_token_s = all.drafted() > 0 ? all.draftMs() / 1e3 / all.drafted() : 0;
+  const double speedup = speculativeSpeedup(acceptance, verify / one, draft_token_s / base_step_s);
+  if (speedup <= 0) return out;
+  out["decode_tok_s"] = (speedup - 1) * 100;
+  out["tpot_ms"] = (1 / speedup - 1) * 100;
+  return out;
+}
+
+}  // namespace ts::engine::lab
