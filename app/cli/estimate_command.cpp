@@ -112,6 +112,43 @@ std::optional<QJsonArray> tensorParallel(const QCommandLineParser& p, const engi
   return rows;
 }
 
+// Each --vary value's prediction and its change from `base` (predict's object).
+engine::Result<QJsonArray> variantPredictions(const QCommandLineParser& p, const lab::Lever& lever,
+                                              const std::shared_ptr<engine::Model>& model,
+                                              const RuntimePlan& runtime, int context, int prompt,
+                                              const QJsonObject& base) {
+  lab::LabSettings s;
+  s.model_path = p.value("model").toStdString();
+  s.load = runtime.load;
+  s.load.tokenizer_path = p.value("tokenizer").toStdString();
+  QJsonArray variants;
+  for (const std::string& value : lever.values) {
+    std::shared_ptr<const engine::Model> m = model;
+    engine::KvFormat kv = runtime.kv;
+    int threads = runtime.backend.threads;
+    if (lever.name == "weights") {
+      auto loaded = lab::variantModel(s, model, value);
+      if (!loaded) return engine::fail(loaded.error());
+      m = loaded.value();
+    } else if (lever.name == "kv") {
+      kv = engine::parseKvFormat(value).value();
+    } else {
+      threads = std::stoi(value);  // parseLever checked the digits
+    }
+    auto v = predict(*m, kv, threads, context, prompt, false);
+    if (!v) return engine::fail(v.error());
+    QJsonObject o = v.value();
+    o["lever"] = QString::fromStdString(lever.name);
+    o["value"] = QString::fromStdString(value);
+    o["decode_change_pct"] =
+        lab::changePct(base["decode_tok_s"].toDouble(), o["decode_tok_s"].toDouble());
+    o["prefill_change_pct"] =
+        lab::changePct(base["prefill_tok_s"].toDouble(), o["prefill_tok_s"].toDouble());
+    variants.append(o);
+  }
+  return variants;
+}
+
 void printEstimate(const QJsonObject& out) {
   const QJsonObject base = out["predicted"].toObject();
   printOut(QString("predicted on this machine (%1 threads, %2 KV): decode %3 tok/s, prefill "
@@ -166,11 +203,14 @@ int runEstimateCommand(const QStringList& args) {
   std::optional<lab::Lever> lever;
   if (p.isSet("vary")) {
     auto parsed = lab::parseLever(p.value("vary").toStdString());
-    if (!parsed || parsed->name == "draft") {
+    if (!parsed || parsed->name == "draft" || parsed->name == "prefill") {
       printErr("tokenscope-cli estimate: " +
-               (parsed ? QString("--vary draft: a draft's speed-up depends on its acceptance, "
-                                 "which only a run measures: use tokenscope-cli lab")
-                       : QString::fromStdString(parsed.error())));
+               (!parsed ? QString::fromStdString(parsed.error())
+                : parsed->name == "draft"
+                    ? QString("--vary draft: a draft's speed-up depends on its acceptance, "
+                              "which only a run measures: use tokenscope-cli lab")
+                    : QString("--vary prefill: a policy is replayed from the step costs a run "
+                              "measures: use tokenscope-cli lab")));
       return 2;
     }
     lever = parsed.value();
@@ -189,42 +229,13 @@ int runEstimateCommand(const QStringList& args) {
   }
   QJsonObject out{{"model", p.value("model")}, {"predicted", base.value()}};
   if (lever) {
-    lab::LabSettings s;
-    s.model_path = p.value("model").toStdString();
-    s.load = runtime->load;
-    s.load.tokenizer_path = p.value("tokenizer").toStdString();
-    QJsonArray variants;
-    for (const std::string& value : lever->values) {
-      std::shared_ptr<const engine::Model> m = model.value();
-      engine::KvFormat kv = runtime->kv;
-      int t = threads;
-      if (lever->name == "weights") {
-        auto loaded = lab::variantModel(s, model.value(), value);
-        if (!loaded) {
-          printErr("tokenscope-cli estimate: " + QString::fromStdString(loaded.error()));
-          return 1;
-        }
-        m = loaded.value();
-      } else if (lever->name == "kv") {
-        kv = engine::parseKvFormat(value).value();
-      } else {
-        t = std::stoi(value);
-      }
-      auto v = predict(*m, kv, t, *context, *prompt, false);
-      if (!v) {
-        printErr("tokenscope-cli estimate: " + QString::fromStdString(v.error()));
-        return 1;
-      }
-      QJsonObject o = v.value();
-      o["lever"] = QString::fromStdString(lever->name);
-      o["value"] = QString::fromStdString(value);
-      o["decode_change_pct"] =
-          lab::changePct(base->value("decode_tok_s").toDouble(), o["decode_tok_s"].toDouble());
-      o["prefill_change_pct"] =
-          lab::changePct(base->value("prefill_tok_s").toDouble(), o["prefill_tok_s"].toDouble());
-      variants.append(o);
+    auto variants =
+        variantPredictions(p, *lever, model.value(), *runtime, *context, *prompt, base.value());
+    if (!variants) {
+      printErr("tokenscope-cli estimate: " + QString::fromStdString(variants.error()));
+      return 1;
     }
-    out["variants"] = variants;
+    out["variants"] = variants.value();
   }
   if (p.isSet("tp")) {
     const auto rows = tensorParallel(p, *model.value(), runtime->kv, *context);

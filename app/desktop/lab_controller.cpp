@@ -137,13 +137,22 @@ void LabController::showBaseline() {
   }
 }
 
-void LabController::start(const ui::LabRequest& request) {
-  if (isRunning() || !spec_ || !dialog_) return;
-  if (const QString why = busy_ ? busy_() : QString(); !why.isEmpty())
-    return dialog_->onFailed(why);
+std::optional<engine::lab::LabSettings> LabController::settingsToStart(
+    const ui::LabRequest& request) {
+  if (isRunning() || !spec_ || !dialog_) return std::nullopt;
+  if (const QString why = busy_ ? busy_() : QString(); !why.isEmpty()) {
+    dialog_->onFailed(why);
+    return std::nullopt;
+  }
   QString error;
-  const auto settings = labSettings(*spec_, request, error);
-  if (!settings) return dialog_->onFailed(tr("The lab cannot run: %1").arg(error));
+  auto settings = labSettings(*spec_, request, error);
+  if (!settings) dialog_->onFailed(tr("The lab cannot run: %1").arg(error));
+  return settings;
+}
+
+void LabController::start(const ui::LabRequest& request) {
+  const auto settings = settingsToStart(request);
+  if (!settings) return;
   const engine::lab::Lever lever = leverOf(request);
   launch([this, s = *settings, lever](const engine::lab::LabProgress& progress, Outcome& out) {
     auto report = engine::lab::runLab(s, lever, progress, &cancel_);
@@ -155,12 +164,8 @@ void LabController::start(const ui::LabRequest& request) {
 }
 
 void LabController::startLadder(const ui::LabRequest& request) {
-  if (isRunning() || !spec_ || !dialog_) return;
-  if (const QString why = busy_ ? busy_() : QString(); !why.isEmpty())
-    return dialog_->onFailed(why);
-  QString error;
-  const auto settings = labSettings(*spec_, request, error);
-  if (!settings) return dialog_->onFailed(tr("The lab cannot run: %1").arg(error));
+  const auto settings = settingsToStart(request);
+  if (!settings) return;
   engine::lab::LadderSettings ladder;
   ladder.baseline = *settings;
   ladder.min_top1_agreement = request.min_top1;

@@ -46,6 +46,9 @@ class LabController : public QObject {
   void open();
   // The current provider's local model as the baseline, or why there is none.
   void showBaseline();
+  // The lab's settings for `request`, or nullopt after the window said why not (a run under
+  // way, no local baseline, something busy, a setting the engine refuses).
+  std::optional<engine::lab::LabSettings> settingsToStart(const ui::LabRequest& request);
   void start(const ui::LabRequest& request);
   // The ladder (engine::lab::runLadder) from the same baseline; its report is written into
   // <app data>/ladders/<date-time>/ (ladder.md, ladder.json, PNG charts) and each step's

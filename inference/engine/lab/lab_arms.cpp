@@ -90,6 +90,39 @@ LabSettings settingsWithWeights(const LabSettings& settings, const std::string& 
   return s;
 }
 
+namespace {
+
+// The baseline's settings with the lever at `value` (and draft K `k`), before its session:
+// the model shared with the baseline unless the lever is the weights.
+Result<Arm> variantArm(const LabSettings& s, const Lever& lever, const std::string& value, int k,
+                       bool several_ks, const std::shared_ptr<const Model>& base) {
+  Arm arm;
+  arm.value = lever.name == "draft" && several_ks ? value + " K" + std::to_string(k) : value;
+  arm.model = base;
+  arm.kv = s.kv;
+  arm.threads = s.backend.threads;
+  arm.draft_spec = s.draft;  // the baseline's own draft, unless the lever is the draft
+  arm.draft_k = s.draft_k;
+  arm.scheduling = s.scheduling;
+  if (lever.name == "weights") {
+    auto model = variantModel(s, base, value);
+    if (!model) return fail(model.error());
+    arm.model = model.value();
+  } else if (lever.name == "kv") {
+    arm.kv = parseKvFormat(value).value();
+  } else if (lever.name == "threads") {
+    arm.threads = std::stoi(value);
+  } else if (lever.name == "prefill") {
+    if (auto ok = applyPrefillPolicy(value, arm.scheduling); !ok) return fail(ok.error());
+  } else {
+    arm.draft_spec = value;
+    arm.draft_k = k;
+  }
+  return arm;
+}
+
+}  // namespace
+
 ArmDescription Arm::describe() const {
   return {model->weightSummary(),
           static_cast<double>(model->weight_bytes()),
@@ -171,28 +204,9 @@ Result<std::vector<Arm>> makeArms(const LabSettings& s, const Lever& lever,
     const std::vector<int> ks = lever.name == "draft" ? s.draft_ks : std::vector<int>{0};
     for (int k : ks) {
       before = residentMiB();
-      Arm arm;
-      arm.value = lever.name == "draft" && ks.size() > 1 ? value + " K" + std::to_string(k) : value;
-      arm.model = arms.front().model;
-      arm.kv = s.kv;
-      arm.threads = s.backend.threads;
-      arm.draft_spec = s.draft;  // the baseline's own draft, unless the lever is the draft
-      arm.draft_k = s.draft_k;
-      arm.scheduling = s.scheduling;
-      if (lever.name == "weights") {
-        auto model = variantModel(s, arms.front().model, value);
-        if (!model) return fail(model.error());
-        arm.model = model.value();
-      } else if (lever.name == "kv") {
-        arm.kv = parseKvFormat(value).value();
-      } else if (lever.name == "threads") {
-        arm.threads = std::stoi(value);
-      } else if (lever.name == "prefill") {
-        if (auto ok = applyPrefillPolicy(value, arm.scheduling); !ok) return fail(ok.error());
-      } else {
-        arm.draft_spec = value;
-        arm.draft_k = k;
-      }
+      auto made = variantArm(s, lever, value, k, ks.size() > 1, arms.front().model);
+      if (!made) return fail(made.error());
+      Arm& arm = made.value();
       if (auto done = finish(arm, before); !done) return fail(done.error());
       arms.push_back(std::move(arm));
     }

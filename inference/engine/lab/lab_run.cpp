@@ -124,6 +124,59 @@ std::vector<std::string> metricsOf(const InterleavedRuns& runs) {
   return out;
 }
 
+// The machine's rates at each thread count the arms use (measured once, then cached; the
+// types of every arm's model).
+Result<std::map<int, MachineRates>> ratesOf(const std::vector<Arm>& arms, bool remeasure,
+                                            const LabProgress& progress) {
+  std::map<int, MachineRates> rates;
+  for (const Arm& arm : arms) {
+    if (rates.count(arm.threads) && arm.model == arms.front().model) continue;
+    auto r = machineRatesFor(*arm.model, arm.threads, remeasure && rates.empty(),
+                             [&](const std::string& what) {
+                               if (progress) progress("measuring this machine: " + what, 0.25);
+                             });
+    if (!r) return fail(r.error());
+    MachineRates& slot = rates[arm.threads];
+    for (auto& [type, t] : r->types) slot.types[type] = t;
+    slot.read_gb_s = r->read_gb_s;
+    slot.threads = r->threads;
+    slot.kernels = r->kernels;
+  }
+  return rates;
+}
+
+// Every metric's change from arm 0 to arm `a`, with its interval.
+std::map<std::string, MetricChange> measuredChanges(const InterleavedRuns& runs, int a,
+                                                    uint64_t seed) {
+  std::map<std::string, MetricChange> out;
+  for (const std::string& metric : metricsOf(runs))
+    out[metric].measured = bootstrapChange(runs.values(0, metric), runs.values(a, metric), seed);
+  return out;
+}
+
+void addPredictions(VariantResult& v, const Predicted& predicted) {
+  for (const auto& [metric, pct] : predicted) {
+    MetricChange& m = v.metrics[metric];
+    m.predicted_pct = pct;
+    if (m.measured.valid) m.error_pct = predictionErrorPct(pct, m.measured.change_pct);
+  }
+}
+
+// A draft variant: its acceptance (all runs' steps together), whether its greedy output is
+// the baseline's, and the speculative prediction (timing the verify pass on its session).
+Result<Predicted> draftOutcome(Arm& arm, const std::vector<SpeculativeStats>& runs,
+                               double base_step_s, std::span<const int> prompt, bool identical,
+                               VariantResult& v) {
+  SpeculativeStats all;
+  for (const auto& st : runs) all.steps.insert(all.steps.end(), st.steps.begin(), st.steps.end());
+  v.output_identical = identical;
+  v.acceptance_rate = all.acceptanceRate();
+  v.acceptance_by_position = acceptanceByPosition(all, arm.draft_k);
+  return caughtAtEdge<Predicted>(
+      [&]() -> Result<Predicted> { return predictSpeculative(arm, all, base_step_s, prompt); },
+      "for the verify cost");
+}
+
 }  // namespace
 
 Result<LabReport> runLab(const LabSettings& s, const Lever& lever, const LabProgress& progress,
@@ -150,21 +203,9 @@ Result<LabReport> runLab(const LabSettings& s, const Lever& lever, const LabProg
   const Arm& base = arms.front();
   report.model_description = base.model->config.describe();
   report.baseline = base.describe();
-  // The machine's rates at each thread count the arms use (measured once, then cached).
-  std::map<int, MachineRates> rates;
-  for (const Arm& arm : arms) {
-    if (rates.count(arm.threads) && arm.model == base.model) continue;
-    auto r = machineRatesFor(*arm.model, arm.threads, s.remeasure && rates.empty(),
-                             [&](const std::string& what) {
-                               if (progress) progress("measuring this machine: " + what, 0.25);
-                             });
-    if (!r) return fail(r.error());
-    MachineRates& slot = rates[arm.threads];
-    for (auto& [type, t] : r->types) slot.types[type] = t;
-    slot.read_gb_s = r->read_gb_s;
-    slot.threads = r->threads;
-    slot.kernels = r->kernels;
-  }
+  auto measured_rates = ratesOf(arms, s.remeasure, progress);
+  if (!measured_rates) return fail(measured_rates.error());
+  std::map<int, MachineRates>& rates = measured_rates.value();
   report.rates = rates[base.threads];
   // The interleaved runs.
   const auto measure = [&](int arm, int round) -> Result<Sample> {
@@ -201,36 +242,18 @@ Result<LabReport> runLab(const LabSettings& s, const Lever& lever, const LabProg
     v.lever = lever.name;
     v.value = arm.value;
     v.arm = arm.describe();
-    for (const std::string& metric : metricsOf(runs.value())) {
-      MetricChange m;
-      m.measured = bootstrapChange(runs->values(0, metric), runs->values(a, metric), s.seed + a);
-      v.metrics[metric] = m;
-    }
-    Predicted predicted;
+    v.metrics = measuredChanges(runs.value(), static_cast<int>(a), s.seed + a);
     if (lever.name == "draft") {
-      auto timed = caughtAtEdge<Predicted>(
-          [&]() -> Result<Predicted> {
-            return predictSpeculative(arm, spec_stats[a], measured.step_s, s.prompt_tokens);
-          },
-          "for the verify cost");
-      if (!timed) return fail(timed.error());
-      predicted = timed.value();
-      v.output_identical = first_ids[a] == first_ids[0];
-      SpeculativeStats all;
-      for (const auto& st : spec_stats[a])
-        all.steps.insert(all.steps.end(), st.steps.begin(), st.steps.end());
-      v.acceptance_rate = all.acceptanceRate();
-      v.acceptance_by_position = acceptanceByPosition(all, arm.draft_k);
+      auto predicted = draftOutcome(arm, spec_stats[a], measured.step_s, prompt,
+                                    first_ids[a] == first_ids[0], v);
+      if (!predicted) return fail(predicted.error());
+      addPredictions(v, predicted.value());
     } else if (lever.name == "prefill") {
-      predicted = predictPrefillPolicy(s.mixed, base, arm, first_samples.front());
+      addPredictions(v, predictPrefillPolicy(s.mixed, base, arm, first_samples.front()));
     } else {
-      predicted = predictFromCost(base_cost, modelCost(*arm.model, arm.kv), rates[base.threads],
-                                  rates[arm.threads], context, s.prompt_tokens, measured);
-    }
-    for (auto& [metric, pct] : predicted) {
-      MetricChange& m = v.metrics[metric];
-      m.predicted_pct = pct;
-      if (m.measured.valid) m.error_pct = predictionErrorPct(pct, m.measured.change_pct);
+      addPredictions(v,
+                     predictFromCost(base_cost, modelCost(*arm.model, arm.kv), rates[base.threads],
+                                     rates[arm.threads], context, s.prompt_tokens, measured));
     }
     if (lever.name == "weights" || lever.name == "kv") {
       if (progress) progress("accuracy of " + arm.value, 0.9 + 0.1 * a / arms.size());

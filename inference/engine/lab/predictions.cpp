@@ -71,23 +71,19 @@ double timePass(DecodeSession& session, int positions, int at) {
   return medianOf(seconds);
 }
 
-Predicted predictSpeculative(Arm& arm, const std::vector<SpeculativeStats>& runs,
-                             double base_step_s, int prompt_tokens) {
+Predicted predictSpeculative(Arm& arm, const SpeculativeStats& all, double base_step_s,
+                             std::span<const int> prompt) {
   Predicted out;
-  SpeculativeStats all;
-  for (const auto& r : runs) all.steps.insert(all.steps.end(), r.steps.begin(), r.steps.end());
   if (all.steps.empty()) return out;
   const std::vector<double> acceptance = acceptanceByPosition(all, arm.draft_k);
   if (base_step_s <= 0 || acceptance.empty()) return out;
   // The verify cost measured on this arm's session: K + 1 positions against one, at the
   // prompt's end (the session holds positions [0, prompt) of a prefill first).
-  std::vector<int> prefix(prompt_tokens);
-  for (int i = 0; i < prompt_tokens; ++i)
-    prefix[i] = 3 + (i * 7919 + 1) % std::max(1, arm.model->config.vocab - 3);
+  const int at = static_cast<int>(prompt.size());
   arm.session->truncate(0);
-  arm.session->forwardBatch(prefix, 0, false);
-  const double one = timePass(*arm.session, 1, prompt_tokens);
-  const double verify = timePass(*arm.session, arm.draft_k + 1, prompt_tokens);
+  arm.session->forwardBatch(prompt, 0, false);
+  const double one = timePass(*arm.session, 1, at);
+  const double verify = timePass(*arm.session, arm.draft_k + 1, at);
   arm.session->truncate(0);
   const double draft_token_s = all.drafted() > 0 ? all.draftMs() / 1e3 / all.drafted() : 0;
   const double speedup = speculativeSpeedup(acceptance, verify / one, draft_token_s / base_step_s);

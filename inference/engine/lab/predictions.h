@@ -38,9 +38,10 @@ std::vector<double> acceptanceByPosition(const SpeculativeStats& stats, int k);
 // verifying K + 1 positions against one (timed here on the arm's session, after its runs)
 // and the draft's measured time per token against the cost model's decode step. Throws
 // what the session's passes throw (runLab catches it at the engine's edge).
-// The draft's time per token is set against the baseline's measured decode step.
-Predicted predictSpeculative(Arm& arm, const std::vector<SpeculativeStats>& runs,
-                             double base_step_s, int prompt_tokens);
+// The draft's time per token is set against the baseline's measured decode step; `prompt`
+// is the runs' prompt (the verify pass is timed at its end). `stats`: every run's steps.
+Predicted predictSpeculative(Arm& arm, const SpeculativeStats& stats, double base_step_s,
+                             std::span<const int> prompt);
 
 // Seconds of one pass of `positions` tokens at position `at` on the session (median of 5).
 double timePass(DecodeSession& session, int positions, int at);

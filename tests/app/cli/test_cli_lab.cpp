@@ -189,6 +189,10 @@ class TestCliLab : public QObject {
     QCOMPARE(bad.exit_code, 2);
     QVERIFY2(bad.err.contains("--link: expected nvlink or pcie, found 'ethernet'"),
              qPrintable(bad.err));
+    const Run policy =
+        cli({"estimate", "--model", ktiny_ + "/ktiny-F16.gguf", "--vary", "prefill=chunk:64"});
+    QCOMPARE(policy.exit_code, 2);  // not a crash on "chunk:64" as a thread count
+    QVERIFY2(policy.err.contains("--vary prefill: a policy is replayed"), qPrintable(policy.err));
   }
 
   void estimateVariesALever() {
