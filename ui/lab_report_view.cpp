@@ -8,8 +8,10 @@
 namespace ts::ui {
 namespace {
 
+// lupdate files this file's tr("…") calls under the namespace's context, "ts::ui": looking
+// them up under any other context would leave every string untranslated.
 QString tr(const char* text) {
-  return QCoreApplication::translate("ts::ui::LabReport", text);
+  return QCoreApplication::translate("ts::ui", text);
 }
 
 // Percent figures: whole numbers from 10 up ("62"), one decimal below ("3.3").
