@@ -33,6 +33,7 @@ Session::Session(const TsCudaModel& m, const TsCudaSessionOptions& o)
       seed_(m.random_seed),
       splits_(attentionSplits(o.max_positions)) {
   options_.max_batch = std::max(1, o.max_batch);
+  if (syncChecking()) options_.use_graph = 0;  // a capture cannot synchronize per launch
   if (m.n_kv_heads <= 0 || m.n_heads % m.n_kv_heads != 0 || m.head_dim > 256)
     throw CudaError("unsupported shape: " + std::to_string(m.n_heads) + " heads, " +
                     std::to_string(m.n_kv_heads) + " KV heads, head_dim " +
@@ -63,7 +64,7 @@ Session::Session(const TsCudaModel& m, const TsCudaSessionOptions& o)
     layers_.push_back({uploadFloats(w.attn_norm, m.dim, 0.f), uploadMatrix(w.wq),
                        uploadMatrix(w.wk), uploadMatrix(w.wv), uploadMatrix(w.wo),
                        uploadFloats(w.ffn_norm, m.dim, 0.f), uploadMatrix(w.gate),
-                       uploadMatrix(w.up), uploadMatrix(w.down)});
+                       uploadMatrix(w.up), uploadMatrix(w.down), layerLaunches(w)});
   }
   allocateKv();
   const size_t B = options_.max_batch, D = dim_, F = ffn_dim_,
@@ -124,19 +125,9 @@ const float* Session::uploadFloats(const float* host, size_t n, float amplitude)
 }
 
 DeviceMatrix Session::uploadMatrix(const TsCudaMatrix& m) {
-  DeviceMatrix d;
-  d.format = m.format;
-  d.rows = m.rows;
-  d.cols = m.cols;
-  d.padded = paddedCols(m.cols);
-  d.group = m.group;
-  d.groups = m.format == TS_CUDA_W_INT4   ? int4Groups(m.cols, m.group)
-             : m.format == TS_CUDA_W_Q8_0 ? d.padded / 32
-                                          : 0;
-  if (m.format < TS_CUDA_W_F32 || m.format > TS_CUDA_W_Q8_0)
-    throw CudaError("unknown weight format " + std::to_string(m.format));
-  if (m.format == TS_CUDA_W_INT4 && m.group != 32 && m.group != 64 && m.group != 128)
-    throw CudaError("int4 group " + std::to_string(m.group) + ": expected 32, 64 or 128");
+  if (const std::string problem = matrixFormatProblem(m); !problem.empty())
+    throw CudaError("weight matrix: " + problem);
+  DeviceMatrix d = deviceShape(m);
   const size_t data_bytes = matrixDataBytes(m.format, m.rows, m.cols);
   const size_t scale_bytes = matrixScaleBytes(m.format, m.rows, m.cols, m.group);
   const bool random = !m.data;
@@ -151,6 +142,9 @@ DeviceMatrix Session::uploadMatrix(const TsCudaMatrix& m) {
     else if (m.format == TS_CUDA_W_F16)
       fillUniformHalf(owned_.back().as<__half>(), data_bytes / 2, seed_ + owned_.size(),
                       kRandomAmplitude, stream_);
+    else if (isStoredFormat(m.format))  // valid block scales, not random bytes
+      fillStoredRandom(m.format, owned_.back().as<uint8_t>(), m.rows, m.cols, seed_ + owned_.size(),
+                       kRandomAmplitude, stream_);
     else
       fillBytes(owned_.back().as<uint8_t>(), data_bytes, seed_ + owned_.size(), stream_);
   }
@@ -209,11 +203,7 @@ void Session::runPass(int n, int pos, bool all_logits) {
     const KvLayer cache = kvLayer(l);
     rmsnorm(x_, w.attn_norm, n, dim_, eps_, xb_, stream_);
     if (small) {
-      MatvecJob qkv;
-      qkv.m[0] = w.wq, qkv.m[1] = w.wk, qkv.m[2] = w.wv;
-      qkv.out[0] = q_, qkv.out[1] = k_, qkv.out[2] = v_;
-      qkv.count = 3;
-      matvec(qkv, xb_, n, Epilogue::Store, stream_);
+      projectQkv(w, n);
     } else {
       blas_->multiply(w.wq, xb_, n, q_, false, blas_scratch_);
       blas_->multiply(w.wk, xb_, n, k_, false, blas_scratch_);
@@ -234,10 +224,7 @@ void Session::runPass(int n, int pos, bool all_logits) {
     }
     rmsnorm(x_, w.ffn_norm, n, dim_, eps_, xb_, stream_);
     if (small) {
-      MatvecJob ffn;
-      ffn.m[0] = w.gate, ffn.m[1] = w.up, ffn.out[0] = hb_;
-      ffn.count = 2;
-      matvec(ffn, xb_, n, Epilogue::SwiGlu, stream_);
+      gatedFfn(w, n);
       MatvecJob down;
       down.m[0] = w.down, down.out[0] = x_;
       matvec(down, hb_, n, Epilogue::Accumulate, stream_);
@@ -257,6 +244,32 @@ void Session::runPass(int n, int pos, bool all_logits) {
   } else {
     blas_->multiply(classifier_, xb_, rows, logits_, false, blas_scratch_);
   }
+}
+
+void Session::projectQkv(const Layer& w, int n) {
+  const DeviceMatrix* m[3] = {&w.wq, &w.wk, &w.wv};
+  float* out[3] = {q_, k_, v_};
+  MatvecJob job;
+  job.count = w.launches.qkv_fused ? 3 : 1;
+  for (int first = 0; first < 3; first += job.count) {
+    for (int j = 0; j < job.count; ++j) job.m[j] = *m[first + j], job.out[j] = out[first + j];
+    matvec(job, xb_, n, Epilogue::Store, stream_);
+  }
+}
+
+void Session::gatedFfn(const Layer& w, int n) {
+  MatvecJob job;
+  if (w.launches.gate_up_fused) {  // hb = silu(gate . x) * (up . x) in one launch
+    job.m[0] = w.gate, job.m[1] = w.up, job.out[0] = hb_;
+    job.count = 2;
+    matvec(job, xb_, n, Epilogue::SwiGlu, stream_);
+    return;
+  }
+  job.m[0] = w.gate, job.out[0] = hb_;
+  matvec(job, xb_, n, Epilogue::Store, stream_);
+  job.m[0] = w.up, job.out[0] = hb2_;
+  matvec(job, xb_, n, Epilogue::Store, stream_);
+  swiglu(hb_, hb2_, static_cast<size_t>(n) * ffn_dim_, hb_, stream_);
 }
 
 void Session::runCapturedPass(int n, bool all_logits) {
@@ -289,6 +302,9 @@ void Session::runCapturedPass(int n, bool all_logits) {
 }
 
 void Session::forward(const int* tokens, int count, int pos, bool all_logits, float* logits) {
+  if (!failed_.empty())
+    throw CudaError("this session failed earlier (" + failed_ +
+                    "); the device's state is unknown: destroy the session and create another");
   TS_CUDA(cudaSetDevice(options_.device));
   if (count <= 0 || pos < 0 || pos + count > options_.max_positions)
     throw CudaError("forward: positions " + std::to_string(pos) + ".." +
@@ -310,17 +326,28 @@ void Session::forward(const int* tokens, int count, int pos, bool all_logits, fl
     const bool pinned = rows <= static_cast<size_t>(kMaxMatvecTokens);
     std::memcpy(h_step_.get(), tokens + done, n * sizeof(int));
     h_step_.get()[B] = at;
-    if (n <= kMaxMatvecTokens && options_.use_graph) {
-      runCapturedPass(n, all_logits);
-    } else {
-      TS_CUDA(cudaMemcpyAsync(d_step_, h_step_.get(), (B + 1) * sizeof(int), cudaMemcpyHostToDevice,
-                              stream_));
-      runPass(n, at, all_logits);
-      if (wanted)
-        TS_CUDA(cudaMemcpyAsync(pinned ? h_logits_.get() : out, logits_, bytes,
-                                cudaMemcpyDeviceToHost, stream_));
+    try {
+      if (n <= kMaxMatvecTokens && options_.use_graph) {
+        runCapturedPass(n, all_logits);
+      } else {
+        TS_CUDA(cudaMemcpyAsync(d_step_, h_step_.get(), (B + 1) * sizeof(int),
+                                cudaMemcpyHostToDevice, stream_));
+        runPass(n, at, all_logits);
+        if (wanted)
+          TS_CUDA(cudaMemcpyAsync(pinned ? h_logits_.get() : out, logits_, bytes,
+                                  cudaMemcpyDeviceToHost, stream_));
+      }
+      TS_CUDA(cudaStreamSynchronize(stream_));  // h_step_ is reused by the next pass
+    } catch (const CudaError& e) {
+      // A kernel's fault shows at the synchronize, naming no kernel: say which pass, and how
+      // to name the kernel. The context may be poisoned (an illegal address is sticky).
+      failed_ = std::string(e.what()) + " in a pass of " + std::to_string(n) + " position(s) at " +
+                std::to_string(at) +
+                (syncChecking() ? ""
+                                : "; kernels run asynchronously: run again with "
+                                  "TOKENSCOPE_CUDA_SYNC=1 to name the failing one");
+      throw CudaError(failed_);
     }
-    TS_CUDA(cudaStreamSynchronize(stream_));  // h_step_ is reused by the next pass
     if (wanted && pinned) std::memcpy(out, h_logits_.get(), bytes);
   }
 }

@@ -19,6 +19,7 @@
 #include "cuda/kernels.h"
 #include "inference/engine/backend/memory_estimate.h"
 #include "inference/engine/backend/plugin_abi.h"
+#include "inference/engine/backend/plugin_model_checks.h"
 
 namespace ts::cuda {
 
@@ -30,7 +31,8 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // logits: [1 or count, vocab] on the host.
+  // logits: [1 or count, vocab] on the host. A failed pass leaves the session refusing
+  // every later pass with that failure's message.
   void forward(const int* tokens, int count, int pos, bool all_logits, float* logits);
   void truncate(int length);
   int device() const { return options_.device; }
@@ -41,6 +43,7 @@ class Session {
     DeviceMatrix wq, wk, wv, wo;
     const float* ffn_norm;
     DeviceMatrix gate, up, down;
+    LayerLaunches launches;  // which products share a launch (formats alike)
   };
   DeviceMatrix uploadMatrix(const TsCudaMatrix& m);
   const float* uploadFloats(const float* host, size_t n, float random_amplitude);
@@ -51,6 +54,9 @@ class Session {
   // the cuBLAS attention, which is never captured); logits of the last position or of
   // every position into d_logits_.
   void runPass(int count, int pos, bool all_logits);
+  // A short pass's q / k / v and gate / up products, fused where the layer's formats allow.
+  void projectQkv(const Layer& w, int count);
+  void gatedFfn(const Layer& w, int count);
   // A pass of count <= kMaxMatvecTokens positions with its copies (tokens and position in
   // from h_step_, logits out to h_logits_: the last position's, or every position's), from
   // its graph.
@@ -62,6 +68,7 @@ class Session {
   uint64_t seed_;
   int splits_;
   int written_ = 0;
+  std::string failed_;  // the failed pass's message: every later call refuses with it
   StreamHandle stream_owner_;
   cudaStream_t stream_ = nullptr;  // stream_owner_'s
   std::vector<DeviceBuffer> owned_;

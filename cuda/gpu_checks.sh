@@ -16,14 +16,19 @@ timeout 300 "$build/tests/cuda/engine-selftest" --models "$models" >"$out/selfte
 echo "engine-selftest exit $?" >>"$out/selftest.txt"
 tail -n 1 "$out/selftest.txt" >"$out/summary.txt"
 grep '^FAIL' "$out/selftest.txt" >>"$out/summary.txt"
+# The engine's runtime formats with both KV formats; a GGUF's stored types (read as stored on
+# the device) with an f16 cache.
 for shape in baichuan2-7b baichuan2-13b; do
-  for weights in int4 int8 f16; do
+  for weights in int4 int8 f16 q4_k q5_k q6_k gguf-q4_0 gguf-q8_0 bf16; do
     for kv in f16 int8; do
+      case "$weights:$kv" in *_k:int8 | gguf-*:int8 | bf16:int8) continue ;; esac
       name="bench-$shape-$weights-$kv"
       timeout 150 "$build/tests/bench/engine/engine-bench" --backend cuda --random "$shape" \
         --weights "$weights" --kv "$kv" --contexts 128,2048 --prefill 512,2048 \
         --gen-tokens 64 --repeat 3 --json >"$out/$name.json" 2>"$out/$name.err"
       echo "$name exit $?: $(tr -d '\n ' <"$out/$name.json" | head -c 600)" >>"$out/summary.txt"
+      grep -o '"verify[59]_over_decode": *[0-9.]*' "$out/$name.json" | tr '\n' ' ' >>"$out/summary.txt"
+      echo >>"$out/summary.txt"
     done
   done
 done

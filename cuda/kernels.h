@@ -9,6 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "inference/engine/backend/memory_estimate.h"
+#include "inference/engine/backend/plugin_abi.h"
+
 namespace ts::cuda {
 
 // A weight matrix on the device in one of the plugin_abi.h formats.
@@ -20,6 +23,20 @@ struct DeviceMatrix {
   const void* data = nullptr;
   const float* scales = nullptr;
 };
+
+// m's shape and format as the kernels read it (data and scales still to be set).
+inline DeviceMatrix deviceShape(const TsCudaMatrix& m) {
+  DeviceMatrix d;
+  d.format = m.format;
+  d.rows = m.rows;
+  d.cols = m.cols;
+  d.padded = paddedCols(m.cols);
+  d.group = m.group;
+  d.groups = m.format == TS_CUDA_W_INT4   ? int4Groups(m.cols, m.group)
+             : m.format == TS_CUDA_W_Q8_0 ? d.padded / 32
+                                          : 0;
+  return d;
+}
 
 // The KV cache of one layer: [positions, kv_heads, head_dim] values (f32, f16 or int8)
 // and, for int8, [positions, kv_heads] scales.
@@ -99,5 +116,8 @@ void fillUniform(float* x, size_t n, uint64_t seed, float amplitude, cudaStream_
 void fillUniformHalf(__half* x, size_t n, uint64_t seed, float amplitude, cudaStream_t stream);
 void fillBytes(uint8_t* x, size_t n, uint64_t seed, cudaStream_t stream);
 void fillConstant(float* x, size_t n, float value, cudaStream_t stream);
+// A GGUF's stored rows of random values in about [-amplitude, amplitude] (valid scales).
+void fillStoredRandom(int format, uint8_t* x, int rows, int cols, uint64_t seed, float amplitude,
+                      cudaStream_t stream);
 
 }  // namespace ts::cuda

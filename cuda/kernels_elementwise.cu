@@ -164,6 +164,33 @@ __global__ void fillConstantKernel(float* x, size_t n, float value) {
     x[i] = value;
 }
 
+// Random stored rows: bytes already random; each block's f16 scales set so the values span
+// about [-amplitude, amplitude] (random bytes there would give NaN and infinities); BF16
+// element by element.
+__global__ void fixStoredScalesKernel(int format, uint8_t* x, size_t blocks, uint64_t seed,
+                                      float amplitude) {
+  for (size_t b = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; b < blocks;
+       b += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    uint8_t* block = x + b * storedBlockBytes(format);
+    if (format == TS_CUDA_W_BF16) {
+      const uint32_t bits = __float_as_uint(uniform(seed, b, amplitude));
+      block[0] = static_cast<uint8_t>(bits >> 16);
+      block[1] = static_cast<uint8_t>(bits >> 24);
+      continue;
+    }
+    float d = amplitude / 8.f;  // Q4_0: nibbles - 8
+    int at = 0;
+    if (format == TS_CUDA_W_GGUF_Q8_0) d = amplitude / 128.f;
+    if (format == TS_CUDA_W_GGUF_Q4_K || format == TS_CUDA_W_GGUF_Q5_K)
+      d = amplitude / (63.f * 31.f);  // 6-bit scales times 4- or 5-bit quants
+    if (format == TS_CUDA_W_GGUF_Q6_K) d = amplitude / (127.f * 32.f), at = 208;
+    const unsigned short h = __half_as_ushort(__float2half_rn(d));
+    block[at] = static_cast<uint8_t>(h), block[at + 1] = static_cast<uint8_t>(h >> 8);
+    if (format == TS_CUDA_W_GGUF_Q4_K || format == TS_CUDA_W_GGUF_Q5_K)
+      block[2] = static_cast<uint8_t>(h), block[3] = static_cast<uint8_t>(h >> 8);  // dmin
+  }
+}
+
 unsigned gridFor(size_t n) {  // grid-stride loops: enough blocks to fill any device
   return static_cast<unsigned>(std::min<size_t>(blocksFor(n), 65535));
 }
@@ -247,6 +274,15 @@ void fillUniformHalf(__half* x, size_t n, uint64_t seed, float amplitude, cudaSt
 void fillBytes(uint8_t* x, size_t n, uint64_t seed, cudaStream_t stream) {
   fillBytesKernel<<<gridFor(n), kThreads, 0, stream>>>(x, n, seed);
   TS_CUDA_LAUNCHED("fillBytes");
+}
+void fillStoredRandom(int format, uint8_t* x, int rows, int cols, uint64_t seed, float amplitude,
+                      cudaStream_t stream) {
+  const size_t bytes = static_cast<size_t>(rows) * storedRowBytes(format, cols);
+  fillBytes(x, bytes, seed, stream);
+  const size_t blocks = bytes / storedBlockBytes(format);
+  fixStoredScalesKernel<<<gridFor(blocks), kThreads, 0, stream>>>(format, x, blocks, seed,
+                                                                  amplitude);
+  TS_CUDA_LAUNCHED("fillStoredRandom");
 }
 void fillConstant(float* x, size_t n, float value, cudaStream_t stream) {
   fillConstantKernel<<<gridFor(n), kThreads, 0, stream>>>(x, n, value);

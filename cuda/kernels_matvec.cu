@@ -1,8 +1,9 @@
-// Fused dequantize-and-multiply for decode and small passes (up to 8 positions, e.g. a
-// speculative verify): one warp per output row, each lane streaming 16-byte chunks of the
-// row in its stored format and multiplying them with every position's activations, so the
-// weights are read once per pass whatever the number of positions. Four warps per block;
-// a 4096-row matrix is 1024 blocks, enough to keep every SM of an H200 loading.
+// Fused dequantize-and-multiply for decode and small passes (up to kMaxMatvecTokens = 9
+// positions: a speculative verify of 8 drafts and the position before): one warp per output row,
+// each lane streaming 16-byte chunks of the row in its stored format and multiplying them with
+// every position's activations, so the weights are read once per pass whatever the number of
+// positions. Four warps per block; a 4096-row matrix is 1024 blocks, enough to keep every SM of an
+// H200 loading.
 #include <cuda_fp16.h>
 
 #include "cuda/cuda_check.h"
@@ -88,6 +89,16 @@ __device__ void rowDot(const DeviceMatrix& m, int r, const float* x, float (&acc
       const float s = m.scales[r];
 #pragma unroll
       for (int t = 0; t < T; ++t) acc[t] *= s;
+    }
+  } else if constexpr (F >= TS_CUDA_W_GGUF_Q4_0) {  // a GGUF's rows as stored
+    // Lane by lane over the row's 32-element sub-blocks (gguf_subblocks.h, the same code as
+    // the self-test's CPU twin): a 4096-wide row is 128 of them, four per lane.
+    const uint8_t* row =
+        static_cast<const uint8_t*>(m.data) + static_cast<size_t>(r) * storedRowBytes(F, cols);
+    float w32[32];
+    for (int j = lane; j < cols / 32; j += 32) {
+      decodeSubBlock(F, row, j, w32);
+      addChunk<T>(w32, 32, x, cols, j * 32, cols, vector_x, acc);
     }
   } else {  // int4: chunk c is half of the 32-byte pair p = c / 2
     const uint4* row = reinterpret_cast<const uint4*>(static_cast<const uint8_t*>(m.data) +
@@ -176,6 +187,7 @@ void launchFormat(const MatvecJob& job, const float* x, int tokens, int total_ro
     TS_MATVEC_CASE(6)
     TS_MATVEC_CASE(7)
     TS_MATVEC_CASE(8)
+    TS_MATVEC_CASE(9)
 #undef TS_MATVEC_CASE
     default:
       throw CudaError("matvec: " + std::to_string(tokens) + " positions in one pass, at most " +
@@ -187,6 +199,16 @@ void launchFormat(const MatvecJob& job, const float* x, int tokens, int total_ro
 
 void matvec(const MatvecJob& job, const float* x, int tokens, Epilogue epilogue,
             cudaStream_t stream) {
+  // One launch reads every matrix in one format: a job whose matrices differ (a K-quant mix
+  // stores some attn_v as Q6_K beside Q4_K siblings) must be split by the caller
+  // (Session::projectQkv and gatedFfn, after layerLaunches), never read in the first
+  // one's layout.
+  const int count = epilogue == Epilogue::SwiGlu ? 2 : job.count;
+  for (int j = 1; j < count; ++j)
+    if (job.m[j].format != job.m[0].format)
+      throw CudaError("matvec: a fused job of formats " + std::to_string(job.m[0].format) +
+                      " and " + std::to_string(job.m[j].format) +
+                      " (expected one format; split the job)");
   int total_rows = job.m[0].rows;
   if (epilogue != Epilogue::SwiGlu)
     for (int j = 1; j < job.count; ++j) total_rows += job.m[j].rows;
@@ -205,6 +227,24 @@ void matvec(const MatvecJob& job, const float* x, int tokens, Epilogue epilogue,
       break;
     case TS_CUDA_W_Q8_0:
       launchFormat<TS_CUDA_W_Q8_0>(job, x, tokens, total_rows, epilogue, stream);
+      break;
+    case TS_CUDA_W_GGUF_Q4_0:
+      launchFormat<TS_CUDA_W_GGUF_Q4_0>(job, x, tokens, total_rows, epilogue, stream);
+      break;
+    case TS_CUDA_W_GGUF_Q8_0:
+      launchFormat<TS_CUDA_W_GGUF_Q8_0>(job, x, tokens, total_rows, epilogue, stream);
+      break;
+    case TS_CUDA_W_GGUF_Q4_K:
+      launchFormat<TS_CUDA_W_GGUF_Q4_K>(job, x, tokens, total_rows, epilogue, stream);
+      break;
+    case TS_CUDA_W_GGUF_Q5_K:
+      launchFormat<TS_CUDA_W_GGUF_Q5_K>(job, x, tokens, total_rows, epilogue, stream);
+      break;
+    case TS_CUDA_W_GGUF_Q6_K:
+      launchFormat<TS_CUDA_W_GGUF_Q6_K>(job, x, tokens, total_rows, epilogue, stream);
+      break;
+    case TS_CUDA_W_BF16:
+      launchFormat<TS_CUDA_W_BF16>(job, x, tokens, total_rows, epilogue, stream);
       break;
     default:
       throw CudaError("matvec: unknown weight format " + std::to_string(job.m[0].format));

@@ -12,6 +12,7 @@
 #include "cuda/plugin_ops.h"
 #include "inference/engine/backend/memory_estimate.h"
 #include "inference/engine/backend/plugin_abi.h"
+#include "inference/engine/backend/plugin_model_checks.h"
 
 extern "C" int tokenscope_cuda_probe(TsCudaProbe* probe);  // plugin_probe.cu
 
@@ -60,15 +61,14 @@ void requireSizes(std::initializer_list<int> sizes, const char* entry, const cha
 void requireModel(const TsCudaModel* m, const TsCudaSessionOptions* o, const char* entry) {
   requirePointer(m, entry, "a model");
   requirePointer(o, entry, "session options");
-  require(m->n_layers > 0 && m->dim > 0 && m->n_heads > 0 && m->head_dim > 0 && m->vocab > 0 &&
-              m->ffn_dim > 0,
-          entry, "a model with layers, width, heads, head_dim, FFN width and vocabulary > 0",
-          std::to_string(m->n_layers) + " layers, width " + std::to_string(m->dim) + ", " +
-              std::to_string(m->n_heads) + " heads of " + std::to_string(m->head_dim) + ", FFN " +
-              std::to_string(m->ffn_dim) + ", vocabulary " + std::to_string(m->vocab));
-  requirePointer(m->layers, entry, "the model's layer array");
+  // Shapes, rope_dim, int4 groups and every matrix against the model's dimensions, before
+  // the estimate divides by a group or the upload reads rows x cols of a host array.
+  if (const std::string problem = ts::cuda::modelProblem(*m); !problem.empty())
+    throw ts::cuda::CudaError(std::string(entry) + ": " + problem);
   require(o->max_positions > 0, entry, "max_positions > 0", std::to_string(o->max_positions));
   require(o->max_batch >= 0, entry, "max_batch >= 0 (0: 1)", std::to_string(o->max_batch));
+  require(o->kv_format >= TS_CUDA_KV_F32 && o->kv_format <= TS_CUDA_KV_INT8, entry,
+          "a KV format 0 to 2 (f32, f16, int8)", std::to_string(o->kv_format));
 }
 
 int estimate(const TsCudaModel* model, const TsCudaSessionOptions* options, TsCudaMemory* memory,
@@ -165,6 +165,10 @@ int opMatmul(const TsCudaMatrix* w, const float* x, int count, const float* resi
   return guarded(error, error_len, [&] {
     requireArrays({w, x, out}, "op_matmul");
     requirePointer(w->data, "op_matmul", "the matrix's data");
+    if (const std::string problem = ts::cuda::matrixFormatProblem(*w); !problem.empty())
+      throw ts::cuda::CudaError("op_matmul: " + problem);
+    if (w->format == TS_CUDA_W_INT8 || w->format == TS_CUDA_W_INT4 || w->format == TS_CUDA_W_Q8_0)
+      requirePointer(w->scales, "op_matmul", "the matrix's scales");
     requireSizes({w->rows, w->cols, count}, "op_matmul", "rows, cols and count > 0");
     require(path >= 0 && path <= 2, "op_matmul", "path 0, 1 or 2", std::to_string(path));
     ts::cuda::opMatmul(*w, x, count, residual, path, out);

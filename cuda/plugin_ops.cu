@@ -82,12 +82,7 @@ void opMatmul(const TsCudaMatrix& w, const float* x, int count, const float* res
     throw CudaError("matvec path: " + std::to_string(count) + " positions, at most " +
                     std::to_string(kMaxMatvecTokens));
   OpStream stream;
-  DeviceMatrix m;
-  m.format = w.format, m.rows = w.rows, m.cols = w.cols, m.group = w.group;
-  m.padded = paddedCols(w.cols);
-  m.groups = w.format == TS_CUDA_W_INT4   ? int4Groups(w.cols, w.group)
-             : w.format == TS_CUDA_W_Q8_0 ? m.padded / 32
-                                          : 0;
+  DeviceMatrix m = deviceShape(w);
   DeviceBuffer d_data =
       upload(static_cast<const uint8_t*>(w.data), matrixDataBytes(w.format, w.rows, w.cols));
   DeviceBuffer d_scales;

@@ -18,6 +18,7 @@
 #include "app/cli/runtime_options.h"
 #include "app/local/free_port_server.h"
 #include "app/store/run_store.h"
+#include "inference/engine/core/thread_pool.h"
 #include "inference/engine/formats/model_loader.h"
 #include "inference/engine/serving/serving_limits.h"
 #include "inference/remote/base_url.h"
@@ -194,6 +195,8 @@ RunContext contextOf(const QCommandLineParser& p, const BenchPlan& plan) {
     context.backend = p.value("backend");
     context.weights = p.value("weights");
     context.kv = p.value("kv");
+    context.threads =
+        p.isSet("threads") ? p.value("threads").toInt() : engine::ThreadPool::defaultThreads();
   }
   const BenchOptions& o = plan.o;
   context.group = QString("bench %1 %2")

@@ -47,8 +47,9 @@ void addEstimateOptions(QCommandLineParser& p) {
 QJsonObject ratesJson(const lab::MachineRates& r) {
   QJsonObject types;
   for (const auto& [type, t] : r.types)
-    types[QString::fromStdString(type)] =
-        QJsonObject{{"decode_gb_s", t.decode_gb_s}, {"prefill_gmacs", t.prefill_gmacs}};
+    types[QString::fromStdString(type)] = QJsonObject{{"decode_gb_s", t.decode_gb_s},
+                                                      {"decode_share", t.decode_share},
+                                                      {"prefill_gmacs", t.prefill_gmacs}};
   return {{"read_gb_s", r.read_gb_s},
           {"threads", r.threads},
           {"kernels", QString::fromStdString(r.kernels)},

@@ -288,7 +288,12 @@ int runGenerate(const QCommandLineParser& p, GeneratePlan plan) {
   const auto generated = streamTokens(*opened->session, tokenizer, *prompt, options, json, got);
   if (!generated) {
     printErr("\ntokenscope-cli generate: the engine failed: " +
-             QString::fromStdString(generated.error()));
+             QString::fromStdString(generated.error()) +
+             (opened->backend == "cuda"
+                  ? QString(" (after %1 tokens; the CUDA session was closed: --backend cpu runs "
+                            "this on the CPU)")
+                        .arg(got.ids.size())
+                  : QString()));
     return 1;
   }
   const engine::GenerationOutcome& outcome = generated.value();

@@ -100,6 +100,7 @@ QList<QPair<QString, QString>> seriesSettings(const ComparedSeries& s) {
       {"backend", r.context.backend},
       {"weights", r.context.weights},
       {"kv_cache", r.context.kv},
+      {"threads", r.context.threads > 0 ? QString::number(r.context.threads) : QString()},
       {"speculative", r.context.speculative.isEmpty() ? QString("off") : r.context.speculative}};
   const BenchGroup bench = parseBenchGroup(r.context.group);
   for (const QString& name : benchSettingNames()) {
@@ -145,10 +146,10 @@ QList<QPair<QString, QStringList>> differingSettings(const QList<ComparedSeries>
 void nameSeries(QList<ComparedSeries>& series) {
   // The settings that name a difference, most telling first (a benchmark step's value is
   // the group's tag already); the date, the prompt and the machine do not.
-  static const QStringList telling = {"model",   "provider", "base_url",           "backend",
-                                      "weights", "kv_cache", "speculative",        "temperature",
-                                      "top_p",   "top_k",    "repetition_penalty", "max_tokens",
-                                      "seed",    "stream"};
+  static const QStringList telling = {"model",       "provider", "base_url", "backend",
+                                      "weights",     "kv_cache", "threads",  "speculative",
+                                      "temperature", "top_p",    "top_k",    "repetition_penalty",
+                                      "max_tokens",  "seed",     "stream"};
   const auto differing = differingSettings(series);
   QStringList tags;
   for (const ComparedSeries& s : series) {

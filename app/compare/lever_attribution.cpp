@@ -17,6 +17,7 @@ const QHash<QString, QString>& leverOfSetting() {
         {"backend", {"backend"}},
         {"weights", {"weights"}},
         {"kv", {"kv_cache"}},
+        {"threads", {"threads"}},
         {"draft", {"speculative"}},
         {"prefill", {"prefill_chunk", "tpot_target_ms"}},  // the lab's chunk:N and tpot:MS
         {"sampling", {"temperature", "top_p", "top_k", "repetition_penalty", "seed"}},
@@ -35,7 +36,7 @@ const QHash<QString, QString>& leverOfSetting() {
 }
 
 // The levers `tokenscope-cli lab --vary` takes that a stored run's settings can name.
-const QStringList kLabLevers = {"weights", "kv", "draft", "prefill"};
+const QStringList kLabLevers = {"weights", "kv", "draft", "prefill", "threads"};
 
 // A desktop benchmark of a local model records its base URL as "local: <path>", a chat
 // on it the path itself: the same model either way.
@@ -44,11 +45,12 @@ QString modelOf(const QString& base_url) {
 }
 
 // Whether `values` of `setting` name the same thing. A desktop benchmark does not record
-// the local runtime: its empty backend, weights and KV format are unknown, not different.
+// the local runtime, nor did runs stored before threads were: an empty backend, weights, KV
+// format or thread count is unknown, not different.
 bool allEqual(const QString& setting, QStringList values) {
   if (setting == "base_url")
     for (QString& v : values) v = modelOf(v);
-  if (setting == "backend" || setting == "weights" || setting == "kv_cache")
+  if (setting == "backend" || setting == "weights" || setting == "kv_cache" || setting == "threads")
     values.removeAll(QString());
   return values.count(values.value(0)) == values.size();
 }
@@ -79,6 +81,7 @@ QString labValue(const QHash<QString, QString>& s, const QString& lever, QString
     if (spec.mid(k + 4) != "auto") draft_k = spec.mid(k + 4);
     return spec.left(k);
   }
+  if (lever == "threads") return s.value("threads");
   if (lever == "prefill") {
     if (!s.value("prefill_chunk").isEmpty()) return "chunk:" + s.value("prefill_chunk");
     if (!s.value("tpot_target_ms").isEmpty()) return "tpot:" + s.value("tpot_target_ms");
@@ -141,10 +144,14 @@ QList<ui::SingleLeverOffer> offersFor(const QHash<QString, QString>& first,
     const QString value = in_second.isEmpty() ? in_first : in_second;
     if (value.isEmpty()) continue;
     const QString k = in_second.isEmpty() ? first_k : second_k;
+    QString command = singleLeverCommand(path, lever, value, k);
+    // threads have no "as stored": the first run's count is the baseline
+    if (lever == "threads" && !in_first.isEmpty() && !in_second.isEmpty())
+      command.replace(" --vary ", " --threads " + in_first + " --vary ");
     out.append({lever, value,
                 QCoreApplication::translate("ts::LeverAttribution", "Measure %1 alone…")
                     .arg(leverName(lever)),
-                singleLeverCommand(path, lever, value, k)});
+                command});
   }
   return out;
 }
@@ -184,6 +191,7 @@ QString leverName(const QString& lever) {
       {"backend", QT_TRANSLATE_NOOP("ts::LeverAttribution", "backend")},
       {"weights", QT_TRANSLATE_NOOP("ts::LeverAttribution", "weights")},
       {"kv", QT_TRANSLATE_NOOP("ts::LeverAttribution", "KV cache")},
+      {"threads", QT_TRANSLATE_NOOP("ts::LeverAttribution", "CPU threads")},
       {"draft", QT_TRANSLATE_NOOP("ts::LeverAttribution", "speculative sampling")},
       {"prefill", QT_TRANSLATE_NOOP("ts::LeverAttribution", "prefill policy")},
       {"sampling", QT_TRANSLATE_NOOP("ts::LeverAttribution", "sampling parameters")},

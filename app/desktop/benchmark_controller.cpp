@@ -4,6 +4,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "app/local/free_port_server.h"
+#include "inference/engine/core/thread_pool.h"
 #include "inference/engine/serving/serving_limits.h"
 
 namespace ts {
@@ -169,6 +170,13 @@ void BenchmarkController::run(const RemoteEndpoint& endpoint, const QString& mod
       endpoint.provider_name,
       local_model ? QString("local: %1").arg(local_spec_->model_path) : endpoint.base_url, model};
   context.tags = {"bench"};
+  if (local_model && local_spec_) {  // what the local runs ran on, for the comparison
+    const LocalEngineSettings& runtime = local_spec_->engine;
+    context.backend = QString::fromStdString(runtime.backend);
+    context.weights = QString::fromStdString(runtime.weights);
+    context.kv = QString::fromStdString(runtime.kv);
+    context.threads = runtime.threads > 0 ? runtime.threads : engine::ThreadPool::defaultThreads();
+  }
   if (sweep_) sweep_->deleteLater();
   step_schedulings_.clear();
   // A child of the dialog: closing it ends the sweep (the dialog asks to cancel first).

@@ -4,6 +4,7 @@
 
 #include "app/local/local_engine_loader.h"
 #include "app/store/run_log.h"
+#include "inference/engine/core/thread_pool.h"
 #include "inference/remote/base_url.h"
 
 namespace ts {
@@ -87,6 +88,8 @@ void ChatController::beginRecording(const ProviderSettings& provider,
     context.backend = QString::fromStdString(provider.local.backend);
     context.weights = QString::fromStdString(provider.local.weights);
     context.kv = QString::fromStdString(provider.local.kv);
+    context.threads =
+        provider.local.threads > 0 ? provider.local.threads : engine::ThreadPool::defaultThreads();
     if (!request.params.draft.empty())
       context.speculative =
           QString::fromStdString(request.params.draft) + ", K " +

@@ -184,6 +184,7 @@ void ModelManager::inspect(const QString& path) {
   const engine::ModelConfig& c = s.config;
   config_ = c;
   tensor_bytes_ = s.tensor_bytes;
+  stored_matrices_ = s.matrices;
   inspected_ = path;
   QStringList stored;
   for (const auto& [type, count] : s.stored_types)
@@ -229,8 +230,9 @@ void ModelManager::estimate(const QString& path, const LocalEngineSettings& sett
   auto kv = engine::parseKvFormat(settings.kv);
   if (!weights || !kv) return;
   const bool cuda = settings.backend == "cuda";
-  const engine::MemoryEstimate e = engine::estimateMemory(
-      config_, weights.value(), 128, settings.context, kv.value(), cuda, tensor_bytes_);
+  const engine::MemoryEstimate e =
+      engine::estimateMemory(config_, weights.value(), 128, settings.context, kv.value(), cuda,
+                             tensor_bytes_, stored_matrices_);
   // "weights" is everything the model holds (matrices, token embeddings, norms): the same
   // sum the loaded model reports (residentWeights), so the two can be compared.
   QString text =

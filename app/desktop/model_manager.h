@@ -10,6 +10,7 @@
 #include <QStringList>
 #include <atomic>
 #include <memory>
+#include <vector>
 
 #include "inference/engine/model/model.h"
 #include "inference/stream/provider_settings.h"
@@ -45,7 +46,8 @@ class ModelManager : public QObject {
   QPointer<ui::ModelManagerDialog> dialog_;
   engine::ModelConfig config_;  // of the inspected path
   uint64_t tensor_bytes_ = 0;   // its tensors as stored (the estimate for weights "auto")
-  void showCacheUsage();        // in the dialog, when open
+  std::vector<engine::StoredMatrix> stored_matrices_;  // its matrices' types (CUDA "auto")
+  void showCacheUsage();                               // in the dialog, when open
   QString inspected_;
   std::shared_ptr<std::atomic<bool>> cancel_;  // of the load in flight
   std::shared_ptr<engine::Model> kept_;        // the last model loaded here

@@ -78,6 +78,7 @@ QString loadLocalEngine(const LocalEngineSpec& spec, LocalEngine& out,
   session = std::move(opened.value().session);
   out.kv = kv.value();
   out.threads = request.threads;
+  out.backend = QString::fromStdString(opened.value().backend);
   out.backend_note = QString::fromStdString(opened.value().note);
   return {};
 }

@@ -29,6 +29,7 @@ struct LocalEngine {
   std::shared_ptr<engine::Model> model;
   engine::KvFormat kv = engine::KvFormat::F32;
   int threads = 1;
+  QString backend;       // what runs it: "cpu" or "cuda"
   QString backend_note;  // why CUDA was not used, when it was asked for
 };
 

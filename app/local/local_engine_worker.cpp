@@ -197,10 +197,21 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     return true;
   };
   const auto outcome = generate(prompt, options, on_token);
-  if (!outcome)
-    return fail(FailureKind::Server,
-                tr("The engine failed: ") + QString::fromStdString(outcome.error()),
-                result.run.contentText());
+  if (!outcome) {
+    QString message = tr("The engine failed: ") + QString::fromStdString(outcome.error());
+    if (engine_ && engine_->backend == "cuda") {
+      // The device's state is unknown after a failed pass (an illegal address poisons the
+      // context): this run lets the session go, and the next opens a fresh one.
+      engine_.reset();
+      draft_.reset();
+      draft_spec_.clear();
+      loaded_spec_ = {};
+      message +=
+          tr(" The CUDA session was closed: the next message opens a new one. To run "
+             "on the CPU instead, choose Backend: CPU in the provider's settings.");
+    }
+    return fail(FailureKind::Server, message, result.run.contentText());
+  }
   const engine::GenerationOutcome& out = outcome.value();
   conversation_.answered(answer, shown);  // the next turn continues from these ids
   emitEvent(result, usageEvent(out, prompt.size()));

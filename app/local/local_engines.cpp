@@ -44,9 +44,11 @@ std::shared_ptr<SharedEngine> sharedLocalEngine(const LocalEngineSpec& spec, QSt
     error = QString::fromStdString(scheduling.error());
     return nullptr;
   }
+  engine::SchedulerOptions options = scheduling.value();
+  options.reopen = server::reopenerFor(out->model, session->maxPositions(), out->kv,
+                                       backendRequestFor(spec.engine));
   out->scheduler = std::make_shared<engine::Scheduler>(
-      std::move(session), engine::Tokenizer(server::servedVocabulary(*out->model)),
-      scheduling.value());
+      std::move(session), engine::Tokenizer(server::servedVocabulary(*out->model)), options);
   for (auto it = g_engines.begin(); it != g_engines.end();)  // forget engines nobody holds
     it = it->second.expired() ? g_engines.erase(it) : std::next(it);
   g_engines[key] = out;

@@ -22,6 +22,17 @@ engine::Result<engine::SchedulerOptions> sizedKvPool(const engine::Model& model,
   return scheduling;
 }
 
+std::function<engine::Result<std::unique_ptr<engine::DecodeSession>>()> reopenerFor(
+    std::shared_ptr<engine::Model> model, int positions, engine::KvFormat kv,
+    const engine::BackendRequest& backend) {
+  return
+      [model, positions, kv, backend]() -> engine::Result<std::unique_ptr<engine::DecodeSession>> {
+        auto opened = engine::openSession(model, positions, kv, backend);
+        if (!opened) return engine::fail(opened.error());
+        return std::move(opened.value().session);
+      };
+}
+
 engine::Result<ServedModel> serveModel(std::shared_ptr<engine::Model> model, int context,
                                        engine::KvFormat kv, const engine::BackendRequest& backend,
                                        const engine::SchedulerOptions& scheduling,
@@ -34,8 +45,11 @@ engine::Result<ServedModel> serveModel(std::shared_ptr<engine::Model> model, int
   if (!opened) return engine::fail(opened.error());
   out.note = opened.value().note;
   out.backend = opened.value().backend + " (" + opened.value().device + ")";
-  out.scheduler = std::make_shared<engine::Scheduler>(
-      std::move(opened.value().session), engine::Tokenizer(servedVocabulary(*model)), pool.value());
+  engine::SchedulerOptions options_with_reopen = pool.value();
+  options_with_reopen.reopen = reopenerFor(model, out.positions, kv, backend);
+  out.scheduler = std::make_shared<engine::Scheduler>(std::move(opened.value().session),
+                                                      engine::Tokenizer(servedVocabulary(*model)),
+                                                      options_with_reopen);
   out.server = std::make_unique<LocalServer>(model, out.scheduler, std::move(options));
   return out;
 }

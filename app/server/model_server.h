@@ -3,6 +3,7 @@
 // `tokenscope-cli serve` and by `bench --model-path`, which serves the model in-process
 // and benchmarks it over HTTP.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -32,7 +33,14 @@ engine::Result<engine::SchedulerOptions> sizedKvPool(const engine::Model& model,
                                                      engine::KvFormat kv, int positions,
                                                      engine::SchedulerOptions scheduling);
 
-// context 0: the model's (engine::defaultPositions).
+// Opens a new session like the first for SchedulerOptions::reopen: after a CUDA fault the
+// scheduler lets the failed session go and the next requests run on this one.
+std::function<engine::Result<std::unique_ptr<engine::DecodeSession>>()> reopenerFor(
+    std::shared_ptr<engine::Model> model, int positions, engine::KvFormat kv,
+    const engine::BackendRequest& backend);
+
+// context 0: the model's (engine::defaultPositions). The scheduler reopens a failed
+// session (reopenerFor).
 engine::Result<ServedModel> serveModel(std::shared_ptr<engine::Model> model, int context,
                                        engine::KvFormat kv, const engine::BackendRequest& backend,
                                        const engine::SchedulerOptions& scheduling,

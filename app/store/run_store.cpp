@@ -55,6 +55,9 @@ const char* const kSchemaV3[] = {
     "model TEXT NOT NULL DEFAULT '', lever TEXT NOT NULL DEFAULT '', report_json TEXT NOT NULL)",
     "CREATE INDEX lab_reports_lever ON lab_reports(lever, started_at)"};
 
+// Version 4: the CPU threads a local run ran on (the lab's threads lever; 0: unknown).
+const char* const kSchemaV4[] = {"ALTER TABLE runs ADD COLUMN threads INTEGER NOT NULL DEFAULT 0"};
+
 // A bound QString() is SQL NULL: text columns here are never NULL.
 QVariant nonNull(const QString& s) {
   return s.isNull() ? QVariant(QString("")) : QVariant(s);
@@ -174,6 +177,8 @@ bool RunStore::migrate() {
     }
     if (version == 3)
       for (const char* sql : kSchemaV3) ok = ok && exec(sql);
+    if (version == 4)
+      for (const char* sql : kSchemaV4) ok = ok && exec(sql);
     ok = ok && exec(QString("PRAGMA user_version = %1").arg(version));
     if (!ok || !db.commit()) {
       db.rollback();
@@ -191,8 +196,8 @@ qint64 RunStore::beginRun(const GenerationRequest& request, const RunContext& c)
   QSqlQuery q(QSqlDatabase::database(connection_, false));
   q.prepare(
       "INSERT INTO runs (started_at, provider, model, request_json, status, base_url, backend, "
-      "weights, kv, speculative, group_name, tags_json, environment_json, pid, prompt) "
-      "VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "weights, kv, speculative, group_name, tags_json, environment_json, pid, prompt, threads) "
+      "VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const QVariant& v :
        {QVariant(QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)), nonNull(c.provider),
         nonNull(c.model), QVariant(jsonText(requestJson(request))), nonNull(c.base_url),
@@ -201,7 +206,7 @@ qint64 RunStore::beginRun(const GenerationRequest& request, const RunContext& c)
         QVariant(QString::fromUtf8(
             QJsonDocument(QJsonArray::fromStringList(c.tags)).toJson(QJsonDocument::Compact))),
         QVariant(jsonText(environmentInfo())), QVariant(static_cast<qint64>(::getpid())),
-        QVariant(promptText(request))})
+        QVariant(promptText(request)), QVariant(c.threads)})
     q.addBindValue(v);
   if (!q.exec()) {
     error_ = "cannot record the run: " + q.lastError().text();
@@ -287,6 +292,7 @@ StoredRun rowToRun(const QSqlQuery& q) {
   r.context.backend = q.value("backend").toString();
   r.context.weights = q.value("weights").toString();
   r.context.kv = q.value("kv").toString();
+  r.context.threads = q.value("threads").toInt();
   r.context.speculative = q.value("speculative").toString();
   r.context.group = q.value("group_name").toString();
   for (const QJsonValue& t :

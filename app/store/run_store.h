@@ -31,6 +31,7 @@ struct RunContext {
   QString speculative{};    // "" or e.g. "self-int4, K 4" / "lookup, K auto"
   QString group{};          // runs repeated as one benchmark step share a group
   QStringList tags{};
+  int threads = 0;  // local engine: the CPU threads it ran on; 0 unknown or remote
 };
 
 struct StoredRun {
@@ -70,7 +71,7 @@ struct ImportSummary {
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   static QString defaultPath();  // <app data>/runs.sqlite
 
   explicit RunStore(const QString& path);  // opens, creating or migrating the schema

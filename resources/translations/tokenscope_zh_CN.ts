@@ -916,6 +916,10 @@
         <source>These runs were measured on different machines (another CPU or GPU): part of the difference may be the machine.</source>
         <translation>这些运行在不同的机器上测得（CPU 或 GPU 不同）：部分差异可能来自机器。</translation>
     </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
 </context>
 <context>
     <name>ts::LocalDoctor</name>
@@ -1089,6 +1093,10 @@
     <message>
         <source>Loading the speculative draft (%1)…</source>
         <translation>正在加载推测采样的草稿模型（%1）…</translation>
+    </message>
+    <message>
+        <source> The CUDA session was closed: the next message opens a new one. To run on the CPU instead, choose Backend: CPU in the provider&apos;s settings.</source>
+        <translation>CUDA 会话已关闭：下一条消息会打开一个新的会话。若要改在 CPU 上运行，请在提供方设置中把“后端”选为 CPU。</translation>
     </message>
 </context>
 <context>

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   for (const auto& d : cuda.devices)
     report.note("device: " + d.name + " (" + std::to_string(d.total_bytes >> 20) + " MiB, sm_" +
                 std::to_string(d.compute_major) + std::to_string(d.compute_minor) + ")");
-  ts::selftest::cpuChecks(report);
+  ts::selftest::cpuChecks(report, models);
   if (const ts::engine::CudaPlugin plugin = ts::engine::loadCudaPlugin(); plugin.api)
     ts::selftest::abiChecks(report, *plugin.api);
   else

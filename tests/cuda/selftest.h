@@ -75,7 +75,7 @@ struct Device {
 // NormHead (Baichuan2's 125,696-token vocabulary).
 std::vector<std::pair<std::string, ts::engine::ModelConfig>> architectureConfigs();
 
-void cpuChecks(Report& report);
+void cpuChecks(Report& report, const std::string& models_dir);
 // The plugin's entry points refuse bad arguments with a message before touching CUDA:
 // runs wherever the plugin loads, device or not.
 void abiChecks(Report& report, const TsCudaApi& api);

@@ -2,15 +2,24 @@
 // plugin is handed decode to the engine's values; the memory estimate counts exactly the
 // bytes the engine holds; the CPU twins of the CUDA ops agree with double-precision
 // formulas; the int8 KV cache rounds as the plugin's rule says; a model view cannot be
-// copied; the plugin's entry points refuse bad arguments.
+// copied; the plugin's entry points refuse bad arguments (shapes, rope_dim, int4 groups,
+// matrices against the model's dimensions); a layer mixing formats is not fused; the
+// estimate of a file's stored weights on CUDA equals what the plugin is handed.
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <type_traits>
 
 #include "inference/engine/backend/cuda_session.h"
+#include "inference/engine/backend/gguf_subblocks.h"
 #include "inference/engine/backend/memory_estimate.h"
+#include "inference/engine/backend/model_memory.h"
+#include "inference/engine/backend/plugin_model_checks.h"
 #include "inference/engine/core/tensor_types.h"
 #include "inference/engine/cpu/cpu_ops.h"
+#include "inference/engine/formats/gguf_quantize.h"
+#include "inference/engine/formats/model_info.h"
+#include "inference/engine/formats/model_loader.h"
 #include "inference/engine/model/kv_int8.h"
 #include "inference/engine/model/random_model.h"
 #include "tests/cuda/selftest.h"
@@ -36,10 +45,18 @@ float layoutValue(const TsCudaMatrix& m, int r, int c) {
     case TS_CUDA_W_Q8_0:
       return static_cast<const int8_t*>(m.data)[rr * padded + c] *
              m.scales[rr * (padded / 32) + c / 32];
-    default: {
+    case TS_CUDA_W_INT4: {
       const uint8_t b = static_cast<const uint8_t*>(m.data)[rr * padded / 2 + c / 64 * 32 + c % 32];
       const int q = (c / 32) % 2 == 0 ? (b & 15) : (b >> 4);
       return (q - 8) * m.scales[rr * ts::cuda::int4Groups(m.cols, m.group) + c / m.group];
+    }
+    default: {  // a GGUF's stored rows: the plugin's own decoding (its CPU twin)
+      float sub[32];
+      ts::cuda::decodeSubBlock(
+          m.format,
+          static_cast<const uint8_t*>(m.data) + rr * ts::cuda::storedRowBytes(m.format, m.cols),
+          c / 32, sub);
+      return sub[c % 32];
     }
   }
 }
@@ -76,8 +93,10 @@ void layoutChecks(Report& report) {
     }
 }
 
-// A BF16 checkpoint's matrices (Baichuan2 as published) go up as f16, value for value; one
-// with a value past f16's range goes up as f32.
+// A BF16 checkpoint's matrices (Baichuan2 as published) go up as stored, value for value:
+// the file's own bytes where the CPU keeps its rows, one copy of the rows where it holds
+// them in panels. A NormHead classifier (row scales applied) goes up converted: f16, or
+// f32 where a value passes f16's range.
 void bf16UploadChecks(Report& report) {
   const int rows = 32, cols = 64;
   std::vector<uint16_t> fits(rows * cols), wide(rows * cols);
@@ -108,20 +127,47 @@ void bf16UploadChecks(Report& report) {
   l.attn_norm = l.ffn_norm = WeightBuffer<float>(cols, 1.f);
   l.wq = l.wk = l.wv = l.wo = l.w_up = l.w_gate = l.w_down = a;
   l.w_down = b;
+  const auto differing = [&](const TsCudaMatrix& v, const QuantMatrix& want, float scale) {
+    size_t mismatches = 0;
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) mismatches += layoutValue(v, r, c) != scale * want.at(r, c);
+    return mismatches;
+  };
+  {
+    const CudaModelView view(m);
+    const TsCudaMatrix& head = view.get().classifier;
+    const size_t wrong = differing(head, a, 1.f);
+    report.check(
+        "BF16 matrices go up as stored BF16, value for value (panelled: one copy)",
+        head.format == TS_CUDA_W_BF16 && wrong == 0 && head.data != a.storage(),
+        "format " + std::to_string(head.format) + ", " + std::to_string(wrong) + " values differ");
+    const TsCudaMatrix& down = view.get().layers[0].down;
+    report.check("an unpanelled BF16 matrix goes up from its own bytes (no copy), 65536 kept",
+                 down.format == TS_CUDA_W_BF16 && down.data == b.storage() &&
+                     layoutValue(down, 0, 5) == 65536.f,
+                 "format " + std::to_string(down.format));
+  }
+  std::vector<float> halves(rows, 0.5f);
+  m.classifier = QuantMatrix::stored(
+      TensorType::BF16, reinterpret_cast<const uint8_t*>(fits.data()), rows, cols, nullptr);
+  m.classifier.setRowScales(halves);
+  {
+    const CudaModelView view(m);
+    const TsCudaMatrix& head = view.get().classifier;
+    const QuantMatrix plain = QuantMatrix::stored(
+        TensorType::BF16, reinterpret_cast<const uint8_t*>(fits.data()), rows, cols, nullptr);
+    report.check("a NormHead BF16 classifier goes up as f16 with its row scales applied",
+                 head.format == TS_CUDA_W_F16 && differing(head, plain, 0.5f) == 0,
+                 "format " + std::to_string(head.format));
+  }
+  m.classifier = b;
+  m.classifier.setRowScales(halves);
   const CudaModelView view(m);
   const TsCudaMatrix& head = view.get().classifier;
-  size_t mismatches = 0;
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) mismatches += layoutValue(head, r, c) != a.at(r, c);
-  report.check("BF16 matrices go up as f16, value for value",
-               head.format == TS_CUDA_W_F16 && mismatches == 0,
-               "format " + std::to_string(head.format) + ", " + std::to_string(mismatches) +
-                   " values differ");
-  const TsCudaMatrix& down = view.get().layers[0].down;
-  report.check("a BF16 matrix past f16's range goes up as f32",
-               down.format == TS_CUDA_W_F32 && layoutValue(down, 0, 5) == 65536.f &&
+  report.check("a NormHead BF16 classifier past f16's range goes up as f32",
+               head.format == TS_CUDA_W_F32 && layoutValue(head, 0, 5) == 32768.f &&
                    !bf16FitsF16(b) && bf16FitsF16(a),
-               "format " + std::to_string(down.format));
+               "format " + std::to_string(head.format));
 }
 
 void estimateChecks(Report& report) {
@@ -257,6 +303,151 @@ void kvInt8Checks(Report& report) {
                    !std::is_copy_assignable_v<CudaModelView>);
 }
 
+// The rules a model meets at the plugin's boundary (plugin_model_checks.h), which the
+// entry points apply before estimating or uploading anything.
+void boundaryChecks(Report& report) {
+  auto model = randomModel(architectureConfigs()[0].second, WeightFormat::Int4, 7);
+  const CudaModelView view(*model);
+  report.check("a loaded model passes the boundary's checks",
+               ts::cuda::modelProblem(view.get()).empty(), ts::cuda::modelProblem(view.get()));
+  const auto problem = [&](auto change) {
+    TsCudaModel m = view.get();
+    std::vector<TsCudaLayer> layers(m.layers, m.layers + m.n_layers);
+    m.layers = layers.data();
+    change(m, layers);
+    return ts::cuda::modelProblem(m);
+  };
+  const auto starts = [](const std::string& text, const std::string& prefix) {
+    return text.compare(0, prefix.size(), prefix) == 0;
+  };
+  const std::string odd = problem([](TsCudaModel& m, auto&) { m.rope_dim = 63; });
+  report.check("an odd rope_dim is refused (it would turn a pair across two heads)",
+               starts(odd, "expected an even rope_dim from 0 to head_dim (64), found 63"), odd);
+  const std::string wide = problem([](TsCudaModel& m, auto&) { m.rope_dim = 66; });
+  report.check("a rope_dim past head_dim is refused (it would write into the next head)",
+               starts(wide, "expected an even rope_dim from 0 to head_dim (64), found 66"), wide);
+  const std::string group = problem([](TsCudaModel& m, auto&) { m.classifier.group = 0; });
+  report.check(
+      "int4 group 0 is refused before the estimate divides by it",
+      starts(group, "classifier: expected an int4 group of 32, 64 or 128 inputs, found 0") &&
+          ts::cuda::int4Groups(4096, 0) == 0,
+      group);
+  const std::string rows = problem([](TsCudaModel&, auto& layers) { layers[1].wv.rows += 64; });
+  report.check(
+      "a matrix whose rows do not match the model's dimensions is refused",
+      starts(rows, "layer 1 wv: expected 256 x 256 (the model's dimensions), found 320 x 256"),
+      rows);
+  const std::string cols = problem([](TsCudaModel&, auto& layers) { layers[0].down.cols = 512; });
+  report.check("a matrix whose cols do not match the model's dimensions is refused",
+               starts(cols, "layer 0 down: expected 256 x 688"), cols);
+  const std::string scales =
+      problem([](TsCudaModel&, auto& layers) { layers[0].gate.scales = nullptr; });
+  report.check("an int4 matrix without scales is refused",
+               starts(scales, "layer 0 gate: expected its data and scales, found a null pointer"),
+               scales);
+}
+
+// Which products a layer fuses: q / k / v and gate / up in one launch only when their
+// formats agree (a launch reads one layout).
+void launchChecks(Report& report) {
+  std::shared_ptr<Model> model =
+      randomModel(architectureConfigs()[0].second, WeightFormat::Int4, 9);
+  LayerWeights& mixed = model->layers[1];
+  mixed.wv = mixed.wv.converted(WeightFormat::Q8_0);
+  mixed.w_up = mixed.w_up.converted(WeightFormat::F16);
+  const CudaModelView view(*model);
+  const ts::cuda::LayerLaunches uniform = ts::cuda::layerLaunches(view.get().layers[0]);
+  const ts::cuda::LayerLaunches split = ts::cuda::layerLaunches(view.get().layers[1]);
+  report.check(
+      "a uniform layer fuses q/k/v and gate/up; one with a q8_0 wv and an f16 up "
+      "splits both",
+      uniform.qkv_fused && uniform.gate_up_fused && !split.qkv_fused && !split.gate_up_fused &&
+          view.get().layers[1].wv.format == TS_CUDA_W_Q8_0 &&
+          view.get().layers[1].up.format == TS_CUDA_W_F16);
+}
+
+// The CPU twin of the device's stored-row decoding (gguf_subblocks.h, compiled here by the
+// host compiler) against the engine's dequantizers, bit for bit: every type the device
+// reads as stored, from rows the engine's quantizer writes and from ktiny's Q5_K matrices.
+void storedTwinChecks(Report& report, const std::string& models_dir) {
+  const auto compare = [&](const std::string& name, TensorType type, const uint8_t* data, int rows,
+                           int cols) {
+    const int format = cudaStoredFormat(type);
+    const size_t row_bytes = ts::cuda::storedRowBytes(format, cols);
+    size_t mismatches = 0;
+    std::vector<float> want(cols), got(32);
+    for (int r = 0; r < rows; ++r) {
+      const uint8_t* row = data + static_cast<size_t>(r) * row_bytes;
+      dequantize(type, {row, rowBytes(type, cols)}, want.data(), cols);
+      for (int j = 0; j < cols / 32; ++j) {
+        ts::cuda::decodeSubBlock(format, row, j, got.data());
+        for (int e = 0; e < 32; ++e) mismatches += std::memcmp(&got[e], &want[32 * j + e], 4) != 0;
+      }
+    }
+    report.check("cpu twin of the device's " + name + " rows = the engine's dequantizer",
+                 format >= 0 && row_bytes == rowBytes(type, cols) && mismatches == 0,
+                 std::to_string(mismatches) + " of " + std::to_string(size_t(rows) * cols) +
+                     " values differ");
+  };
+  const int rows = 24, cols = 768;
+  const auto x = randomVector(size_t(rows) * cols, 5, 2.f);
+  for (TensorType type : {TensorType::F16, TensorType::BF16, TensorType::Q8_0, TensorType::Q4_0,
+                          TensorType::Q4_K, TensorType::Q6_K}) {
+    const std::vector<uint8_t> bytes = quantizeRows(type, x.data(), rows, cols);
+    compare(typeName(type), type, bytes.data(), rows, cols);
+  }
+  const std::filesystem::path q5 =
+      std::filesystem::path(models_dir) / "ktiny" / "ktiny-Q5_K_M.gguf";
+  LoadOptions o;
+  o.cache = false;
+  if (!std::filesystem::exists(q5)) {
+    report.note("the Q5_K twin check skipped: " + q5.string() + " is absent");
+    return;
+  }
+  auto model = loadModel(q5.string(), o);
+  if (!report.check("ktiny Q5_K_M loads", model.ok(), model.ok() ? "" : model.error())) return;
+  const QuantMatrix& m = model.value()->layers[0].wq;
+  const std::vector<uint8_t> stored = m.storedRows();
+  compare("Q5_K (ktiny blk.0.attn_q)", m.storedType(), stored.data(), m.rows(), m.cols());
+}
+
+// Weights "auto" on CUDA: the estimate from the file's headers (each stored matrix in the
+// format it goes up in) equals the bytes the plugin is handed for the loaded model.
+void storedEstimateChecks(Report& report, const std::string& models_dir) {
+  const std::filesystem::path models(models_dir);
+  if (!std::filesystem::exists(models / "ktiny")) {
+    report.note("stored-weights estimates skipped: " + (models / "ktiny").string() + " is absent");
+    return;
+  }
+  std::vector<std::pair<std::string, std::filesystem::path>> files;
+  for (const char* type : {"F16", "Q8_0", "Q4_0", "Q4_K_M", "Q5_K_M", "Q6_K"})
+    files.emplace_back(std::string("ktiny ") + type,
+                       models / "ktiny" / ("ktiny-" + std::string(type) + ".gguf"));
+  files.emplace_back("baichuan2-tiny 7b-bf16", models / "baichuan2-tiny" / "7b-bf16");
+  files.emplace_back("baichuan2-tiny 13b-sharded-f16",
+                     models / "baichuan2-tiny" / "13b-sharded-f16");
+  for (const auto& [label, path] : files) {
+    auto summary = inspectModel(path.string());
+    LoadOptions o;
+    o.cache = false;
+    auto model = loadModel(path.string(), o);
+    if (!report.check("estimate CUDA auto " + label + ": inspects and loads",
+                      summary.ok() && model.ok(),
+                      !summary.ok() ? summary.error()
+                      : model.ok()  ? ""
+                                    : model.error()))
+      continue;
+    const MemoryEstimate e =
+        estimateMemory(summary->config, WeightFormat::Stored, 128, 64, KvFormat::F16, true,
+                       summary->tensor_bytes, summary->matrices);
+    const CudaModelView view(*model.value());
+    const size_t held = ts::cuda::weightBytes(view.get());
+    report.check(
+        "estimate CUDA auto " + label + " = the bytes the plugin is handed", e.weights == held,
+        std::to_string(e.weights) + " estimated, " + std::to_string(held) + " handed over");
+  }
+}
+
 // rc != 0 and the message starts as expected.
 void refused(Report& report, const std::string& name, int rc, const char* error,
              const std::string& expected) {
@@ -268,9 +459,13 @@ void refused(Report& report, const std::string& name, int rc, const char* error,
 
 }  // namespace
 
-void cpuChecks(Report& report) {
+void cpuChecks(Report& report, const std::string& models_dir) {
   layoutChecks(report);
   estimateChecks(report);
+  storedEstimateChecks(report, models_dir);
+  storedTwinChecks(report, models_dir);
+  boundaryChecks(report);
+  launchChecks(report);
   bf16UploadChecks(report);
   twinChecks(report);
   kvInt8Checks(report);
@@ -301,6 +496,18 @@ void abiChecks(Report& report, const TsCudaApi& api) {
   refused(report, "estimate without options is refused",
           api.estimate(&model, nullptr, &memory, err, sizeof err), err,
           "estimate: expected session options, found a null pointer");
+  const CudaModelView tiny(architectureConfigs()[0].second, WeightFormat::Int4, 32, 1);
+  TsCudaModel odd = tiny.get();
+  odd.rope_dim = 63;
+  options.max_positions = 16;
+  refused(report, "estimate of a model with an odd rope_dim is refused",
+          api.estimate(&odd, &options, &memory, err, sizeof err), err,
+          "estimate: expected an even rope_dim from 0 to head_dim (64), found 63");
+  TsCudaModel grouped = tiny.get();
+  grouped.classifier.group = 0;
+  refused(report, "session_create of int4 group 0 is refused (no division by zero)",
+          api.session_create(&grouped, &options, &session, err, sizeof err), err,
+          "session_create: classifier: expected an int4 group of 32, 64 or 128 inputs, found 0");
   refused(report, "op_rmsnorm of 0 rows is refused",
           api.op_rmsnorm(&logits, &logits, 0, 4, 1e-5f, &logits, err, sizeof err), err,
           "op_rmsnorm: expected count and dim > 0, found 0, 4");

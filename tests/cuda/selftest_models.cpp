@@ -1,8 +1,9 @@
 // The self-test's whole-model checks on a device: the CUDA session against the CPU
 // session on the same weights (prefill through cuBLAS, a prompt split into passes, decode
-// steps from the captured graph, a speculative verify pass, a rollback), for random tiny
-// models of every architecture and the ../shared/models fixtures; and greedy decoding of
-// aidreams260K on the device equal to its reference ids.
+// steps from the captured graph, speculative verify passes of 2, 5 and 9 positions, a
+// rollback), for random tiny models of every architecture, one mixing formats within its
+// layers, a 1,100-position context and the ../shared/models fixtures (ktiny in every stored
+// type); and greedy decoding of aidreams260K on the device equal to its reference ids.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -60,7 +61,8 @@ struct Limits {
 Limits limitsFor(WeightFormat w, KvFormat kv) {
   Limits l{1e-4, 1e-4};
   if (w == WeightFormat::F16) l.prefill = 3e-3;
-  if (w == WeightFormat::Int8 || w == WeightFormat::Int4 || w == WeightFormat::Q8_0)
+  if (w == WeightFormat::Int8 || w == WeightFormat::Int4 || w == WeightFormat::Q8_0 ||
+      w == WeightFormat::Stored)  // stored: a file's quantized types (ktiny) or a mix
     l = {3e-2, 3e-2};
   if (kv != KvFormat::F32) l.prefill = std::max(l.prefill, 5e-3);
   return l;
@@ -91,16 +93,68 @@ void compareSessions(Report& report, const std::string& label, std::shared_ptr<c
       token = argmax(c);
     }
     report.close(name + ": 6 decode steps", worst, limit.decode);
-    const std::vector<int> verify = {token, 5, 9, 14, 3};  // a speculative verify pass at 26
-    const std::vector<float> cv = copy(cpu.forwardBatch(verify, pos, true));
-    report.close(name + ": verify pass of 5 positions",
-                 error(gpu.value()->forwardBatch(verify, pos, true), cv), limit.decode);
-    cpu.truncate(pos + 1);  // keep one of the five, then run another token after it
+    // Speculative verify passes at 26: 2 positions, 5, and 9 (8 drafts, k_max: the largest
+    // the fused matvec and its graphs take).
+    const std::vector<int> verify = {token, 5, 9, 14, 3, 21, 8, 30, 2};
+    for (size_t n : {size_t{2}, size_t{5}, verify.size()}) {
+      const std::span<const int> window(verify.data(), n);
+      cpu.truncate(pos);
+      gpu.value()->truncate(pos);
+      const std::vector<float> cv = copy(cpu.forwardBatch(window, pos, true));
+      report.close(name + ": verify pass of " + std::to_string(n) + " positions",
+                   error(gpu.value()->forwardBatch(window, pos, true), cv), limit.decode);
+    }
+    cpu.truncate(pos + 1);  // keep one of the nine, then run another token after it
     gpu.value()->truncate(pos + 1);
     const int next = 77 % vocab;
     const std::vector<float> cr = copy(cpu.forwardBatch({&next, 1}, pos + 1));
-    report.close(name + ": after rolling back 4 positions",
+    report.close(name + ": after rolling back 8 positions",
                  error(gpu.value()->forwardBatch({&next, 1}, pos + 1), cr), limit.decode);
+  } catch (const std::exception& e) {
+    report.check(name + ": forward", false, e.what());
+  }
+}
+
+// A model whose matrices differ in format within a layer, as a K-quant mix stores them
+// (llama.cpp's Q4_K_M keeps some attn_v and ffn_down as Q6_K): q / k / v and gate / up
+// cannot share one fused launch.
+std::shared_ptr<const Model> mixedFormatModel(const ModelConfig& c) {
+  std::shared_ptr<Model> model = randomModel(c, WeightFormat::F32, 43);
+  for (size_t l = 0; l < model->layers.size(); ++l) {
+    LayerWeights& w = model->layers[l];
+    w.wq = w.wq.converted(WeightFormat::Int4, 32);
+    w.wk = w.wk.converted(WeightFormat::Q8_0);
+    w.wv = w.wv.converted(l % 2 ? WeightFormat::F16 : WeightFormat::Int4, 32);
+    w.w_gate = w.w_gate.converted(WeightFormat::Int4, 64);
+    w.w_up = w.w_up.converted(WeightFormat::Int8);
+    w.w_down = w.w_down.converted(WeightFormat::Q8_0);
+  }
+  return model;
+}
+
+// A prompt of 1,100 positions, then decode steps: attention split over many blocks of the
+// KV length (the split count grows with the context), against the CPU.
+void longContext(Report& report, std::shared_ptr<const Model> model, KvFormat kv) {
+  const int positions = 1200, prompt_len = 1100, vocab = model->config.vocab;
+  const std::string name = "long context (1,100 positions) KV " + kvFormatName(kv);
+  auto gpu = CudaSession::create(CudaModelView(*model), vocab, positions, kv, CudaOptions{});
+  if (!report.check(name + ": session", gpu.ok(), gpu.ok() ? "created" : gpu.error())) return;
+  CpuSession cpu(model, positions, kv, 1);
+  std::vector<int> prompt(prompt_len);
+  for (int i = 0; i < prompt_len; ++i) prompt[i] = (i * 53 + 7) % vocab;
+  try {
+    const std::vector<float> want = copy(cpu.forwardBatch(prompt, 0));
+    report.close(name + ": prefill's last logits",
+                 error(gpu.value()->forwardBatch(prompt, 0), want),
+                 kv == KvFormat::F32 ? 1e-3 : 1e-2);
+    int token = argmax(want);
+    double worst = 0;
+    for (int pos = prompt_len; pos < prompt_len + 8; ++pos) {
+      const std::vector<float> c = copy(cpu.forwardBatch({&token, 1}, pos));
+      worst = std::max(worst, error(gpu.value()->forwardBatch({&token, 1}, pos), c));
+      token = argmax(c);
+    }
+    report.close(name + ": 8 decode steps", worst, kv == KvFormat::F32 ? 1e-4 : 1e-2);
   } catch (const std::exception& e) {
     report.check(name + ": forward", false, e.what());
   }
@@ -162,6 +216,11 @@ void modelChecks(Report& report, const std::string& models_dir) {
                   CudaOptions{0, 16, true});
   compareSessions(report, "random rope", rope, WeightFormat::F32, KvFormat::F32,
                   CudaOptions{0, 8, false});
+  for (const auto& [arch, config] : architectureConfigs())
+    if (arch == "rope" || arch == "gqa")
+      compareSessions(report, "random " + arch + " mixed formats", mixedFormatModel(config),
+                      WeightFormat::Stored, KvFormat::F16, CudaOptions{});
+  for (KvFormat kv : {KvFormat::F32, KvFormat::Int8}) longContext(report, rope, kv);
 
   const std::filesystem::path models(models_dir);
   if (!std::filesystem::exists(models / "aidreams260K")) {
@@ -182,6 +241,15 @@ void modelChecks(Report& report, const std::string& models_dir) {
                        model.ok() ? model.value()->config.describe() : model.error()))
         compareSessions(report, label, model.value(), w, kv, CudaOptions{});
     }
+  // ktiny: one model in every stored type the engine keeps (weights "auto"), Q4_K_M and
+  // Q5_K_M mixing K-quants with Q6_K within layers.
+  for (const char* type : {"F16", "Q8_0", "Q4_0", "Q4_K_M", "Q5_K_M", "Q6_K"}) {
+    const std::string label = std::string("ktiny ") + type;
+    auto model = loadModel((models / "ktiny" / ("ktiny-" + std::string(type) + ".gguf")).string());
+    if (report.check(label + ": loads", model.ok(), model.ok() ? "" : model.error()))
+      compareSessions(report, label, model.value(), WeightFormat::Stored, KvFormat::F32,
+                      CudaOptions{});
+  }
   for (const char* ref : {"I_dreamed", "In_my_dream", "BOS"})
     greedyReference(report, models / "aidreams260K" / "aidreams260K.gguf",
                     models / "aidreams260K" / "reference" / (std::string(ref) + ".json"),

@@ -7,6 +7,7 @@
 #include "inference/engine/core/tensor_types.h"
 #include "inference/engine/cpu/cpu_forward.h"
 #include "inference/engine/cpu/cpu_ops.h"
+#include "inference/engine/formats/gguf_quantize.h"
 #include "inference/engine/model/positional.h"
 #include "inference/engine/model/quant_matrix.h"
 #include "tests/cuda/selftest.h"
@@ -111,7 +112,7 @@ void matmuls(Report& report, const TsCudaApi& api) {
       const TsCudaMatrix view = cudaMatrixView(m);
       for (auto [count, path, residual] :
            {std::tuple{1, 1, false}, std::tuple{5, 1, true}, std::tuple{8, 1, false},
-            std::tuple{9, 2, false}, std::tuple{40, 2, true}}) {
+            std::tuple{9, 1, true}, std::tuple{9, 2, false}, std::tuple{40, 2, true}}) {
         const auto x = randomVector(size_t(count) * cols, count * 7 + cols);
         const auto res = randomVector(size_t(count) * rows, 99);
         std::vector<float> got(size_t(count) * rows), want(got.size());
@@ -134,6 +135,46 @@ void matmuls(Report& report, const TsCudaApi& api) {
         // cuBLAS takes f16 inputs for every format but f32 (f32 accumulation).
         const double limit = path == 1 || f.format == WeightFormat::F32 ? 1e-5 : 3e-3;
         report.close(name, normalisedError(got, want), limit);
+      }
+    }
+}
+
+// A GGUF's rows as stored (the engine's quantizer writes them), multiplied on the device
+// against the CPU twin's decoded values in f64: the fused matvec (1, 5 and 9 positions) and
+// cuBLAS after the stored-row dequantize.
+void storedMatmuls(Report& report, const TsCudaApi& api) {
+  char err[1024] = {};
+  for (TensorType type : {TensorType::F16, TensorType::BF16, TensorType::Q8_0, TensorType::Q4_0,
+                          TensorType::Q4_K, TensorType::Q6_K})
+    for (auto [rows, cols] : {std::pair{33, 256}, std::pair{512, 4096}}) {
+      const auto values = randomVector(size_t(rows) * cols, rows * 3 + cols, 0.05f);
+      const std::vector<uint8_t> bytes = quantizeRows(type, values.data(), rows, cols);
+      TsCudaMatrix view{};
+      view.format = cudaStoredFormat(type);
+      view.rows = rows;
+      view.cols = cols;
+      view.group = 32;
+      view.data = bytes.data();
+      std::vector<float> dense(size_t(rows) * cols);
+      dequantize(type, bytes, dense.data(), dense.size());
+      for (auto [count, path] :
+           {std::pair{1, 1}, std::pair{5, 1}, std::pair{9, 1}, std::pair{40, 2}}) {
+        const auto x = randomVector(size_t(count) * cols, count * 11 + cols);
+        std::vector<float> got(size_t(count) * rows), want(got.size());
+        for (int t = 0; t < count; ++t)
+          for (int r = 0; r < rows; ++r) {
+            double sum = 0;
+            for (int c = 0; c < cols; ++c)
+              sum += double(dense[size_t(r) * cols + c]) * x[size_t(t) * cols + c];
+            want[size_t(t) * rows + r] = float(sum);
+          }
+        const std::string name = "op matmul stored " + typeName(type) + " " + dims({rows, cols}) +
+                                 " x" + std::to_string(count) + (path == 1 ? " matvec" : " cuBLAS");
+        if (api.op_matmul(&view, x.data(), count, nullptr, path, got.data(), err, sizeof err)) {
+          report.check(name, false, err);
+          continue;
+        }
+        report.close(name, normalisedError(got, want), path == 1 ? 1e-5 : 3e-3);
       }
     }
 }
@@ -200,6 +241,7 @@ void attentions(Report& report, const TsCudaApi& api) {
 void opChecks(Report& report, const TsCudaApi& api) {
   elementwise(report, api);
   matmuls(report, api);
+  storedMatmuls(report, api);
   attentions(report, api);
 }
 

@@ -1,10 +1,13 @@
 #include "inference/engine/backend/cuda_session.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "inference/engine/backend/backend_loader.h"
+#include "inference/engine/backend/memory_estimate.h"
 #include "inference/engine/model/positional.h"
 
 namespace ts::engine {
@@ -89,6 +92,39 @@ void CudaModelView::setShape(const ModelConfig& c) {
   }
 }
 
+int cudaStoredFormat(TensorType type) {
+  switch (type) {
+    case TensorType::F32:
+      return TS_CUDA_W_F32;
+    case TensorType::F16:
+      return TS_CUDA_W_F16;
+    case TensorType::BF16:
+      return TS_CUDA_W_BF16;
+    case TensorType::Q4_0:
+      return TS_CUDA_W_GGUF_Q4_0;
+    case TensorType::Q8_0:
+      return TS_CUDA_W_GGUF_Q8_0;
+    case TensorType::Q4_K:
+      return TS_CUDA_W_GGUF_Q4_K;
+    case TensorType::Q5_K:
+      return TS_CUDA_W_GGUF_Q5_K;
+    case TensorType::Q6_K:
+      return TS_CUDA_W_GGUF_Q6_K;
+    default:  // Q4_1, Q5_0, Q5_1, Q2_K, Q3_K: converted to q8_0
+      return -1;
+  }
+}
+
+size_t cudaUploadBytes(const StoredMatrix& m) {
+  TsCudaMatrix v{};
+  const int stored = cudaStoredFormat(m.type);
+  v.format = stored >= 0 ? stored : TS_CUDA_W_Q8_0;
+  v.rows = m.rows;
+  v.cols = m.cols;
+  v.group = 32;
+  return cuda::matrixBytes(v);
+}
+
 bool bf16FitsF16(const QuantMatrix& m) {
   std::vector<float> row(m.cols());
   for (int r = 0; r < m.rows(); ++r) {
@@ -101,18 +137,36 @@ bool bf16FitsF16(const QuantMatrix& m) {
   return true;
 }
 
-const QuantMatrix& CudaModelView::readable(const QuantMatrix& m) {
+TsCudaMatrix CudaModelView::view(const QuantMatrix& m) {
   const bool stored = m.format() == WeightFormat::Stored;
-  if (!stored && m.rowScales().empty() && !m.panelled()) return m;
-  // The plugin's nearest format at least as precise (converted() keeps Q4_0 / Q8_0 exact).
+  if (stored && m.rowScales().empty()) {
+    if (const int format = cudaStoredFormat(m.storedType()); format >= 0) {
+      // The file's rows as they are: the mapped bytes themselves, or (where the CPU holds
+      // the matrix in its panels) one copy of the rows in the file's order.
+      TsCudaMatrix v{};
+      v.format = format;
+      v.rows = m.rows();
+      v.cols = m.cols();
+      v.group = 32;
+      if (m.panelled()) {
+        stored_rows_.push_back(m.storedRows());
+        v.data = stored_rows_.back().data();
+      } else {
+        v.data = m.storage();
+      }
+      return v;
+    }
+  }
+  if (!stored && m.rowScales().empty() && !m.panelled()) return cudaMatrixView(m);
+  // Converted: a stored type without a kernel (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K -> q8_0, at
+  // least as precise), a NormHead's row scales applied (F16 / BF16 -> f16, or f32 where a
+  // value passes f16's range; F32 -> f32; quantized -> q8_0), or the arrays out of the
+  // CPU's panels.
   WeightFormat format = m.format();
   if (stored) switch (m.storedType()) {
-      case TensorType::Q4_0:
-        format = WeightFormat::Int4;
-        break;
-      case TensorType::BF16:  // to f16 at upload: its bytes, and the f16 matvec (below)
       case TensorType::F16:
-        format = WeightFormat::F16;
+      case TensorType::BF16:
+        format = bf16FitsF16(m) ? WeightFormat::F16 : WeightFormat::F32;
         break;
       case TensorType::F32:
         format = WeightFormat::F32;
@@ -120,15 +174,9 @@ const QuantMatrix& CudaModelView::readable(const QuantMatrix& m) {
       default:
         format = WeightFormat::Q8_0;
     }
-  // the arrays, not the CPU's panels (converted() leaves integer formats in those)
-  auto copy = std::make_unique<QuantMatrix>(m.converted(format, m.group()).withoutPanels());
-  // BF16 holds values f16 cannot (|v| > 65504): such a matrix goes up as f32 instead. Every
-  // other value converts exactly down to f16's smallest normal (6.1e-5; 11 bits of mantissa
-  // to bf16's 8); below it f16's subnormals keep it within 3e-8.
-  if (stored && m.storedType() == TensorType::BF16 && !bf16FitsF16(m))
-    copy = std::make_unique<QuantMatrix>(m.converted(WeightFormat::F32));
-  converted_.push_back(std::move(copy));
-  return *converted_.back();
+  converted_.push_back(
+      std::make_unique<QuantMatrix>(m.converted(format, m.group()).withoutPanels()));
+  return cudaMatrixView(*converted_.back());
 }
 
 CudaModelView::CudaModelView(const Model& m) {
@@ -139,35 +187,59 @@ CudaModelView::CudaModelView(const Model& m) {
   } else if (table.format() == WeightFormat::Stored && table.storedType() == TensorType::F32) {
     model_.token_embd = static_cast<const float*>(table.storage());
   } else {
+    // To f32 (the device gathers f32 rows), split over the cores: a 13B's 125,696 rows
+    // would take seconds on one.
     embedding_.resize(static_cast<size_t>(table.rows()) * table.cols());
-    for (int r = 0; r < table.rows(); ++r)
-      table.rowF32(r, embedding_.data() + static_cast<size_t>(r) * table.cols());
+    const int workers = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+    std::vector<std::thread> threads;
+    for (int w = 0; w < workers; ++w)
+      threads.emplace_back([&, w] {
+        for (int r = w; r < table.rows(); r += workers)
+          table.rowF32(r, embedding_.data() + static_cast<size_t>(r) * table.cols());
+      });
+    for (std::thread& t : threads) t.join();
     model_.token_embd = embedding_.data();
   }
   model_.output_norm = m.output_norm.data();
-  model_.classifier = cudaMatrixView(readable(m.classifier));
+  model_.classifier = view(m.classifier);
   for (const LayerWeights& w : m.layers)
-    layers_.push_back({w.attn_norm.data(), cudaMatrixView(readable(w.wq)),
-                       cudaMatrixView(readable(w.wk)), cudaMatrixView(readable(w.wv)),
-                       cudaMatrixView(readable(w.wo)), w.ffn_norm.data(),
-                       cudaMatrixView(readable(w.w_gate)), cudaMatrixView(readable(w.w_up)),
-                       cudaMatrixView(readable(w.w_down))});
+    layers_.push_back({w.attn_norm.data(), view(w.wq), view(w.wk), view(w.wv), view(w.wo),
+                       w.ffn_norm.data(), view(w.w_gate), view(w.w_up), view(w.w_down)});
+  model_.layers = layers_.data();
+}
+
+void CudaModelView::setRandomLayers(const ModelConfig& c,
+                                    const std::function<TsCudaMatrix(int, int)>& matrix) {
+  setShape(c);
+  const int q = c.n_heads * c.head_dim, kv = c.n_kv_heads * c.head_dim;
+  model_.classifier = matrix(c.vocab, c.dim);
+  for (int l = 0; l < c.n_layers; ++l)
+    layers_.push_back({nullptr, matrix(q, c.dim), matrix(kv, c.dim), matrix(kv, c.dim),
+                       matrix(c.dim, q), nullptr, matrix(c.ffn_dim, c.dim),
+                       matrix(c.ffn_dim, c.dim), matrix(c.dim, c.ffn_dim)});
   model_.layers = layers_.data();
 }
 
 CudaModelView::CudaModelView(const ModelConfig& c, WeightFormat format, int group,
                              unsigned long long seed) {
-  setShape(c);
   model_.random_seed = seed ? seed : 1;
-  const int q = c.n_heads * c.head_dim, kv = c.n_kv_heads * c.head_dim;
-  model_.classifier = shapeOnly(format, c.vocab, c.dim, group);
-  for (int l = 0; l < c.n_layers; ++l)
-    layers_.push_back(
-        {nullptr, shapeOnly(format, q, c.dim, group), shapeOnly(format, kv, c.dim, group),
-         shapeOnly(format, kv, c.dim, group), shapeOnly(format, c.dim, q, group), nullptr,
-         shapeOnly(format, c.ffn_dim, c.dim, group), shapeOnly(format, c.ffn_dim, c.dim, group),
-         shapeOnly(format, c.dim, c.ffn_dim, group)});
-  model_.layers = layers_.data();
+  setRandomLayers(c, [&](int rows, int cols) { return shapeOnly(format, rows, cols, group); });
+}
+
+CudaModelView::CudaModelView(const ModelConfig& c, TensorType stored, unsigned long long seed) {
+  model_.random_seed = seed ? seed : 1;
+  const int format = cudaStoredFormat(stored);
+  if (format < 0)
+    throw std::invalid_argument("CudaModelView: the device reads no " + typeName(stored) +
+                                " rows as stored");
+  setRandomLayers(c, [&](int rows, int cols) {
+    TsCudaMatrix m{};
+    m.format = format;
+    m.rows = rows;
+    m.cols = cols;
+    m.group = 32;
+    return m;
+  });
 }
 
 Result<TsCudaMemory> estimateCudaMemory(const CudaModelView& model, int max_positions, KvFormat kv,
@@ -209,8 +281,10 @@ std::span<const float> CudaSession::forwardBatch(std::span<const int> tokens, in
   logits_.resize(static_cast<size_t>(all_logits ? n : 1) * vocab_);
   char error[1024] = {};
   if (api_->session_forward(session_, tokens.data(), n, pos, all_logits ? 1 : 0, logits_.data(),
-                            error, sizeof error) != 0)
+                            error, sizeof error) != 0) {
+    failed_ = true;
     throw std::runtime_error(std::string("CUDA: ") + error);
+  }
   return logits_;
 }
 

@@ -3,6 +3,7 @@
 // runs on the device and returns logits to the host. Created only through the plugin, so
 // the engine itself links no CUDA library.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,11 +28,12 @@ TsCudaMatrix cudaMatrixView(const QuantMatrix& m);
 int cudaKvFormat(KvFormat format);
 
 // The plugin's view of a whole model. Owns the layer array and the ALiBi slopes it
-// points to; the weights stay in `model`, apart from those the plugin has no kernel for:
-// stored GGUF matrices become the nearest runtime format at least as precise (Q8_0 ->
-// q8_0 and Q4_0 -> int4 with group 32, both exact; K-quants -> q8_0; F16 -> f16; BF16 ->
-// f16, converted at upload (f32 where a value passes f16's range: bf16FitsF16); F32 ->
-// f32), a NormHead's row scales are applied, and the embedding table is f32.
+// points to; the weights stay in `model`: a file's stored matrices go to the device as
+// stored (F32, F16, BF16, Q4_0, Q8_0, Q4_K, Q5_K, Q6_K: cudaStoredFormat), read from the
+// mapped file, or from one copy of the rows where the CPU holds them in panels. Converted
+// are only the stored types without a device kernel (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K -> q8_0),
+// a NormHead classifier (its row scales applied: f16, f32 or q8_0), and the embedding
+// table (f32).
 class CudaModelView {
  public:
   explicit CudaModelView(const Model& model);
@@ -39,6 +41,9 @@ class CudaModelView {
   // random values in `format` (benchmarks of full-size shapes).
   CudaModelView(const ModelConfig& config, WeightFormat format, int int4_group,
                 unsigned long long seed);
+  // The same with every matrix in a GGUF type the device reads as stored (Q4_K, Q6_K ...:
+  // cudaStoredFormat), random values with valid block scales.
+  CudaModelView(const ModelConfig& config, TensorType stored, unsigned long long seed);
   // The TsCudaModel points into this object's own arrays (layers_, slopes_): a copy or a
   // move would leave it pointing at another's.
   CudaModelView(const CudaModelView&) = delete;
@@ -47,18 +52,26 @@ class CudaModelView {
 
  private:
   void setShape(const ModelConfig& c);
-  // m, or a copy the plugin can read (kept in converted_).
-  const QuantMatrix& readable(const QuantMatrix& m);
+  void setRandomLayers(const ModelConfig& c, const std::function<TsCudaMatrix(int, int)>& matrix);
+  // m as the plugin reads it: its own arrays or stored rows, or a copy (kept here).
+  TsCudaMatrix view(const QuantMatrix& m);
   std::vector<std::unique_ptr<QuantMatrix>> converted_;
-  WeightBuffer<float> embedding_;  // when the model's table is not f32
+  std::vector<std::vector<uint8_t>> stored_rows_;  // panelled stored matrices' rows
+  WeightBuffer<float> embedding_;                  // when the model's table is not f32
   TsCudaModel model_{};
   std::vector<TsCudaLayer> layers_;
   std::vector<float> slopes_;
 };
 
-// Whether every value of a matrix fits f16's finite range (|v| <= 65504): a stored BF16
-// matrix goes up to the device as f16 when it does (half of f32's bytes, the f16 matvec),
-// else as f32.
+// The plugin format (TS_CUDA_W_*) that reads a matrix stored as `type` as it is, or -1
+// for a type the device has no kernel for (converted to q8_0).
+int cudaStoredFormat(TensorType type);
+
+// Device bytes of a stored matrix with weights "auto" (NormHead's classifier aside).
+size_t cudaUploadBytes(const StoredMatrix& m);
+
+// Whether every value of a matrix fits f16's finite range (|v| <= 65504): a NormHead
+// classifier stored as BF16 or F16 goes up as f16 when it does, else as f32.
 bool bf16FitsF16(const QuantMatrix& m);
 
 // Device memory a session would need, and what the device has free.
@@ -75,12 +88,14 @@ class CudaSession : public DecodeSession {
   ~CudaSession() override;
 
   // Throws std::runtime_error with the plugin's message (std::out_of_range past
-  // maxPositions(), as the CPU session).
+  // maxPositions(), as the CPU session); after that failed() is true: the plugin's
+  // session refuses every later pass.
   std::span<const float> forwardBatch(std::span<const int> tokens, int pos,
                                       bool all_logits = false) override;
   void truncate(int length) override;
   int vocab() const override { return vocab_; }
   int maxPositions() const override { return max_positions_; }
+  bool failed() const override { return failed_; }
 
  private:
   CudaSession(const TsCudaApi* api, TsCudaSession* session, int vocab, int max_positions)
@@ -89,6 +104,7 @@ class CudaSession : public DecodeSession {
   TsCudaSession* session_;
   int vocab_, max_positions_;
   std::vector<float> logits_;
+  bool failed_ = false;
 };
 
 }  // namespace ts::engine

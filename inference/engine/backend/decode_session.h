@@ -33,6 +33,10 @@ class DecodeSession {
   virtual void truncate(int length) = 0;
   virtual int vocab() const = 0;
   virtual int maxPositions() const = 0;
+  // True once a pass failed in a way that leaves the backend's state unknown (a CUDA
+  // fault: the device's context may be poisoned): every later pass would fail too, so
+  // the owner lets this session go and opens another (SchedulerOptions::reopen).
+  virtual bool failed() const { return false; }
 
   // Paged KV: gives the session a pool of `blocks` blocks (replacing any before) for
   // forwardSequences; false when the backend has none. The CUDA session has none until a

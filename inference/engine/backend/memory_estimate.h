@@ -6,19 +6,22 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "inference/engine/backend/gguf_subblocks.h"
 #include "inference/engine/backend/plugin_abi.h"
 
 namespace ts::cuda {
 
-constexpr int kRowAlign = 64;        // integer rows pad to this many inputs (QuantMatrix)
-constexpr int kMaxMatvecTokens = 8;  // passes up to this many positions use the fused matvec
+constexpr int kRowAlign = 64;  // integer rows pad to this many inputs (QuantMatrix)
+// Passes up to this many positions use the fused matvec: a decode step, or a speculative
+// verify of the largest draft (k_max 8) plus the position it continues from.
+constexpr int kMaxMatvecTokens = 9;
 constexpr size_t kCublasWorkspace = size_t{32} << 20;
 
 inline int paddedCols(int cols) {
   return (cols + kRowAlign - 1) / kRowAlign * kRowAlign;
 }
 inline int int4Groups(int cols, int group) {
-  return (paddedCols(cols) + group - 1) / group;
+  return group > 0 ? (paddedCols(cols) + group - 1) / group : 0;  // 0: refused (model_checks.h)
 }
 
 // Bytes of the data array and of the scales of a [rows, cols] matrix in `format`.
@@ -35,7 +38,7 @@ inline size_t matrixDataBytes(int format, int rows, int cols) {
     case TS_CUDA_W_INT4:
       return r * paddedCols(cols) / 2;
   }
-  return 0;
+  return r * storedRowBytes(format, cols);  // a GGUF's rows as stored (0 for no format)
 }
 inline size_t matrixScaleBytes(int format, int rows, int cols, int group) {
   const size_t r = static_cast<size_t>(rows);

@@ -3,6 +3,7 @@
 // (the model manager shows it; the CUDA plugin refuses a session that does not fit).
 #pragma once
 #include <cstdint>
+#include <span>
 
 #include "inference/engine/model/kv_cache.h"
 #include "inference/engine/model/model.h"
@@ -23,8 +24,11 @@ struct MemoryEstimate {
 // the self-test compares with the bytes the engine actually holds. With weights "auto" on
 // the CPU the tensors stay as stored: stored_bytes (ModelSummary::tensor_bytes) plus the
 // f32 copies of the norms (and for a Hugging Face RoPE model the q / k rows reordered into
-// copies); the CUDA plugin takes stored quantized matrices as q8_0.
+// copies). On CUDA each stored matrix (ModelSummary::matrices) counts as it goes up: as
+// stored where the device reads that type (cudaStoredFormat), else as q8_0, a NormHead
+// classifier converted; without them every matrix counts as q8_0.
 MemoryEstimate estimateMemory(const ModelConfig& config, WeightFormat weights, int int4_group,
-                              int positions, KvFormat kv, bool cuda, uint64_t stored_bytes = 0);
+                              int positions, KvFormat kv, bool cuda, uint64_t stored_bytes = 0,
+                              std::span<const StoredMatrix> stored_matrices = {});
 
 }  // namespace ts::engine

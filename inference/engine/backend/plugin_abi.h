@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define TOKENSCOPE_CUDA_ABI_VERSION 2
+#define TOKENSCOPE_CUDA_ABI_VERSION 3
 
 typedef struct TsCudaDeviceInfo {
   char name[256];
@@ -41,7 +41,16 @@ enum {
                        // holds element j of block 2p (low nibble) and of block 2p + 1
                        // (high); value = (nibble - 8) * scale; scales: [rows, ceil(padded /
                        // group)]
-  TS_CUDA_W_Q8_0 = 4   // data: int8 [rows, padded]; scales: [rows, padded / 32]
+  TS_CUDA_W_Q8_0 = 4,  // data: int8 [rows, padded]; scales: [rows, padded / 32]
+  // A GGUF's rows exactly as the file stores them (ggml's block layouts, scales inside the
+  // blocks; gguf_subblocks.h decodes them): data [rows, row bytes], scales null, cols a
+  // whole number of blocks (32; 256 for the K-quants).
+  TS_CUDA_W_GGUF_Q4_0 = 5,  // 18-byte blocks of 32
+  TS_CUDA_W_GGUF_Q8_0 = 6,  // 34-byte blocks of 32
+  TS_CUDA_W_GGUF_Q4_K = 7,  // 144-byte super-blocks of 256
+  TS_CUDA_W_GGUF_Q5_K = 8,  // 176-byte super-blocks of 256
+  TS_CUDA_W_GGUF_Q6_K = 9,  // 210-byte super-blocks of 256
+  TS_CUDA_W_BF16 = 10       // data: bfloat16 [rows, cols]
 };
 enum { TS_CUDA_KV_F32 = 0, TS_CUDA_KV_F16 = 1, TS_CUDA_KV_INT8 = 2 };
 
@@ -79,7 +88,7 @@ typedef struct TsCudaSessionOptions {
   int max_positions;  // KV cache capacity
   int kv_format;      // TS_CUDA_KV_*
   int max_batch;      // positions per pass; longer inputs run in passes of this size
-  int use_graph;      // capture passes of up to 8 positions (decode, speculative verify)
+  int use_graph;      // capture passes of up to 9 positions (decode, speculative verify)
                       // into CUDA graphs, one per length
 } TsCudaSessionOptions;
 

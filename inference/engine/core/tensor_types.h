@@ -30,6 +30,12 @@ struct TypeLayout {
   size_t block_bytes;  // bytes per block
 };
 
+// A matrix as a file's header gives it: its element type and [rows, cols], rows outermost.
+struct StoredMatrix {
+  TensorType type = TensorType::F32;
+  int rows = 0, cols = 0;
+};
+
 // nullopt for a type number this engine does not know.
 std::optional<TensorType> tensorTypeFromGgml(uint32_t ggml_type);
 TypeLayout layoutOf(TensorType type);

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "inference/engine/formats/checkpoint_shards.h"
 #include "inference/engine/formats/hf_loader.h"
@@ -13,6 +14,18 @@ namespace ts::engine {
 namespace fs = std::filesystem;
 namespace {
 
+// Adds a 2-D tensor to s.matrices unless it is the embedding table (kept aside in *table
+// for a classifier tied to it).
+void addMatrix(ModelSummary& s, std::optional<TensorType> type,
+               const std::vector<uint64_t>& rows_cols, bool embedding, StoredMatrix* table) {
+  if (rows_cols.size() != 2 || !type) return;
+  const StoredMatrix m{*type, static_cast<int>(rows_cols[0]), static_cast<int>(rows_cols[1])};
+  if (embedding)
+    *table = m;
+  else
+    s.matrices.push_back(m);
+}
+
 Result<ModelSummary> inspectFolder(const std::string& folder) {
   auto config = configFromHfFolder(folder);
   if (!config) return fail(config.error());
@@ -22,6 +35,8 @@ Result<ModelSummary> inspectFolder(const std::string& folder) {
   s.config = config.value();
   s.config.source_format = checkpointFormatName(shards->format());
   for (const auto& file : shards->files()) s.file_bytes += file->bytes().size();
+  StoredMatrix table;
+  bool has_head = false;
   for (const CheckpointFile& parsed : shards->parsed()) {
     for (const CheckpointTensor& t : parsed.tensors) {
       uint64_t n = 1;
@@ -29,8 +44,11 @@ Result<ModelSummary> inspectFolder(const std::string& folder) {
       s.parameters += n;
       s.tensor_bytes += t.bytes;
       ++s.stored_types[t.dtype];
+      has_head = has_head || t.name == "lm_head.weight";
+      addMatrix(s, t.type(), t.shape, t.name == "model.embed_tokens.weight", &table);
     }
   }
+  if (!has_head && table.rows) s.matrices.push_back(table);  // tied to the embeddings
   return s;
 }
 
@@ -46,11 +64,17 @@ Result<ModelSummary> inspectFile(const std::string& path) {
     auto config = configFromGguf(g.value());
     if (!config) return fail(config.error());
     s.config = config.value();
+    StoredMatrix table;
+    bool has_head = false;
     for (const GgufTensor& t : g->tensors) {
       s.parameters += t.elements();
       s.tensor_bytes += t.bytes;
       ++s.stored_types[typeName(t.type)];
+      has_head = has_head || t.name == "output.weight";
+      if (t.dims.size() == 2)  // ggml order: dims[0] is the row length
+        addMatrix(s, t.type, {t.dims[1], t.dims[0]}, t.name == "token_embd.weight", &table);
     }
+    if (!has_head && table.rows) s.matrices.push_back(table);  // tied to the embeddings
     return s;
   }
   auto layout = parseLlama2c(bytes);
@@ -64,6 +88,12 @@ Result<ModelSummary> inspectFile(const std::string& path) {
   if (!h.shared_classifier) s.parameters += V * D;
   s.stored_types["F32"] = 2 + 9 * c.n_layers + (h.shared_classifier ? 0 : 1);
   s.tensor_bytes = s.parameters * 4;
+  const int d = c.dim, f = c.ffn_dim, q = c.n_heads * c.head_dim, kv = c.n_kv_heads * c.head_dim;
+  s.matrices.push_back({TensorType::F32, c.vocab, d});  // the classifier, tied or not
+  for (int l = 0; l < c.n_layers; ++l)
+    for (auto [rows, cols] : {std::pair{q, d}, std::pair{kv, d}, std::pair{kv, d}, std::pair{d, q},
+                              std::pair{f, d}, std::pair{f, d}, std::pair{d, f}})
+      s.matrices.push_back({TensorType::F32, rows, cols});
   return s;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "inference/engine/model/model.h"
 
@@ -15,8 +16,11 @@ struct ModelSummary {
   uint64_t file_bytes = 0;                  // the file, or every safetensors shard of a folder
   uint64_t tensor_bytes = 0;                // the tensors' bytes as stored (weights "auto")
   std::map<std::string, int> stored_types;  // "Q4_0", "F32", "BF16", ... -> tensors so stored
-  int vocabulary_pieces = 0;                // 0 when no tokenizer goes with the model
-  std::string vocabulary_note;              // why there is none (empty when there is one)
+  // Every matrix the model multiplies by, as stored: the layers' and the classifier (the
+  // embedding table's type and shape when the classifier is tied to it). Not the table.
+  std::vector<StoredMatrix> matrices;
+  int vocabulary_pieces = 0;    // 0 when no tokenizer goes with the model
+  std::string vocabulary_note;  // why there is none (empty when there is one)
 };
 
 // The bytes of a GGUF of `config`'s shape with every matrix and the embedding table in

@@ -1,7 +1,9 @@
 #include "inference/engine/lab/cost_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <iterator>
 
 namespace ts::engine::lab {
 
@@ -39,6 +41,21 @@ std::optional<TypeRates> MachineRates::rates(const std::string& type) const {
   return it->second;
 }
 
+double TypeRates::decodeGbS(double read_gb_s) const {
+  return decode_share > 0 ? decode_share * read_gb_s : std::min(read_gb_s, decode_gb_s);
+}
+
+double TypeRates::prefillGmacs(int positions) const {
+  if (prefill_gmacs_at.empty()) return prefill_gmacs;
+  const auto above = prefill_gmacs_at.lower_bound(positions);
+  if (above == prefill_gmacs_at.end()) return std::prev(above)->second;
+  if (above->first == positions || above == prefill_gmacs_at.begin()) return above->second;
+  const auto below = std::prev(above);
+  const double f =
+      std::log(double(positions) / below->first) / std::log(double(above->first) / below->first);
+  return below->second + f * (above->second - below->second);
+}
+
 std::optional<double> decodeStepSeconds(const ModelCost& cost, const MachineRates& rates,
                                         int context) {
   if (rates.read_gb_s <= 0) return std::nullopt;
@@ -46,7 +63,7 @@ std::optional<double> decodeStepSeconds(const ModelCost& cost, const MachineRate
   auto add = [&](const std::string& type, const TypeCost& c) {
     const auto r = rates.rates(type);
     if (!r) return false;
-    seconds += c.bytes / (std::min(rates.read_gb_s, r->decode_gb_s) * 1e9);
+    seconds += c.bytes / (r->decodeGbS(rates.read_gb_s) * 1e9);
     return true;
   };
   for (const auto& [type, c] : cost.layers)
@@ -56,15 +73,19 @@ std::optional<double> decodeStepSeconds(const ModelCost& cost, const MachineRate
 }
 
 std::optional<double> prefillSeconds(const ModelCost& cost, const MachineRates& rates, int tokens) {
+  if (rates.read_gb_s <= 0) return std::nullopt;
+  const double read_s = 1 / (rates.read_gb_s * 1e9);  // seconds per byte
   double seconds = 0;
   for (const auto& [type, c] : cost.layers) {
     const auto r = rates.rates(type);
     if (!r) return std::nullopt;
-    seconds += c.macs_per_token * tokens / (r->prefill_gmacs * 1e9);
+    seconds += c.macs_per_token * tokens / (r->prefillGmacs(tokens) * 1e9) + c.bytes * read_s;
   }
   const auto r = rates.rates(cost.classifier_type);
   if (!r) return std::nullopt;
-  return seconds + cost.classifier.macs_per_token / (r->prefill_gmacs * 1e9);
+  // the classifier runs for the last position alone
+  return seconds + cost.classifier.macs_per_token / (r->prefillGmacs(1) * 1e9) +
+         cost.classifier.bytes * read_s;
 }
 
 double expectedTokensPerStep(std::span<const double> acceptance) {

@@ -1,9 +1,12 @@
 // The lab's prediction of what a lever should do, from this machine's measured rates
 // (machine_probe.h) and the model's bytes and multiply-adds (from the loaded file), never
 // from spec sheets:
-//   decode step   = sum over weight types t of bytes_t / min(read bandwidth, kernel rate_t)
-//                   + KV bytes read at the context / read bandwidth
-//   prefill       = sum over t of multiply-adds_t x positions / prefill rate_t
+//   decode step   = sum over weight types t of bytes_t / decode rate_t
+//                   + KV bytes read at the context / read bandwidth, where decode rate_t is
+//                   t's kernels streaming weights from memory, as a share of the bandwidth
+//   prefill       = sum over t of multiply-adds_t x positions / prefill rate_t(positions)
+//                   + bytes_t / read bandwidth (a pass reads every weight once, and on
+//                   this CPU that read does not hide behind the multiply-adds)
 //                   (+ the classifier once, for the last position)
 //   speculative   = E[tokens per step] / (verify cost + K x draft cost), both in decode
 //                   steps, E from the measured per-position acceptance
@@ -44,8 +47,21 @@ ModelCost modelCost(const Model& model, KvFormat kv);
 
 // This machine's rates for one runtime type, at one thread count.
 struct TypeRates {
-  double decode_gb_s = 0;    // the matrix kernels consuming weights already in cache
-  double prefill_gmacs = 0;  // batched multiply-adds per second (64 positions at once)
+  double decode_gb_s = 0;  // one position's products, weights streamed from memory
+  // decode_gb_s over the read bandwidth measured alongside it (0: not measured). The
+  // memory's bandwidth drifts by a third within minutes on a shared host; a share taken at
+  // one moment stays true, so types measured at different times compare fairly.
+  double decode_share = 0;
+  double prefill_gmacs = 0;  // batched multiply-adds per second (64 positions at once, cached)
+  // The same at other pass sizes (positions -> G multiply-adds / s): wider passes reuse each
+  // weight for more positions. Empty: prefill_gmacs for every size.
+  std::map<int, double> prefill_gmacs_at;
+  // Decode's rate with the memory reading at read_gb_s: the share of it, or the streamed
+  // rate capped by it where no share was measured.
+  double decodeGbS(double read_gb_s) const;
+  // Prefill's rate for a pass of `positions`: interpolated on log(positions) between the
+  // sizes measured, the nearest one's outside them.
+  double prefillGmacs(int positions) const;
 };
 
 struct MachineRates {

@@ -65,7 +65,9 @@ nlohmann::json labReportJson(const LabReport& r) {
   }
   nlohmann::json types = nlohmann::json::object();
   for (const auto& [type, t] : r.rates.types)
-    types[type] = {{"decode_gb_s", t.decode_gb_s}, {"prefill_gmacs", t.prefill_gmacs}};
+    types[type] = {{"decode_gb_s", t.decode_gb_s},
+                   {"decode_share", t.decode_share},
+                   {"prefill_gmacs", t.prefill_gmacs}};
   return {{"baseline", baseline},
           {"order", r.order},
           {"variants", variants},

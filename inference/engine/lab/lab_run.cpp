@@ -7,6 +7,7 @@
 #include "inference/engine/core/edge.h"
 #include "inference/engine/core/thread_pool.h"
 #include "inference/engine/decode/generator.h"
+#include "inference/engine/lab/crowding_probe.h"
 #include "inference/engine/lab/interleave.h"
 #include "inference/engine/lab/lab_arms.h"
 #include "inference/engine/lab/machine_probe.h"
@@ -83,8 +84,9 @@ Result<RunOutcome> runOnce(Arm& arm, const std::vector<int>& prompt, int gen_tok
 }
 
 // The prefill lever: the mixed load replayed (prefill_replay.h) under each arm's policy,
-// with the step costs the baseline's single-stream priming run measured.
-Predicted predictPrefillPolicy(const MixedLoad& load, const Arm& base, const Arm& arm,
+// with the step costs the baseline's single-stream priming run measured, and for separate
+// prefill what the worker and the steps cost each other, measured on the arm's session.
+Predicted predictPrefillPolicy(const MixedLoad& load, Arm& base, Arm& arm,
                                const Sample& base_single) {
   const double prefill_rate =
       base_single.count("prefill_tok_s") ? base_single.at("prefill_tok_s") : 0;
@@ -94,12 +96,18 @@ Predicted predictPrefillPolicy(const MixedLoad& load, const Arm& base, const Arm
   costs.per_prompt_token_s = 1 / prefill_rate;
   costs.per_sequence_s = costs.per_prompt_token_s;
   costs.cores = ThreadPool::defaultThreads();
-  const auto replay = [&](const Arm& a) {
+  const auto replay = [&](Arm& a) {
     StepCosts c = costs;
     c.step_threads = a.threads;
     c.worker_threads = a.scheduling.separate_prefill_threads > 0
                            ? a.scheduling.separate_prefill_threads
                            : std::max(1, c.cores / 2);
+    if (a.scheduling.separate_prefill_tokens > 0 && a.session)
+      if (const auto crowding = measureCrowding(
+              *a.session, c.worker_threads, std::min(load.long_tokens, kSeparatePrefillChunk))) {
+        c.step_slowdown = crowding->stepSlowdown();
+        c.worker_token_s = crowding->worker_token_s;
+      }
     return replayMixedLoad(load, a.scheduling, c);
   };
   const Sample b = replay(base), v = replay(arm);
@@ -200,7 +208,7 @@ Result<LabReport> runLab(const LabSettings& s, const Lever& lever, const LabProg
   if (!made) return fail(made.error());
   std::vector<Arm>& arms = made.value();
   spec_stats.resize(arms.size());
-  const Arm& base = arms.front();
+  Arm& base = arms.front();
   report.model_description = base.model->config.describe();
   report.baseline = base.describe();
   auto measured_rates = ratesOf(arms, s.remeasure, progress);

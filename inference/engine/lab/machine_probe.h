@@ -1,7 +1,8 @@
 // This machine's rates for the cost model (cost_model.h), measured with the engine's own
 // kernels (the probes engine-bench reports): the memory's read bandwidth, and per runtime
-// weight type the rate its matrix kernels consume weights already in cache (decode's bound
-// when memory is faster) and its multiply-adds per second over 64 positions (prefill's).
+// weight type the rate its matrix kernels consume weights streamed from memory (decode's,
+// also as a share of the bandwidth measured beside it) and its multiply-adds per second
+// over 16, 64 and 256 positions (prefill's).
 // Measured once per machine, thread count and kernel set, and kept in
 // $XDG_CACHE_HOME/tokenscope/machine-rates.json; `remeasure` measures again.
 #pragma once
@@ -32,8 +33,10 @@ class ReadBandwidthProbe {
 };
 // One 512 MiB probe's measure().
 double measureReadBandwidth(int threads);
-// Rates of matrix m's kernels on `threads` threads (m's own rows; median of 3 runs each).
-TypeRates measureTypeRates(const QuantMatrix& m, int threads);
+// Rates of matrix m's kernels on `threads` threads: decode streaming copies of m from
+// memory, each pass after one of `bandwidth` (the share: median of 21 pairs' ratios), and
+// prefill over m's own rows at 16, 64 and 256 positions (median of 3 passes each).
+TypeRates measureTypeRates(const QuantMatrix& m, int threads, ReadBandwidthProbe& bandwidth);
 
 // The rates for every runtime type `model` uses, at `threads`: read from the cache file
 // (cache_path; "" for the default), the missing ones measured (a few seconds each) and

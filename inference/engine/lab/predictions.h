@@ -15,9 +15,8 @@ namespace ts::engine::lab {
 // predict are absent.
 using Predicted = std::map<std::string, double>;
 
-// What the baseline measured, which calibrates the predictions: the time a step or a
-// prefill spends beyond the cost model's matrices and KV reads (attention's arithmetic,
-// norms, sampling, the loop) is taken as the same for the variant.
+// What the baseline measured: its decode step sets the draft's cost against (speculative),
+// its resident memory the memory prediction's starting point.
 struct BaselineMeasured {
   double step_s = 0;     // median TPOT
   double prefill_s = 0;  // median prefill time
@@ -25,8 +24,9 @@ struct BaselineMeasured {
 };
 
 // Weights, KV and threads: decode from bytes and kernel rates, prefill (and TTFT, which a
-// single stream spends in the prefill) from multiply-adds and prefill rates, memory from
-// the weights' bytes. `context`: the KV positions a decode step reads on average.
+// single stream spends in the prefill) from multiply-adds and prefill rates, each as the
+// ratio of the variant's modelled time to the baseline's; memory from the weights' bytes.
+// `context`: the KV positions a decode step reads on average.
 Predicted predictFromCost(const ModelCost& base, const ModelCost& variant,
                           const MachineRates& base_rates, const MachineRates& variant_rates,
                           int context, int prompt_tokens, const BaselineMeasured& measured);

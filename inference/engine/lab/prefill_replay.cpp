@@ -38,7 +38,12 @@ class Replay {
       : load_(load),
         o_(o),
         c_(c),
-        crowded_(std::max(1.0, double(c.step_threads + c.worker_threads) / c.cores)) {
+        crowded_(c.step_slowdown > 0
+                     ? c.step_slowdown
+                     : std::max(1.0, double(c.step_threads + c.worker_threads) / c.cores)),
+        worker_token_s_(c.worker_token_s > 0 ? c.worker_token_s
+                                             : c.per_prompt_token_s * crowded_ * c.step_threads /
+                                                   std::max(1, c.worker_threads)) {
     for (int k = 0; k < load.streams; ++k) newStream(k);
   }
 
@@ -60,6 +65,11 @@ class Replay {
 
  private:
   double arrivalTime(int a) const { return load_.every_s / 2 + a * load_.every_s; }
+  // A long prompt while the worker computes another keeps its place in the queue: the
+  // scheduler never puts it in its steps (scheduler.cpp, admission).
+  bool waitsForWorker(const Request& r) const {
+    return o_.separate_prefill_tokens > 0 && r.prompt_left > o_.separate_prefill_tokens;
+  }
   bool workerBusy() const {
     return std::any_of(active_.begin(), active_.end(),
                        [](const Request& r) { return r.in_worker; });
@@ -87,8 +97,7 @@ class Replay {
     for (Request& r : active_)
       if (r.prompt_left > o_.separate_prefill_tokens) {
         r.in_worker = true;
-        r.worker_done = t_ + (r.prompt_left - 1) * c_.per_prompt_token_s * crowded_ *
-                                 c_.step_threads / std::max(1, c_.worker_threads);
+        r.worker_done = t_ + (r.prompt_left - 1) * worker_token_s_;
         r.prompt_left = 1;  // handed back with its last token to compute
         return;
       }
@@ -126,7 +135,8 @@ class Replay {
   const MixedLoad& load_;
   const SchedulerOptions& o_;
   const StepCosts& c_;
-  const double crowded_;  // the steps' and the worker's slowdown while both run
+  const double crowded_;         // the steps' slowdown while the worker computes
+  const double worker_token_s_;  // the worker's seconds per prompt token
   std::vector<Request> done_, active_;
   double t_ = 0;
   int next_arrival_ = 0, longs_done_ = 0;
@@ -141,7 +151,7 @@ bool Replay::step() {
   std::vector<std::pair<Request*, int>> prompts;  // prompt tokens each gets
   int sequences = decoding, prompt_tokens = 0;
   for (Request& r : active_) {
-    if (r.in_worker || r.prompt_left == 0 || budget == 0) continue;
+    if (r.in_worker || r.prompt_left == 0 || budget == 0 || waitsForWorker(r)) continue;
     const int n = whole ? r.prompt_left : std::min(budget, r.prompt_left);
     prompts.push_back({&r, n});
     budget -= std::min(budget, n);

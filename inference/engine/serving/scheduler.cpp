@@ -11,8 +11,26 @@
 #include "inference/engine/model/kv_cache.h"
 
 namespace ts::engine {
-
 namespace {
+
+// Stands in for a failed session that could not be opened again: every pass fails saying
+// why, and the next failure tries to open one again.
+class UnopenedSession : public DecodeSession {
+ public:
+  UnopenedSession(int vocab, int positions, std::string why)
+      : vocab_(vocab), positions_(positions), why_(std::move(why)) {}
+  std::span<const float> forwardBatch(std::span<const int>, int, bool) override {
+    throw std::runtime_error(why_);
+  }
+  void truncate(int) override {}
+  int vocab() const override { return vocab_; }
+  int maxPositions() const override { return positions_; }
+  bool failed() const override { return true; }
+
+ private:
+  int vocab_, positions_;
+  std::string why_;
+};
 
 double msBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -263,9 +281,30 @@ Result<bool> Scheduler::exclusiveKeeping(
     fn(*session_, held);
   } catch (...) {  // what the cache holds is unknown now
     held.clear();
-    session_->truncate(0);
+    if (!replaceFailedSession()) session_->truncate(0);
     throw;
   }
+  if (session_->failed()) {  // fn's failure came back as a value (engine::generate's)
+    held.clear();
+    replaceFailedSession();
+  }
+  return true;
+}
+
+bool Scheduler::replaceFailedSession() {
+  if (!session_->failed()) return false;
+  held_.clear();
+  exclusive_held_.clear();
+  // Only unpaged sessions fail so (CUDA); a paged pool's blocks would need rebuilding.
+  if (!options_.reopen || paged_) return true;
+  // The failed session goes first: a device rarely holds two sessions of one model.
+  const int vocab = session_->vocab();
+  session_.reset();
+  auto fresh = options_.reopen();
+  session_ = fresh ? std::move(fresh.value())
+                   : std::make_unique<UnopenedSession>(
+                         vocab, context_,
+                         "the session failed and could not be opened again: " + fresh.error());
   return true;
 }
 
@@ -306,6 +345,7 @@ void Scheduler::loop() {
                       .message);
     } catch (const std::exception& e) {  // the pass failed (the device's message): the same
       failRunning(e.what());
+      replaceFailedSession();
     }
   }
   // Stopping: nothing more runs; every request ends as cancelled. The prefill worker stops

@@ -99,6 +99,10 @@ struct SchedulerOptions {
                                      // (ThreadPool::defaultThreads() / 2, at least 1): the
                                      // steps keep their session's threads, so the two
                                      // share the cores the way a split machine would
+  // A new session in place of one that failed() (a CUDA fault): the requests of the failed
+  // pass fail with its message, the next ones run on the new session. Empty: the failed
+  // session stays, and every later request fails with its message.
+  std::function<Result<std::unique_ptr<DecodeSession>>()> reopen;
 };
 
 // Positions per forward pass of the prefill worker: the longest a cancel or the
@@ -248,6 +252,9 @@ class Scheduler {
   void finish(const std::shared_ptr<Sequence>& s, const std::string& reason);
   // Ends every running sequence with `message` (the pass that ran them failed).
   void failRunning(const std::string& message);
+  // Lets a session that failed() go and opens another with options_.reopen (what the old
+  // one held is forgotten); true when the session had failed.
+  bool replaceFailedSession();
   std::shared_ptr<Sequence> preemptNewest();  // the sequence it sent back to wait
   // Ends a waiting sequence (mutex_ held): out of the queue, done, counted once.
   void dropWaiting(const std::shared_ptr<Sequence>& s, const std::string& reason);

@@ -17,6 +17,8 @@ class TestCliGenerate : public QObject {
     int exit_code;
     QJsonObject json;
     QString err;
+    QString out;           // stdout as text
+    bool crashed = false;  // ended by a signal (std::terminate's abort, a segfault)
   };
   Run cli(const QStringList& args,
           const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
@@ -24,8 +26,10 @@ class TestCliGenerate : public QObject {
     p.setProcessEnvironment(env);
     p.start(TOKENSCOPE_CLI, args);
     [&] { QVERIFY(p.waitForFinished(60000)); }();
-    return {p.exitCode(), QJsonDocument::fromJson(p.readAllStandardOutput()).object(),
-            QString::fromUtf8(p.readAllStandardError())};
+    const QByteArray out = p.readAllStandardOutput();
+    return {p.exitCode(), QJsonDocument::fromJson(out).object(),
+            QString::fromUtf8(p.readAllStandardError()), QString::fromUtf8(out),
+            p.exitStatus() == QProcess::CrashExit};
   }
   QJsonObject reference(const QString& name) {
     QFile f(models_ + "/aidreams260K/reference/" + name + ".json");
@@ -237,6 +241,31 @@ class TestCliGenerate : public QObject {
       QVERIFY2(note.contains(why) && note.contains("using the CPU backend"), qPrintable(note));
       QVERIFY2(run.err.contains(note), qPrintable(run.err));  // said on stderr too
     }
+  }
+
+  // A CUDA failure mid-generation (the fault-injecting plugin: its third pass faults as an
+  // illegal address does): exit 1, not a crash; the message names the failed pass and its
+  // position, says how many tokens came before it, that the session was closed and how
+  // to run on the CPU; the tokens before it were printed.
+  void aCudaFailureMidGenerationIsReportedNotACrash() {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("TOKENSCOPE_CUDA_PLUGIN", TOKENSCOPE_FAULT_PLUGIN_FILE);
+    env.insert("TOKENSCOPE_FAULT_AT_FORWARD", "3");
+    const Run run = cli({"generate", "--model", models_ + "/aidreams260K/aidreams260K.gguf",
+                         "--prompt", "I dreamed", "--max-tokens", "16", "--backend", "cuda"},
+                        env);
+    QVERIFY(!run.crashed);
+    QCOMPARE(run.exit_code, 1);
+    QVERIFY2(run.err.contains("the engine failed: CUDA: cudaStreamSynchronize(stream_): an "
+                              "illegal memory access was encountered"),
+             qPrintable(run.err));
+    QVERIFY2(run.err.contains("in a pass of 1 position(s) at "), qPrintable(run.err));
+    QVERIFY2(run.err.contains("TOKENSCOPE_CUDA_SYNC=1"), qPrintable(run.err));
+    QVERIFY2(run.err.contains("(after 2 tokens; the CUDA session was closed: --backend cpu runs "
+                              "this on the CPU)"),
+             qPrintable(run.err));
+    QVERIFY2(!run.err.contains("terminate"), qPrintable(run.err));
+    QVERIFY2(!run.out.isEmpty(), "the two tokens before the failure were printed");
   }
 
   // The quantized weights are cached in the user's cache directory ($XDG_CACHE_HOME), never

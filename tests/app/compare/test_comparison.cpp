@@ -116,7 +116,7 @@ class TestComparison : public QObject {
     };
     QVERIFY2(!row("\"int4, \"\"fast\"\"\",ttft_ms,100,100,100,100,1,1,Local,").isEmpty(),
              qPrintable(csv.join('\n')));
-    QVERIFY(!row("f32,tpot_ms,20,20,20,20,1,2,Local,/m.gguf,tiny,cpu,int4,int8,off,").isEmpty());
+    QVERIFY(!row("f32,tpot_ms,20,20,20,20,1,2,Local,/m.gguf,tiny,cpu,int4,int8,,off,").isEmpty());
     QVERIFY(!row("f32,decode_tok_s,50,,,,,2,Local,").isEmpty());
     // every row has as many fields as the header
     QCOMPARE(row("f32,ttft_ms").count(','), csv[0].count(','));
@@ -304,6 +304,27 @@ class TestComparison : public QObject {
     QCOMPARE(json.value("levers_differing").toArray(), QJsonArray{"weights"});
     QVERIFY(!json.contains("attribution_warning"));
     QVERIFY(comparisonCsv(pair).section('\n', 1, 1).endsWith(",weights,"));
+  }
+
+  // Threads are a lever (schema 4): with weights they cannot be told apart, the threads
+  // command keeps the first run's count as its baseline; a run stored before threads were
+  // (0) is unknown, not different.
+  void threadsAreALever() {
+    StoredRun two = handRun(1, 100, 10, 5, 0.7), four = handRun(2, 100, 10, 5, 0.7);
+    two.context.threads = 2;
+    four.context.threads = 4;
+    four.context.weights = "q8_0";
+    const LeverAttribution a = attributeLevers({compareRuns("a", {two}), compareRuns("b", {four})});
+    QCOMPARE(a.levers, (QStringList{"weights", "threads"}));
+    QCOMPARE(a.notice.warning, QString("These runs differ in weights and CPU threads: the "
+                                       "difference cannot be attributed to either."));
+    QCOMPARE(a.notice.offers.size(), 2);
+    QCOMPARE(a.notice.offers[1].command,
+             QString("tokenscope-cli lab --model /m.gguf --threads 2 --vary threads=4 --repeat 5"));
+    StoredRun unknown = handRun(3, 100, 10, 5, 0.7);
+    unknown.context.weights = "q8_0";
+    QCOMPARE(attributeLevers({compareRuns("a", {two}), compareRuns("b", {unknown})}).levers,
+             QStringList{"weights"});
   }
 
   // The start time and the app's version are bookkeeping; another CPU is the machine, a

@@ -236,6 +236,42 @@ class TestLocalChat : public QObject {
     QVERIFY(next.usage.prompt_tokens > 0);  // a whole turn: its Usage before Finished
   }
 
+  // A CUDA pass failing mid-answer (the fault-injecting plugin: its second pass faults as
+  // an illegal address does): the chat shows the failure with what to do, the broken
+  // session is let go, and the next message opens a new one and is answered (a kept
+  // session would refuse it: "this session failed earlier").
+  void aCudaFailureClosesTheSessionAndTheNextMessageOpensANewOne() {
+    qputenv("TOKENSCOPE_CUDA_PLUGIN", TOKENSCOPE_FAULT_PLUGIN_FILE);
+    qputenv("TOKENSCOPE_FAULT_AT_FORWARD", "2");
+    std::atomic<bool> stop{false};
+    LocalEngineWorker worker(&stop);
+    LocalEngineSpec spec{path_, {}};
+    spec.engine.backend = "cuda";
+    GenerationRequest r;
+    r.messages = {{"user", "Hello"}};
+    r.params.max_tokens = 4;
+    r.params.temperature = 0;
+    QSignalSpy finished(&worker, &LocalEngineWorker::runFinished);
+    worker.start(spec, r);
+    QCOMPARE(finished.count(), 1);
+    const StreamEvent failed = finished.at(0).at(0).value<RemoteResult>().run.events.back();
+    QCOMPARE(failed.kind, EventKind::Failed);
+    const QString message = QString::fromStdString(failed.text);
+    QVERIFY2(message.startsWith("The engine failed: CUDA: cudaStreamSynchronize(stream_): an "
+                                "illegal memory access was encountered") &&
+                 message.contains("The CUDA session was closed: the next message opens a new "
+                                  "one. To run on the CPU instead, choose Backend: CPU"),
+             qPrintable(message));
+    qputenv("TOKENSCOPE_FAULT_AT_FORWARD", "1000");
+    worker.start(spec, r);
+    QCOMPARE(finished.count(), 2);
+    const RemoteResult next = finished.at(1).at(0).value<RemoteResult>();
+    qunsetenv("TOKENSCOPE_CUDA_PLUGIN");
+    qunsetenv("TOKENSCOPE_FAULT_AT_FORWARD");
+    QVERIFY2(next.run.events.back().kind == EventKind::Finished,
+             next.run.events.back().text.c_str());
+  }
+
  private:
   // One request on the worker (it runs on this thread), as the chat sees it.
   Turn run(LocalEngineWorker& worker, const GenerationRequest& request) {

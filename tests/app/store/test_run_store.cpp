@@ -89,8 +89,8 @@ class TestRunStore : public QObject {
     QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
     RecordedRun run = scriptedRun(12);
     run.events[13].cached_tokens = 7;  // the usage: 7 of its 9 prompt tokens were cached
-    RunContext context{"Local", "/m.gguf",        "tiny", "cpu",       "int4",
-                       "int8",  "self-int4, K 4", "g1",   {"baseline"}};
+    RunContext context{"Local", "/m.gguf",        "tiny", "cpu",        "int4",
+                       "int8",  "self-int4, K 4", "g1",   {"baseline"}, 3};
     RunStoreWriter writer(store, request("Tell me about WAL mode"), context, 0);
     QVERIFY(writer.id() > 0);
     RecordedRun partial = run;
@@ -123,6 +123,7 @@ class TestRunStore : public QObject {
     QCOMPARE(*back->request.params.seed, int64_t{7});
     QCOMPARE(back->context.weights, QString("int4"));
     QCOMPARE(back->context.speculative, QString("self-int4, K 4"));
+    QCOMPARE(back->context.threads, 3);
     QCOMPARE(back->context.tags, QStringList{"baseline"});
     QVERIFY(back->environment.contains("cpu") && back->environment.contains("app_version"));
 
@@ -206,12 +207,13 @@ class TestRunStore : public QObject {
     {
       RunStore store(path);
       QVERIFY2(store.isOpen(), qPrintable(store.error()));
-      QCOMPARE(store.schemaVersion(), 3);
+      QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
       const QList<StoredRun> runs = store.list({"", "", "", "old prompt"});
       QCOMPARE(runs.size(), 1);
       QCOMPARE(runs[0].text, QString("hello"));
       QCOMPARE(runs[0].context.provider, QString("Old"));
       QVERIFY(runs[0].context.tags.isEmpty());
+      QCOMPARE(runs[0].context.threads, 0);  // stored before threads were: unknown
       QVERIFY(store.setNote(runs[0].id, "migrated"));
     }
     {

@@ -1,5 +1,7 @@
 // engine-bench (--model PATH | --random SHAPE [--layers N]) [--backend cpu|cuda] [--threads N]
 //              [--weights auto|f32|f16|int8|int4|q8_0] [--kv f16|f32|int8] [--prompt-tokens N]
+//              (--backend cuda --random also q4_k|q5_k|q6_k|bf16|gguf-q4_0|gguf-q8_0: rows
+//              in that GGUF type, read as stored on the device)
 //              [--gen-tokens N] [--repeat R] [--draft SOURCE [--draft-k K|auto]]
 //              [--turns N [--turn-tokens T]] [--long-prompt N] [--json]
 //              cuda only: [--device N] [--contexts 128,2048] [--prefill 512,2048] [--no-graph]

@@ -10,6 +10,7 @@
 
 #include "inference/engine/cpu/cpu_forward.h"
 #include "inference/engine/formats/model_loader.h"
+#include "inference/engine/lab/crowding_probe.h"
 #include "inference/engine/lab/lab_json.h"
 #include "inference/engine/lab/lab_run.h"
 #include "inference/engine/lab/machine_probe.h"
@@ -190,6 +191,14 @@ void prefillLever(const fs::path& dir) {
     check(v.metrics.at("ttft_p99_long_ms").predicted_pct.has_value() &&
               v.metrics.at("tpot_p99_ms").predicted_pct.has_value(),
           v.value + ": the scheduler replay predicts the long prompts' TTFT and the TPOT");
+  // What the worker and the steps cost each other, measured on a real session
+  CpuSession steps(load(dir / "ktiny-F16.gguf"), 64, KvFormat::F16, 1);
+  const auto crowding = measureCrowding(steps, 1, 32);
+  check(crowding && crowding->step_alone_s > 0 && crowding->step_beside_s > 0 &&
+            crowding->worker_token_s > 0,
+        "crowding: a step alone, a step beside the worker and the worker's token time measured");
+  check(!steps.forwardBatch(kPromptA, 0, false).empty(),
+        "crowding: the steps' session runs on after the probe");
   SchedulerOptions o;
   auto bad = applyPrefillPolicy("chunky:4", o);
   check(!bad.ok() && bad.error() ==

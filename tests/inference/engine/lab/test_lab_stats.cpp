@@ -138,14 +138,37 @@ void costModel() {
   cost.dim = 4096;
   MachineRates rates;
   rates.read_gb_s = 10;
-  rates.types["Q4_0"] = {20, 50};  // kernels faster than memory: memory bounds
-  rates.types["q8_0"] = {5, 100};  // kernels slower: they bound
+  // kernels faster than memory: memory bounds
+  rates.types["Q4_0"] = {.decode_gb_s = 20, .prefill_gmacs = 50};
+  // kernels slower: they bound
+  rates.types["q8_0"] = {.decode_gb_s = 5, .prefill_gmacs = 100};
   // decode: 1e9 / 10e9 + 0.5e9 / 5e9 + 1e5 * 1000 / 10e9 = 0.1 + 0.1 + 0.01
   const auto step = decodeStepSeconds(cost, rates, 1000);
   check(step && near(*step, 0.21, 1e-12), "decode step = bytes / min(bandwidth, kernel rate) + KV");
-  // prefill of 100 tokens: 2e9 * 100 / 50e9 + 0.25e9 / 100e9 = 4 + 0.0025
+  // prefill of 100 tokens: 2e9 * 100 / 50e9 + 0.25e9 / 100e9 = 4 + 0.0025 of multiply-adds,
+  // plus every weight read once: (1e9 + 0.5e9) / 10e9 = 0.15
   const auto prefill = prefillSeconds(cost, rates, 100);
-  check(prefill && near(*prefill, 4.0025, 1e-12), "prefill = multiply-adds / measured rate");
+  check(prefill && near(*prefill, 4.1525, 1e-12),
+        "prefill = multiply-adds / measured rate + weights read once / bandwidth");
+  // A share measured beside the bandwidth wins over the streamed rate: Q4_0 at 0.8 x 10 GB/s
+  MachineRates shared = rates;
+  shared.types["Q4_0"].decode_share = 0.8;
+  const auto shared_step = decodeStepSeconds(cost, shared, 1000);
+  check(shared_step && near(*shared_step, 1e9 / 8e9 + 0.1 + 0.01, 1e-12),
+        "decode step = bytes / (share x bandwidth) where a share was measured");
+  // Prefill rates by pass size, interpolated on log(positions): 100 lies at
+  // log(100/64) / log(4) = 0.3219 of the way from 64 (50) to 256 (90)
+  MachineRates sized = rates;
+  sized.types["Q4_0"].prefill_gmacs_at = {{16, 20}, {64, 50}, {256, 90}};
+  const double at100 = 50 + std::log(100.0 / 64) / std::log(4.0) * 40;
+  check(near(sized.types["Q4_0"].prefillGmacs(100), at100, 1e-9) &&
+            sized.types["Q4_0"].prefillGmacs(8) == 20 &&
+            sized.types["Q4_0"].prefillGmacs(64) == 50 &&
+            sized.types["Q4_0"].prefillGmacs(1000) == 90,
+        "prefill rate interpolated between the pass sizes measured, the nearest outside them");
+  const auto sized_prefill = prefillSeconds(cost, sized, 100);
+  check(sized_prefill && near(*sized_prefill, 2e9 * 100 / (at100 * 1e9) + 0.0025 + 0.15, 1e-12),
+        "prefill at the pass's size");
   MachineRates missing = rates;
   missing.types.erase("q8_0");
   check(!decodeStepSeconds(cost, missing, 10) && !prefillSeconds(cost, missing, 10),
@@ -280,6 +303,30 @@ void prefillReplay() {
   crowded.cores = 1;
   check(replayMixedLoad(load, separate, crowded).at("tpot_p99_ms") > s.at("tpot_p99_ms"),
         "on one core the worker slows the steps it runs beside");
+  // two long prompts 20 ms apart: the second waits for the worker (never in the steps), so
+  // its TTFT holds most of the first's 99 ms and its own, and the stream's gaps stay one
+  // step each
+  const MixedLoad two{1, 1, 50, 100, 4, 0.02, 2};  // arrive at 0.01 and 0.03 s
+  const Sample t = replayMixedLoad(two, separate, costs);
+  check(t.at("ttft_p99_long_ms") >= 2 * 99 - 20 && t.at("itl_p99_ms") <= 11 + 1e-6,
+        "separate: a long prompt waits for the busy worker, out of the steps (TTFT p99 " +
+            std::to_string(t.at("ttft_p99_long_ms")) + " ms, ITL p99 " +
+            std::to_string(t.at("itl_p99_ms")) + " ms)");
+  // measured crowding wins over the thread counts: steps twice as long beside the worker,
+  // 2 ms per worker token -> TTFT = 198 ms in the worker + at most two 20 ms steps + a pass
+  StepCosts measured = costs;
+  measured.step_slowdown = 2;
+  measured.worker_token_s = 0.002;
+  const Sample m = replayMixedLoad(load, separate, measured);
+  check(m.at("ttft_p99_long_ms") >= 198 + 11 && m.at("ttft_p99_long_ms") <= 198 + 51,
+        "separate: the measured worker rate sets the TTFT (" +
+            std::to_string(m.at("ttft_p99_long_ms")) + " ms)");
+  // about ten 20 ms steps beside the worker instead of 10 ms: +100 ms over the stream
+  // request's 49 gaps, +2 ms on its TPOT
+  check(m.at("tpot_p99_ms") > s.at("tpot_p99_ms") + 1.5 &&
+            m.at("tpot_p99_ms") < s.at("tpot_p99_ms") + 3,
+        "separate: the measured step slowdown applies while the worker computes (TPOT p99 " +
+            std::to_string(m.at("tpot_p99_ms")) + " ms)");
 }
 
 }  // namespace

@@ -6,14 +6,15 @@
 // before and after the first token gives every block back; many concurrent streams get
 // exactly their tokens. What cannot run comes back as an error value, never a throw: a prompt
 // too long for the pool or the context, memory running out at admission, an exclusive caller
-// waiting when the scheduler stops. A random llama-tiny-shape model (GQA), so no fixture is
-// needed.
+// waiting when the scheduler stops. A session that fails as a device does is reopened
+// for the next request. A random llama-tiny-shape model (GQA), so no fixture is needed.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -166,6 +167,34 @@ class GatedSession : public DecodeSession {
   std::condition_variable changed_;
   bool open_ = false;
   int entered_ = 0;
+};
+
+// An unpaged session (as the CUDA one) whose pass number `fail_at` fails as a device fault
+// does, after which it has failed() and refuses every pass (the plugin's session does so).
+class FaultingSession : public DecodeSession {
+ public:
+  FaultingSession(std::unique_ptr<CpuSession> inner, int fail_at)
+      : inner_(std::move(inner)), fail_at_(fail_at) {}
+  std::span<const float> forwardBatch(std::span<const int> tokens, int pos, bool all) override {
+    if (failed_) throw std::runtime_error("CUDA: this session failed earlier");
+    if (++passes_ == fail_at_) {
+      failed_ = true;
+      throw std::runtime_error("CUDA: an illegal memory access was encountered");
+    }
+    return inner_->forwardBatch(tokens, pos, all);
+  }
+  void truncate(int length) override {
+    if (failed_) throw std::runtime_error("CUDA: this session failed earlier");
+    inner_->truncate(length);
+  }
+  int vocab() const override { return inner_->vocab(); }
+  int maxPositions() const override { return inner_->maxPositions(); }
+  bool failed() const override { return failed_; }
+
+ private:
+  std::unique_ptr<CpuSession> inner_;
+  int fail_at_, passes_ = 0;
+  bool failed_ = false;
 };
 
 // The pacer alone, on modelled step times: decoding steps of decode_ms, steps with a chunk
@@ -737,6 +766,41 @@ void schedulerPacesPromptChunks(const Fixture& f, int target) {
 
 }  // namespace
 
+// 12. A device fault in a pass (a CUDA session that then refuses every pass): that request
+// fails with the device's message; with SchedulerOptions::reopen the failed session is let
+// go and the next request runs on a new one, answering as alone; without it, every later
+// request fails (what Serve did before: the broken session was kept).
+void aFailedSessionIsReopened(const Fixture& f) {
+  ScheduledRequest r;
+  r.prompt = promptOf(40, 91, f.vocab);
+  r.max_tokens = 6;
+  const auto faulting = [&](int fail_at) {
+    return std::make_unique<FaultingSession>(session(f.model, KvFormat::F16), fail_at);
+  };
+  int reopened = 0;
+  SchedulerOptions o;
+  o.reopen = [&]() -> Result<std::unique_ptr<DecodeSession>> {
+    ++reopened;
+    return std::unique_ptr<DecodeSession>(faulting(-1));
+  };
+  Scheduler scheduler(faulting(3), f.tokenizer, o);
+  const auto failed = scheduler.generate(r, [](const GeneratedToken&) { return true; });
+  check(!failed && ts::testing::errorOf(failed).find("illegal memory access") != std::string::npos,
+        "the faulting pass's request fails with the device's message: '" +
+            ts::testing::errorOf(failed) + "'");
+  const bool same = answer(scheduler, r).ids == alone(f.model, KvFormat::F16, f.tokenizer, r);
+  check(same && reopened == 1,
+        "the next request runs on a reopened session and answers as alone (" +
+            std::to_string(reopened) + " reopened)");
+  Scheduler kept(faulting(3), f.tokenizer, SchedulerOptions{});
+  const auto first = kept.generate(r, [](const GeneratedToken&) { return true; });
+  const auto second = kept.generate(r, [](const GeneratedToken&) { return true; });
+  check(
+      !first && !second && ts::testing::errorOf(second).find("failed earlier") != std::string::npos,
+      "without reopen the failed session stays and refuses: '" + ts::testing::errorOf(second) +
+          "'");
+}
+
 int main() {
   auto config = shapeConfig("llama-tiny", 2);
   if (!config) return 1;
@@ -759,5 +823,6 @@ int main() {
   tokensCarryWhenTheyWereMade(f);
   pacerSpreadsChunks();
   for (int target : {20, 0}) schedulerPacesPromptChunks(f, target);
+  aFailedSessionIsReopened(f);
   return ts::testing::finish();
 }
