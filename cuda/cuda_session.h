@@ -36,6 +36,7 @@ class Session {
   void forward(const int* tokens, int count, int pos, bool all_logits, float* logits);
   void truncate(int length);
   int device() const { return options_.device; }
+  bool failed() const { return !failed_.empty(); }  // a pass failed on the device
 
  private:
   struct Layer {

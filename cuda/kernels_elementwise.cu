@@ -181,13 +181,18 @@ __global__ void fixStoredScalesKernel(int format, uint8_t* x, size_t blocks, uin
     float d = amplitude / 8.f;  // Q4_0: nibbles - 8
     int at = 0;
     if (format == TS_CUDA_W_GGUF_Q8_0) d = amplitude / 128.f;
-    if (format == TS_CUDA_W_GGUF_Q4_K || format == TS_CUDA_W_GGUF_Q5_K)
-      d = amplitude / (63.f * 31.f);  // 6-bit scales times 4- or 5-bit quants
+    // K-quants: value = d * scale * q - dmin * min (6-bit scale and min, q 4 or 5 bits):
+    // dmin = d * (the quants' midpoint) centres them.
+    float dmin = 0.f;
+    if (format == TS_CUDA_W_GGUF_Q4_K) d = amplitude / (63.f * 15.f), dmin = 7.5f * d;
+    if (format == TS_CUDA_W_GGUF_Q5_K) d = amplitude / (63.f * 31.f), dmin = 15.5f * d;
     if (format == TS_CUDA_W_GGUF_Q6_K) d = amplitude / (127.f * 32.f), at = 208;
     const unsigned short h = __half_as_ushort(__float2half_rn(d));
     block[at] = static_cast<uint8_t>(h), block[at + 1] = static_cast<uint8_t>(h >> 8);
-    if (format == TS_CUDA_W_GGUF_Q4_K || format == TS_CUDA_W_GGUF_Q5_K)
-      block[2] = static_cast<uint8_t>(h), block[3] = static_cast<uint8_t>(h >> 8);  // dmin
+    if (dmin > 0.f) {
+      const unsigned short hm = __half_as_ushort(__float2half_rn(dmin));
+      block[2] = static_cast<uint8_t>(hm), block[3] = static_cast<uint8_t>(hm >> 8);
+    }
   }
 }
 

@@ -98,13 +98,14 @@ void sessionDestroy(TsCudaSession* session) {
 
 int sessionForward(TsCudaSession* s, const int* tokens, int count, int pos, int all_logits,
                    float* logits, char* error, size_t error_len) {
-  return guarded(error, error_len, [&] {
+  const int rc = guarded(error, error_len, [&] {
     requirePointer(s, "session_forward", "a session");
     requirePointer(tokens, "session_forward", "tokens");
     requirePointer(logits, "session_forward", "a logits array");
     require(count > 0, "session_forward", "count > 0", std::to_string(count));
     s->session.forward(tokens, count, pos, all_logits != 0, logits);
   });
+  return rc != 0 && s && s->session.failed() ? 2 : rc;  // 2: the device's state is unknown
 }
 
 int sessionTruncate(TsCudaSession* s, int length, char* error, size_t error_len) {

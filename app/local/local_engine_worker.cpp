@@ -196,16 +196,14 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     emitEvent(result, chunk);
     return true;
   };
+  const uint64_t reopened_before = engine_->scheduler->metrics().sessions_reopened;
   const auto outcome = generate(prompt, options, on_token);
   if (!outcome) {
     QString message = tr("The engine failed: ") + QString::fromStdString(outcome.error());
-    if (engine_ && engine_->backend == "cuda") {
-      // The device's state is unknown after a failed pass (an illegal address poisons the
-      // context): this run lets the session go, and the next opens a fresh one.
-      engine_.reset();
-      draft_.reset();
-      draft_spec_.clear();
-      loaded_spec_ = {};
+    // A pass that failed on the device (a CUDA fault): the scheduler let the session go and
+    // opened a new one, on which the next message runs.
+    if (engine_->scheduler->metrics().sessions_reopened > reopened_before) {
+      if (!message.endsWith('.')) message += '.';
       message +=
           tr(" The CUDA session was closed: the next message opens a new one. To run "
              "on the CPU instead, choose Backend: CPU in the provider's settings.");

@@ -5,8 +5,11 @@
 // (plugin_model_checks.h) and estimates with its figures (memory_estimate.h); a session's
 // passes give logits that pick token (position * 7 + 11) mod vocab, until forward call
 // number TOKENSCOPE_FAULT_AT_FORWARD (default 3) fails with an illegal address, worded as
-// the real plugin words a fault seen at a pass's synchronize; every later call refuses, as
-// the real session does. It never claims to compute anything: ops and copies refuse.
+// the real plugin words a fault seen at a pass's synchronize, and returns 2 (failed on the
+// device); every later call refuses, as the real session does. Only the first
+// TOKENSCOPE_FAULT_SESSIONS sessions of the process fault (default: every one), so that a
+// session opened in place of a failed one can run. It never claims to compute anything: ops and
+// copies refuse.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -58,9 +61,13 @@ int sessionCreate(const TsCudaModel* m, const TsCudaSessionOptions* o, TsCudaSes
   if (!m || !o || !session) return say(error, len, "session_create: expected a model and options");
   if (std::string problem = ts::cuda::modelProblem(*m); !problem.empty())
     return say(error, len, "session_create: " + problem);
+  static int created = 0;  // sessions of this process
   auto* s = new TsCudaSession;
   s->vocab = m->vocab;
   if (const char* at = std::getenv("TOKENSCOPE_FAULT_AT_FORWARD")) s->fail_at = std::atoi(at);
+  const char* faulting = std::getenv("TOKENSCOPE_FAULT_SESSIONS");
+  ++created;
+  if (faulting && created > std::atoi(faulting)) s->fail_at = -1;
   *session = s;
   return 0;
 }
@@ -74,9 +81,9 @@ int sessionForward(TsCudaSession* s, const int* tokens, int count, int pos, int 
   if (!s || !tokens || !logits || count <= 0)
     return say(error, len, "session_forward: expected a session, tokens and logits");
   if (!s->failed.empty())
-    return say(error, len,
-               "this session failed earlier (" + s->failed +
-                   "); the device's state is unknown: destroy the session and create another");
+    return 1 + say(error, len,
+                   "this session failed earlier (" + s->failed +
+                       "); the device's state is unknown: destroy the session and create another");
   if (++s->forwards == s->fail_at) {
     s->failed =
         "cudaStreamSynchronize(stream_): an illegal memory access was encountered (CUDA "
@@ -84,7 +91,7 @@ int sessionForward(TsCudaSession* s, const int* tokens, int count, int pos, int 
         std::to_string(count) + " position(s) at " + std::to_string(pos) +
         "; kernels run asynchronously: run again with TOKENSCOPE_CUDA_SYNC=1 to name the "
         "failing one";
-    return say(error, len, s->failed);
+    return 1 + say(error, len, s->failed);  // 2: failed on the device
   }
   const int rows = all_logits ? count : 1, first = pos + count - rows;
   for (int r = 0; r < rows; ++r) {

@@ -127,6 +127,9 @@ void bf16UploadChecks(Report& report) {
   l.attn_norm = l.ffn_norm = WeightBuffer<float>(cols, 1.f);
   l.wq = l.wk = l.wv = l.wo = l.w_up = l.w_gate = l.w_down = a;
   l.w_down = b;
+  const QuantMatrix c = QuantMatrix::stored(
+      TensorType::BF16, reinterpret_cast<const uint8_t*>(fits.data()), rows, cols, nullptr);
+  l.w_up = c;  // unpanelled
   const auto differing = [&](const TsCudaMatrix& v, const QuantMatrix& want, float scale) {
     size_t mismatches = 0;
     for (int r = 0; r < rows; ++r)
@@ -141,11 +144,17 @@ void bf16UploadChecks(Report& report) {
         "BF16 matrices go up as stored BF16, value for value (panelled: one copy)",
         head.format == TS_CUDA_W_BF16 && wrong == 0 && head.data != a.storage(),
         "format " + std::to_string(head.format) + ", " + std::to_string(wrong) + " values differ");
+    const TsCudaMatrix& up = view.get().layers[0].up;
+    report.check(
+        "an unpanelled BF16 matrix goes up from its own bytes (no copy)",
+        up.format == TS_CUDA_W_BF16 && up.data == c.storage() && differing(up, c, 1.f) == 0,
+        "format " + std::to_string(up.format));
     const TsCudaMatrix& down = view.get().layers[0].down;
-    report.check("an unpanelled BF16 matrix goes up from its own bytes (no copy), 65536 kept",
-                 down.format == TS_CUDA_W_BF16 && down.data == b.storage() &&
-                     layoutValue(down, 0, 5) == 65536.f,
-                 "format " + std::to_string(down.format));
+    report.check(
+        "a BF16 matrix past f16's range goes up as f32 (prefill's f16 inputs could not "
+        "hold 65536)",
+        down.format == TS_CUDA_W_F32 && layoutValue(down, 0, 5) == 65536.f,
+        "format " + std::to_string(down.format));
   }
   std::vector<float> halves(rows, 0.5f);
   m.classifier = QuantMatrix::stored(

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -139,7 +141,11 @@ bool bf16FitsF16(const QuantMatrix& m) {
 
 TsCudaMatrix CudaModelView::view(const QuantMatrix& m) {
   const bool stored = m.format() == WeightFormat::Stored;
-  if (stored && m.rowScales().empty()) {
+  // BF16 goes up as stored where cuBLAS's f16 inputs hold its values (prefill dequantizes
+  // to f16) and its rows are whole 32-element sub-blocks; else converted, below.
+  const bool bf16_as_stored =
+      !stored || m.storedType() != TensorType::BF16 || (m.cols() % 32 == 0 && bf16FitsF16(m));
+  if (stored && m.rowScales().empty() && bf16_as_stored) {
     if (const int format = cudaStoredFormat(m.storedType()); format >= 0) {
       // The file's rows as they are: the mapped bytes themselves, or (where the CPU holds
       // the matrix in its panels) one copy of the rows in the file's order.
@@ -159,9 +165,9 @@ TsCudaMatrix CudaModelView::view(const QuantMatrix& m) {
   }
   if (!stored && m.rowScales().empty() && !m.panelled()) return cudaMatrixView(m);
   // Converted: a stored type without a kernel (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K -> q8_0, at
-  // least as precise), a NormHead's row scales applied (F16 / BF16 -> f16, or f32 where a
-  // value passes f16's range; F32 -> f32; quantized -> q8_0), or the arrays out of the
-  // CPU's panels.
+  // least as precise), a BF16 matrix with a value past f16's range or a partial sub-block,
+  // a NormHead's row scales applied (F16 / BF16 -> f16, or f32 where a value passes f16's
+  // range; F32 -> f32; quantized -> q8_0), or the arrays out of the CPU's panels.
   WeightFormat format = m.format();
   if (stored) switch (m.storedType()) {
       case TensorType::F16:
@@ -191,13 +197,27 @@ CudaModelView::CudaModelView(const Model& m) {
     // would take seconds on one.
     embedding_.resize(static_cast<size_t>(table.rows()) * table.cols());
     const int workers = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+    std::vector<std::exception_ptr> failures(workers);
     std::vector<std::thread> threads;
-    for (int w = 0; w < workers; ++w)
-      threads.emplace_back([&, w] {
+    const auto convert = [&](int w) {
+      try {
         for (int r = w; r < table.rows(); r += workers)
           table.rowF32(r, embedding_.data() + static_cast<size_t>(r) * table.cols());
-      });
+      } catch (...) {  // memory: thrown again on this thread once all have joined
+        failures[w] = std::current_exception();
+      }
+    };
+    for (int w = 1; w < workers; ++w) {
+      try {
+        threads.emplace_back(convert, w);
+      } catch (const std::system_error&) {  // no thread to be had: this one does its rows
+        convert(w);
+      }
+    }
+    convert(0);
     for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& f : failures)
+      if (f) std::rethrow_exception(f);
     model_.token_embd = embedding_.data();
   }
   model_.output_norm = m.output_norm.data();
@@ -280,9 +300,14 @@ std::span<const float> CudaSession::forwardBatch(std::span<const int> tokens, in
                             std::to_string(max_positions_));
   logits_.resize(static_cast<size_t>(all_logits ? n : 1) * vocab_);
   char error[1024] = {};
-  if (api_->session_forward(session_, tokens.data(), n, pos, all_logits ? 1 : 0, logits_.data(),
-                            error, sizeof error) != 0) {
-    failed_ = true;
+  for (int t : tokens)
+    if (t < 0 || t >= vocab_)
+      throw std::runtime_error("forward: token " + std::to_string(t) +
+                               " outside the vocabulary of " + std::to_string(vocab_));
+  if (const int rc = api_->session_forward(session_, tokens.data(), n, pos, all_logits ? 1 : 0,
+                                           logits_.data(), error, sizeof error);
+      rc != 0) {
+    failed_ = rc == 2;  // the device's state is unknown (else: memory, an argument)
     throw std::runtime_error(std::string("CUDA: ") + error);
   }
   return logits_;

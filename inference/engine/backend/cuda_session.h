@@ -32,8 +32,8 @@ int cudaKvFormat(KvFormat format);
 // stored (F32, F16, BF16, Q4_0, Q8_0, Q4_K, Q5_K, Q6_K: cudaStoredFormat), read from the
 // mapped file, or from one copy of the rows where the CPU holds them in panels. Converted
 // are only the stored types without a device kernel (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K -> q8_0),
-// a NormHead classifier (its row scales applied: f16, f32 or q8_0), and the embedding
-// table (f32).
+// a BF16 matrix with a value past f16's range (f32: prefill multiplies in f16), a NormHead
+// classifier (its row scales applied: f16, f32 or q8_0), and the embedding table (f32).
 class CudaModelView {
  public:
   explicit CudaModelView(const Model& model);

@@ -126,6 +126,8 @@ typedef struct TsCudaApi {
   void (*session_destroy)(TsCudaSession* session);
   // Runs tokens[i] at positions pos + i; writes the logits of the last position [vocab]
   // to `logits` (host), or with all_logits those of every position [count, vocab].
+  // Returns 2 (not 1) when the pass failed on the device: the session's state is unknown
+  // and it refuses every later pass (destroy it and create another).
   int (*session_forward)(TsCudaSession* session, const int* tokens, int count, int pos,
                          int all_logits, float* logits, char* error, size_t error_len);
   // Forgets positions >= length (zeros their KV rows).
@@ -146,7 +148,7 @@ typedef struct TsCudaApi {
   int (*op_swiglu)(const float* gate, const float* up, size_t n, float* out, char* error,
                    size_t error_len);
   // out[count, rows] = x[count, cols] . W^T (+ residual[count, rows] when non-null).
-  // path: 0 the session's choice, 1 fused dequantize matvec (count <= 8), 2 cuBLAS.
+  // path: 0 the session's choice, 1 fused dequantize matvec (count <= 9), 2 cuBLAS.
   int (*op_matmul)(const TsCudaMatrix* w, const float* x, int count, const float* residual,
                    int path, float* out, char* error, size_t error_len);
   int (*op_attention)(const TsCudaAttentionOp* op, char* error, size_t error_len);

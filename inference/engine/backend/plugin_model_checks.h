@@ -5,6 +5,7 @@
 //
 // Problems read "expected <what>, found <found>"; the entry point prefixes its name.
 #pragma once
+#include <algorithm>
 #include <string>
 
 #include "inference/engine/backend/gguf_subblocks.h"
@@ -26,7 +27,9 @@ inline std::string matrixFormatProblem(const TsCudaMatrix& w) {
     return "expected an int4 group of 32, 64 or 128 inputs, found " + std::to_string(w.group);
   if (w.rows <= 0 || w.cols <= 0)
     return "expected rows and cols > 0, found " + shapeText(w.rows, w.cols);
-  if (const int block = storedBlockElems(w.format); block > 1 && w.cols % block != 0)
+  // A GGUF's stored rows are read in 32-element sub-blocks (256-element K-quant blocks).
+  if (const int block = std::max(32, storedBlockElems(w.format));
+      w.format >= TS_CUDA_W_GGUF_Q4_0 && w.cols % block != 0)
     return "expected a stored row of whole " + std::to_string(block) + "-element blocks, found " +
            std::to_string(w.cols) + " columns";
   return {};

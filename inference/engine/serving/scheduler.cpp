@@ -300,11 +300,23 @@ bool Scheduler::replaceFailedSession() {
   // The failed session goes first: a device rarely holds two sessions of one model.
   const int vocab = session_->vocab();
   session_.reset();
-  auto fresh = options_.reopen();
-  session_ = fresh ? std::move(fresh.value())
-                   : std::make_unique<UnopenedSession>(
-                         vocab, context_,
-                         "the session failed and could not be opened again: " + fresh.error());
+  std::string why;
+  try {  // never leaves session_ empty, nor throws out of the loop's handler
+    auto fresh = options_.reopen();
+    if (fresh)
+      session_ = std::move(fresh.value());
+    else
+      why = fresh.error();
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (!session_) {
+    session_ = std::make_unique<UnopenedSession>(
+        vocab, context_, "the session failed and could not be opened again: " + why);
+    return true;
+  }
+  std::lock_guard lock(mutex_);
+  ++shared_.metrics.sessions_reopened;
   return true;
 }
 
@@ -344,8 +356,9 @@ void Scheduler::loop() {
                               (running_.size() == 1 ? " sequence" : " sequences"))
                       .message);
     } catch (const std::exception& e) {  // the pass failed (the device's message): the same
-      failRunning(e.what());
+      // A failed session is replaced first, so the failed requests' callers find it counted.
       replaceFailedSession();
+      failRunning(e.what());
     }
   }
   // Stopping: nothing more runs; every request ends as cancelled. The prefill worker stops

@@ -140,6 +140,7 @@ struct SchedulerMetrics {
   int separate_prefilling = 0;          // in the prefill worker now (counted in running too)
   uint64_t separate_prefills = 0;       // prompts the prefill worker computed (handed back)
   double separate_prefill_seconds = 0;  // the worker's time computing them
+  uint64_t sessions_reopened = 0;       // failed sessions replaced (SchedulerOptions::reopen)
   Histogram step_seconds{{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}};
   Histogram step_tokens{{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048}};
   Histogram step_sequences{{1, 2, 4, 8, 16, 32, 64}};

@@ -236,13 +236,14 @@ class TestLocalChat : public QObject {
     QVERIFY(next.usage.prompt_tokens > 0);  // a whole turn: its Usage before Finished
   }
 
-  // A CUDA pass failing mid-answer (the fault-injecting plugin: its second pass faults as
-  // an illegal address does): the chat shows the failure with what to do, the broken
-  // session is let go, and the next message opens a new one and is answered (a kept
-  // session would refuse it: "this session failed earlier").
+  // A CUDA pass failing mid-answer (the fault-injecting plugin: the first session's second
+  // pass faults as an illegal address does): the chat shows the failure with what to do,
+  // the scheduler lets the broken session go and opens another, and the next message is
+  // answered on it (a kept session would refuse it: "this session failed earlier").
   void aCudaFailureClosesTheSessionAndTheNextMessageOpensANewOne() {
     qputenv("TOKENSCOPE_CUDA_PLUGIN", TOKENSCOPE_FAULT_PLUGIN_FILE);
     qputenv("TOKENSCOPE_FAULT_AT_FORWARD", "2");
+    qputenv("TOKENSCOPE_FAULT_SESSIONS", "1");  // the session opened in its place runs
     std::atomic<bool> stop{false};
     LocalEngineWorker worker(&stop);
     LocalEngineSpec spec{path_, {}};
@@ -259,15 +260,16 @@ class TestLocalChat : public QObject {
     const QString message = QString::fromStdString(failed.text);
     QVERIFY2(message.startsWith("The engine failed: CUDA: cudaStreamSynchronize(stream_): an "
                                 "illegal memory access was encountered") &&
-                 message.contains("The CUDA session was closed: the next message opens a new "
-                                  "one. To run on the CPU instead, choose Backend: CPU"),
+                 message.contains("failing one. The CUDA session was closed: the next message "
+                                  "opens a new one. To run on the CPU instead, choose Backend: "
+                                  "CPU"),
              qPrintable(message));
-    qputenv("TOKENSCOPE_FAULT_AT_FORWARD", "1000");
     worker.start(spec, r);
     QCOMPARE(finished.count(), 2);
     const RemoteResult next = finished.at(1).at(0).value<RemoteResult>();
     qunsetenv("TOKENSCOPE_CUDA_PLUGIN");
     qunsetenv("TOKENSCOPE_FAULT_AT_FORWARD");
+    qunsetenv("TOKENSCOPE_FAULT_SESSIONS");
     QVERIFY2(next.run.events.back().kind == EventKind::Finished,
              next.run.events.back().text.c_str());
   }
