@@ -196,10 +196,13 @@ void ChatPanel::finishAssistantMessage() {
   if (at_end) bar->setValue(bar->maximum());
 }
 
-void ChatPanel::endAssistantMessage(const QString& note, bool is_error) {
+void ChatPanel::endAssistantMessage(const QString& note, bool is_error, const QString& action,
+                                    const QString& action_label) {
   if (note.isEmpty()) return;
   Entry e{Entry::Note, QString(), note};
   e.is_error = is_error;
+  e.action = action;
+  e.action_label = action_label;
   append(e);
   transcript_->verticalScrollBar()->setValue(transcript_->verticalScrollBar()->maximum());
 }
@@ -271,6 +274,8 @@ void ChatPanel::openLink(const QUrl& url) {
     QGuiApplication::clipboard()->setText(text);
     emit copied(code ? tr("Copied the code block to the clipboard.")
                      : tr("Copied the message to the clipboard."));
+  } else if (url.scheme() == "tokenscope") {  // a note's action: tokenscope:use-cpu
+    emit actionRequested(url.path());
   } else if (url.scheme() == "http" || url.scheme() == "https" || url.scheme() == "mailto") {
     QDesktopServices::openUrl(url);
   }
@@ -323,6 +328,15 @@ void ChatPanel::render(QTextCursor& c, const Entry& e, int index) const {
   if (e.kind == Entry::Note) {
     newParagraph(c, noteFormat(e.is_error, dark));
     c.insertText(e.text);
+    if (!e.action.isEmpty()) {
+      QTextCharFormat link = noteFormat(false, dark);
+      link.setForeground(palette().brush(QPalette::Link));
+      link.setAnchor(true);
+      link.setAnchorHref(e.action);
+      link.setFontUnderline(true);
+      c.insertText("  ", noteFormat(e.is_error, dark));
+      c.insertText(e.action_label, link);
+    }
     return;
   }
   newParagraph(c, headerFormat(), 10);

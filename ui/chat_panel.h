@@ -33,7 +33,10 @@ class ChatPanel : public QWidget {
   // The answer is complete: it is shown rendered as Markdown from now on.
   void finishAssistantMessage();
   // A note under the answer (why it stopped, a warning, an error).
-  void endAssistantMessage(const QString& note, bool is_error);
+  // `action`: a link after the note ("tokenscope:NAME"; clicking it emits actionRequested
+  // with NAME) labelled `action_label`; empty: none.
+  void endAssistantMessage(const QString& note, bool is_error, const QString& action = {},
+                           const QString& action_label = {});
   void clearTranscript();
   QString lastAssistantText() const { return last_answer_; }
   // Labels, messages as written (Markdown source) and notes, without the Copy buttons.
@@ -60,7 +63,8 @@ class ChatPanel : public QWidget {
  signals:
   void sendClicked();
   void stopClicked();
-  void copied(const QString& status);  // what was copied, for the status bar
+  void copied(const QString& status);         // what was copied, for the status bar
+  void actionRequested(const QString& name);  // a note's action link: "use-cpu"
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -73,6 +77,7 @@ class ChatPanel : public QWidget {
     QList<QPair<int, int>> drafted{};  // Assistant: (offset, length) of accepted draft text
     bool streaming = false;            // Assistant: still arriving (plain text until done)
     bool is_error = false;             // Note
+    QString action{}, action_label{};  // Note: its link, if any
   };
   void append(Entry entry);
   void rebuild();              // the whole document again from entries_ (keeps the scroll position)

@@ -76,7 +76,11 @@ void RunDisplay::finish(const StreamEvent& end) {
   emit answered(chat_->lastAssistantText());
   if (end.kind == EventKind::Failed) {
     const QString message = QString::fromStdString(end.text);
-    chat_->endAssistantMessage(message, true);
+    if (end.failure == FailureKind::Device)  // the GPU failed: one click moves to the CPU
+      chat_->endAssistantMessage(message, true, "tokenscope:use-cpu",
+                                 tr("Run this provider on the CPU"));
+    else
+      chat_->endAssistantMessage(message, true);
     emit status(tr("Failed: ") + message);
   } else if (end.text == "cancelled") {
     chat_->endAssistantMessage(tr("Stopped — the partial answer is kept."), false);

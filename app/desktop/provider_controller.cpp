@@ -8,6 +8,7 @@
 #include "app/local/local_serving.h"
 #include "inference/remote/base_url.h"
 #include "inference/remote/connection_doctor.h"
+#include "ui/chat_panel.h"
 #include "ui/table_dialog.h"
 
 namespace ts {
@@ -34,6 +35,21 @@ ProviderController::ProviderController(ui::MainWindow* window, ProviderKeys* key
         list.ok() ? tr("%1 model(s) listed by the endpoint.").arg(list.ids.size()) : list.error);
   });
   connect(window, &ui::MainWindow::providersEdited, this, &ProviderController::save);
+  connect(window->chatPanel(), &ui::ChatPanel::actionRequested, this, [this](const QString& name) {
+    if (name == "use-cpu") runCurrentOnCpu();
+  });
+}
+
+void ProviderController::runCurrentOnCpu() {
+  std::vector<ProviderSettings> providers = window_->providers();
+  const int current = window_->currentProvider();
+  if (current < 0 || current >= static_cast<int>(providers.size()) ||
+      providers[current].kind != ProviderKind::LocalEngine)
+    return;
+  providers[current].local.backend = "cpu";
+  showAndSave(providers, current);
+  window_->showStatus(tr("%1 runs on the CPU now (Provider → Edit… chooses the backend).")
+                          .arg(QString::fromStdString(providers[current].name)));
 }
 
 void ProviderController::save(const std::vector<ProviderSettings>& providers, int current) {

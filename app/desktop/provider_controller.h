@@ -37,6 +37,9 @@ class ProviderController : public QObject {
   // A local provider gets the local doctor (its file, engine and the app's server).
   void runDoctor(const ProviderSettings& provider);
   void runLocalDoctor(const ProviderSettings& provider);
+  // The chat's "Run this provider on the CPU" after a GPU failure: the current local
+  // provider's backend becomes the CPU, saved.
+  void runCurrentOnCpu();
 
   ui::MainWindow* window_;
   ProviderKeys* keys_;

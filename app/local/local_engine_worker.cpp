@@ -202,13 +202,15 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
     QString message = tr("The engine failed: ") + QString::fromStdString(outcome.error());
     // A pass that failed on the device (a CUDA fault): the scheduler let the session go and
     // opened a new one, on which the next message runs.
+    FailureKind kind = FailureKind::Server;
     if (engine_->scheduler->metrics().sessions_reopened > reopened_before) {
       if (!message.endsWith('.')) message += '.';
       message +=
           tr(" The CUDA session was closed: the next message opens a new one. To run "
              "on the CPU instead, choose Backend: CPU in the provider's settings.");
+      kind = FailureKind::Device;  // the chat offers the CPU with one click
     }
-    return fail(FailureKind::Server, message, result.run.contentText());
+    return fail(kind, message, result.run.contentText());
   }
   const engine::GenerationOutcome& out = outcome.value();
   conversation_.answered(answer, shown);  // the next turn continues from these ids

@@ -167,7 +167,7 @@ std::optional<StreamEvent> eventFromJson(const QJsonObject& o, int64_t start_ns)
   if (kind == "finished") return StreamEvent::finished(t, text("reason"));
   if (kind == "failed") {
     FailureKind failure = FailureKind::Protocol;
-    for (int k = 0; k <= static_cast<int>(FailureKind::Protocol); ++k)
+    for (int k = 0; k <= static_cast<int>(FailureKind::Device); ++k)
       if (o.value("failure").toString() == failureKindName(static_cast<FailureKind>(k)))
         failure = static_cast<FailureKind>(k);
     return StreamEvent::failed(t, failure, static_cast<int>(integer("http_status", 0)),

@@ -55,6 +55,8 @@ QString ConnectionDoctor::fixFor(FailureKind kind, const ResolvedKey& key, const
           "check its load, or raise the provider's timeout.");
     case FailureKind::Protocol:
       return tr("The endpoint does not speak the OpenAI chat completions API at this URL.");
+    case FailureKind::Device:
+      return tr("The local engine's GPU failed: run the provider on the CPU.");
     case FailureKind::None:
       break;
   }

@@ -30,6 +30,8 @@ const char* failureKindName(FailureKind kind) {
       return "stall";
     case FailureKind::Protocol:
       return "protocol";
+    case FailureKind::Device:
+      return "device";
   }
   return "unknown";
 }

@@ -23,6 +23,7 @@ enum class FailureKind : uint8_t {
   Timeout,        // connect / first byte / total limit
   Stall,          // no bytes for the idle limit while streaming
   Protocol,       // the body is not an OpenAI-compatible response
+  Device,         // the local engine's device failed mid-run (a CUDA fault): the CPU can run it
 };
 
 const char* failureKindName(FailureKind kind);  // "auth", "not_found", ...

@@ -559,6 +559,10 @@
         <source>Pick a model id the endpoint lists: %1.</source>
         <translation>请选择端点列出的模型 ID:%1。</translation>
     </message>
+    <message>
+        <source>The local engine&apos;s GPU failed: run the provider on the CPU.</source>
+        <translation>本地引擎的 GPU 出错：请让该提供方改在 CPU 上运行。</translation>
+    </message>
 </context>
 <context>
     <name>ts::ConversationController</name>
@@ -1664,6 +1668,10 @@ Fix: </source>
     <message>
         <source>Reading the model file and loading it…</source>
         <translation>正在读取并加载模型文件…</translation>
+    </message>
+    <message>
+        <source>%1 runs on the CPU now (Provider → Edit… chooses the backend).</source>
+        <translation>%1 现在在 CPU 上运行（在“提供方 → 编辑…”中选择后端）。</translation>
     </message>
 </context>
 <context>
@@ -3998,6 +4006,10 @@ Export there anyway?</source>
     <message>
         <source>Done (finish_reason: %1).</source>
         <translation>完成(finish_reason:%1)。</translation>
+    </message>
+    <message>
+        <source>Run this provider on the CPU</source>
+        <translation>让该提供方改在 CPU 上运行</translation>
     </message>
 </context>
 <context>
