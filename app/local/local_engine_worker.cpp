@@ -138,6 +138,17 @@ void LocalEngineWorker::emitEvent(RemoteResult& result, StreamEvent event) {
   emit eventReady(event);
 }
 
+std::pair<FailureKind, QString> LocalEngineWorker::failureOf(const std::string& error,
+                                                             bool reopened) {
+  QString message = tr("The engine failed: ") + QString::fromStdString(error);
+  if (!reopened) return {FailureKind::Server, message};
+  if (!message.endsWith('.')) message += '.';
+  message +=
+      tr(" The CUDA session was closed: the next message opens a new one. To run "
+         "on the CPU instead, choose Backend: CPU in the provider's settings.");
+  return {FailureKind::Device, message};  // the chat offers the CPU with one click
+}
+
 void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationRequest& request) {
   RemoteResult result;
   result.final_url = spec.model_path;
@@ -199,17 +210,8 @@ void LocalEngineWorker::start(const LocalEngineSpec& spec, const GenerationReque
   const uint64_t reopened_before = engine_->scheduler->metrics().sessions_reopened;
   const auto outcome = generate(prompt, options, on_token);
   if (!outcome) {
-    QString message = tr("The engine failed: ") + QString::fromStdString(outcome.error());
-    // A pass that failed on the device (a CUDA fault): the scheduler let the session go and
-    // opened a new one, on which the next message runs.
-    FailureKind kind = FailureKind::Server;
-    if (engine_->scheduler->metrics().sessions_reopened > reopened_before) {
-      if (!message.endsWith('.')) message += '.';
-      message +=
-          tr(" The CUDA session was closed: the next message opens a new one. To run "
-             "on the CPU instead, choose Backend: CPU in the provider's settings.");
-      kind = FailureKind::Device;  // the chat offers the CPU with one click
-    }
+    const bool reopened = engine_->scheduler->metrics().sessions_reopened > reopened_before;
+    const auto [kind, message] = failureOf(outcome.error(), reopened);
     return fail(kind, message, result.run.contentText());
   }
   const engine::GenerationOutcome& out = outcome.value();

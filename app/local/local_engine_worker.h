@@ -17,6 +17,7 @@
 #include <QString>
 #include <atomic>
 #include <memory>
+#include <utility>
 
 #include "app/local/conversation_ids.h"
 #include "app/local/local_engine_loader.h"
@@ -52,6 +53,9 @@ class LocalEngineWorker : public QObject {
 
  private:
   QString ensureLoaded(const LocalEngineSpec& spec);  // "" or why the model cannot run
+  // A failed run's kind and message; `reopened`: the pass failed on the device and the
+  // scheduler let the session go (a Device failure, whose note offers the CPU).
+  static std::pair<FailureKind, QString> failureOf(const std::string& error, bool reopened);
   void emitEvent(RemoteResult& result, StreamEvent event);
   // Speculative sampling with the request's draft (made once while the setting stays the
   // same) into `options`; "" or why it cannot start.

@@ -93,6 +93,26 @@ void layoutChecks(Report& report) {
     }
 }
 
+// A one-layer model whose every matrix is `w` [rows, n] (its classifier too): width and
+// FFN n, vocabulary rows, two heads. Only for handing to CudaModelView (shapes unchecked).
+Model oneLayerModel(const QuantMatrix& w, QuantMatrix table) {
+  const int n = w.cols();
+  Model m;
+  m.config = shapeConfig("llama-tiny", 1).value();
+  m.config.dim = m.config.ffn_dim = n;
+  m.config.n_heads = m.config.n_kv_heads = 2;
+  m.config.head_dim = m.config.rope_dim = n / 2;
+  m.config.vocab = w.rows();
+  m.token_embd = std::move(table);
+  m.output_norm = WeightBuffer<float>(n, 1.f);
+  m.classifier = w;
+  m.layers.resize(1);
+  LayerWeights& l = m.layers[0];
+  l.attn_norm = l.ffn_norm = WeightBuffer<float>(n, 1.f);
+  l.wq = l.wk = l.wv = l.wo = l.w_up = l.w_gate = l.w_down = w;
+  return m;
+}
+
 // A BF16 checkpoint's matrices (Baichuan2 as published) go up as stored, value for value:
 // the file's own bytes where the CPU keeps its rows, one copy of the rows where it holds
 // them in panels. A NormHead classifier (row scales applied) goes up converted: f16, or
@@ -113,23 +133,11 @@ void bf16UploadChecks(Report& report) {
           .inPanels();  // as the CPU holds it after loading
   const QuantMatrix b = QuantMatrix::stored(
       TensorType::BF16, reinterpret_cast<const uint8_t*>(wide.data()), rows, cols, nullptr);
-  Model m;
-  m.config = shapeConfig("llama-tiny", 1).value();
-  m.config.dim = m.config.ffn_dim = cols;
-  m.config.n_heads = m.config.n_kv_heads = 2;
-  m.config.head_dim = m.config.rope_dim = 32;
-  m.config.vocab = rows;
-  m.token_embd = QuantMatrix::fromF32(random, rows, cols);
-  m.output_norm = WeightBuffer<float>(cols, 1.f);
-  m.classifier = a;
-  m.layers.resize(1);
-  LayerWeights& l = m.layers[0];
-  l.attn_norm = l.ffn_norm = WeightBuffer<float>(cols, 1.f);
-  l.wq = l.wk = l.wv = l.wo = l.w_up = l.w_gate = l.w_down = a;
-  l.w_down = b;
   const QuantMatrix c = QuantMatrix::stored(
       TensorType::BF16, reinterpret_cast<const uint8_t*>(fits.data()), rows, cols, nullptr);
-  l.w_up = c;  // unpanelled
+  Model m = oneLayerModel(a, QuantMatrix::fromF32(random, rows, cols));
+  m.layers[0].w_down = b;
+  m.layers[0].w_up = c;  // unpanelled
   const auto differing = [&](const TsCudaMatrix& v, const QuantMatrix& want, float scale) {
     size_t mismatches = 0;
     for (int r = 0; r < rows; ++r)

@@ -185,6 +185,27 @@ Result<Predicted> draftOutcome(Arm& arm, const std::vector<SpeculativeStats>& ru
       "for the verify cost");
 }
 
+// The baseline's measured step and prefill times and memory: the predictions are ratios of
+// modelled times, scaled to these.
+BaselineMeasured baselineOf(const InterleavedRuns& runs, const Arm& base, int prompt_tokens) {
+  BaselineMeasured measured;
+  measured.step_s = medianOf(runs.values(0, "tpot_ms")) / 1e3;
+  const double prefill_rate = medianOf(runs.values(0, "prefill_tok_s"));
+  measured.prefill_s = prefill_rate > 0 ? prompt_tokens / prefill_rate : 0;
+  measured.resident_mb = base.resident_mb;
+  return measured;
+}
+
+// Top-1 agreement and KL of the variant's next-token distributions against the baseline's,
+// teacher-forced on the baseline's greedy continuation of `prompt`.
+Result<NextTokenAgreement> accuracyOf(Arm& base, Arm& arm, const std::vector<int>& prompt,
+                                      const LabSettings& s) {
+  auto agreement = teacherForcedAgreement(*base.session, *arm.session, prompt,
+                                          std::min(s.accuracy_positions, s.gen_tokens + 1));
+  if (!agreement) return fail("the accuracy check of " + arm.value + ": " + agreement.error());
+  return agreement;
+}
+
 }  // namespace
 
 Result<LabReport> runLab(const LabSettings& s, const Lever& lever, const LabProgress& progress,
@@ -238,11 +259,7 @@ Result<LabReport> runLab(const LabSettings& s, const Lever& lever, const LabProg
   report.order = runs->order;
   const int context = s.prompt_tokens + s.gen_tokens / 2;
   const ModelCost base_cost = modelCost(*base.model, base.kv);
-  BaselineMeasured measured;
-  measured.step_s = medianOf(runs->values(0, "tpot_ms")) / 1e3;
-  const double base_prefill_rate = medianOf(runs->values(0, "prefill_tok_s"));
-  measured.prefill_s = base_prefill_rate > 0 ? s.prompt_tokens / base_prefill_rate : 0;
-  measured.resident_mb = base.resident_mb;
+  const BaselineMeasured measured = baselineOf(runs.value(), base, s.prompt_tokens);
   for (size_t a = 1; a < arms.size(); ++a) {
     if (cancel && cancel->load()) return fail("cancelled");
     Arm& arm = arms[a];
@@ -265,9 +282,8 @@ Result<LabReport> runLab(const LabSettings& s, const Lever& lever, const LabProg
     }
     if (lever.name == "weights" || lever.name == "kv") {
       if (progress) progress("accuracy of " + arm.value, 0.9 + 0.1 * a / arms.size());
-      auto agreement = teacherForcedAgreement(*arms[0].session, *arm.session, prompt,
-                                              std::min(s.accuracy_positions, s.gen_tokens + 1));
-      if (!agreement) return fail("the accuracy check of " + arm.value + ": " + agreement.error());
+      auto agreement = accuracyOf(base, arm, prompt, s);
+      if (!agreement) return fail(agreement.error());
       v.accuracy = agreement.value();
     }
     report.variants.push_back(std::move(v));

@@ -262,7 +262,9 @@ void streamsDecodeMeanwhile(const Fixture& f) {
   ScheduledRequest streams[2], long_prompt;
   for (int k = 0; k < 2; ++k) {
     streams[k].prompt = promptOf(8 + k, 20 + k, f.vocab);
-    streams[k].max_tokens = 120;
+    // long enough that neither ends while the worker is held, however late it entered
+    // on a busy machine (the check below counts them running)
+    streams[k].max_tokens = 480;
   }
   long_prompt.prompt = promptOf(340, 22, f.vocab);
   long_prompt.max_tokens = 10;
